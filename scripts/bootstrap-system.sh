@@ -1,0 +1,10 @@
+# Sourced by test.sh: the system packages the tests use (real fio, for parser fixtures and
+# live runs).
+_as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+_need=()
+for _pkg in fio; do dpkg -s "$_pkg" >/dev/null 2>&1 || _need+=("$_pkg"); done
+if [ ${#_need[@]} -gt 0 ]; then
+  echo "installing system packages: ${_need[*]}"
+  _as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive _as_root apt-get install -y -qq "${_need[@]}" >/dev/null
+fi

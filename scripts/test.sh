@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: system packages, .venv, linters, pytest.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+source scripts/bootstrap-system.sh
+scripts/bootstrap.sh test
+export PATH="$ROOT/.venv/bin:$PATH"
+ruff check sweeper recommender tests app.py app_pages benchmarks
+ruff format --check sweeper recommender tests app.py app_pages benchmarks
+(cd playbooks && ansible-lint --offline -q .)
+pytest -q "$@"

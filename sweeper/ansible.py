@@ -1,0 +1,115 @@
+"""Runs the project's playbooks through ansible-runner, one fresh private data dir per call."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ansible_runner
+
+PLAYBOOK_DIR = Path(__file__).resolve().parent.parent / "playbooks"
+_ANSI = "\x1b["
+
+
+@dataclass
+class PlayResult:
+    """The outcome of one playbook run, kept with the configuration it built."""
+
+    status: str  # successful | failed | canceled | timeout
+    rc: int
+    changed: int
+    failed_task: str | None
+    error: str | None
+    stdout: str
+    duration_s: float
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "successful"
+
+
+def _strip_ansi(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text) if _ANSI in text else text
+
+
+def run_playbook(
+    playbook: str,
+    inventory: Path,
+    extravars: dict[str, Any],
+    *,
+    cancel: Callable[[], bool] | None = None,
+    timeout_s: int | None = None,
+    check: bool = False,
+) -> PlayResult:
+    """Run ``playbooks/<playbook>`` against ``inventory`` with ``extravars``.
+
+    The cancel callback is ours, so Ctrl-C stops the play through ansible-runner instead of
+    killing the sweeper mid-write.
+    """
+    started = time.monotonic()
+    private = Path(tempfile.mkdtemp(prefix="raidsweep-ansible-"))
+    # ansible-runner starts ansible-playbook from PATH: make it the one beside this Python.
+    bindir = str(Path(sys.executable).parent)
+    env = {
+        "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_FORCE_COLOR": "0",
+        "ANSIBLE_RETRY_FILES_ENABLED": "0",
+        "ANSIBLE_LOCALHOST_WARNING": "0",
+        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0",
+        "ANSIBLE_ROLES_PATH": str(PLAYBOOK_DIR / "roles"),
+        "ANSIBLE_LIBRARY": str(PLAYBOOK_DIR / "library"),
+    }
+    try:
+        runner = ansible_runner.run(
+            private_data_dir=str(private),
+            project_dir=str(PLAYBOOK_DIR),
+            playbook=playbook,
+            inventory=str(inventory),
+            extravars=extravars,
+            envvars=env,
+            cancel_callback=cancel or (lambda: False),
+            quiet=True,
+            timeout=timeout_s,
+            cmdline="--check --diff" if check else None,
+        )
+        stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
+        failed_task, error, facts, changed = None, None, {}, 0
+        for ev in runner.events:
+            data = ev.get("event_data", {})
+            if ev.get("event") in ("runner_on_failed", "runner_on_unreachable") and not data.get(
+                "ignore_errors"
+            ):
+                failed_task = data.get("task")
+                res = data.get("res", {})
+                error = res.get("msg") or res.get("stderr") or str(res)[:2000]
+            elif ev.get("event") == "runner_on_ok":
+                res = data.get("res", {})
+                if res.get("changed"):
+                    changed += 1
+                facts |= res.get("ansible_facts", {}).get("raidsweep_facts", {}) or {}
+        status = runner.status
+        if status == "failed" and error is None:
+            error = stdout.strip().splitlines()[-1] if stdout.strip() else "the play failed"
+        return PlayResult(
+            status=status,
+            rc=int(runner.rc if runner.rc is not None else -1),
+            changed=changed,
+            failed_task=failed_task,
+            error=error,
+            stdout=stdout,
+            duration_s=time.monotonic() - started,
+            facts=facts,
+        )
+    finally:
+        shutil.rmtree(private, ignore_errors=True)

@@ -1,0 +1,302 @@
+"""``raidsweep``: run a sweep, watch it, rank its configurations, write the report, open the app."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from sweeper.errors import InputError, StoreError
+from sweeper.units import format_duration
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,  # locals may hold secrets
+    help="Commission a storage array: sweep configurations × fio workloads, rank per workload class.",
+)
+console = Console()
+err = Console(stderr=True)
+
+StoreOpt = Annotated[
+    Path,
+    typer.Option(
+        "--store", envvar="RAIDSWEEP_STORE", help="Folder of the results store.", show_default=True
+    ),
+]
+DEFAULT_STORE = Path("raidsweep-data")
+
+
+def _fail_input(exc: Exception) -> None:
+    err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+class BarProgress:
+    """Progress bar: configurations and runs done, array time used, ETA in array time."""
+
+    def __init__(self, console: Console):
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self.plan = None
+
+    def start(self, plan, done_runs: int, done_configs: int) -> None:
+        self.plan = plan
+        self.bar.start()
+        self.configs = self.bar.add_task(
+            "configurations", total=len(plan.configurations), completed=done_configs, info=""
+        )
+        self.runs = self.bar.add_task(
+            "runs", total=plan.runs, completed=done_runs, info=self._eta(0.0)
+        )
+
+    def _eta(self, used: float) -> str:
+        total = self.plan.array_s if self.plan else 0.0
+        return f"array time {format_duration(used)} · ETA {format_duration(max(0.0, total - used))}"
+
+    def configuration(self, key: str, phase: str) -> None:
+        self.bar.update(self.configs, info=f"{phase} {key}")
+
+    def run_done(self, address, ok: bool, array_s: float) -> None:
+        self.bar.update(self.runs, advance=1, info=self._eta(array_s))
+
+    def configuration_done(self, key: str, status: str, array_s: float) -> None:
+        self.bar.update(self.configs, advance=1, info=f"{status} {key}")
+        if status != "complete":
+            self.bar.console.print(f"[yellow]configuration {key}: {status}[/]")
+
+    def finish(self, outcome) -> None:
+        self.bar.stop()
+
+
+@app.command()
+def run(
+    spec_file: Annotated[Path, typer.Argument(help="Sweep spec (YAML).")],
+    store: StoreOpt = DEFAULT_STORE,
+    check: Annotated[
+        bool, typer.Option("--check", help="Validate and show the plan; change nothing.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run (or resume) the sweep of SPEC_FILE."""
+    from sweeper.spec import load_spec
+    from sweeper.store import open_store
+    from sweeper.sweep import Progress as NullProgress
+    from sweeper.sweep import Sweeper
+
+    try:
+        spec, inventory = load_spec(spec_file)
+    except InputError as exc:
+        _fail_input(exc)
+    results = open_store(store)
+    stop = threading.Event()
+    progress = NullProgress() if quiet or check else BarProgress(console)
+    try:
+        sweeper = Sweeper(
+            spec, inventory, results, spec_path=spec_file, progress=progress, stop=stop
+        )
+    except (InputError, ValueError) as exc:
+        _fail_input(exc)
+    plan = sweeper.plan
+    if check:
+        _print_plan(spec, plan)
+        return
+    existing = results.get_sweep(spec.name)
+    if existing is not None and existing.get("fingerprint") != spec.fingerprint():
+        _fail_input(
+            StoreError(
+                f"sweep {spec.name!r} already exists in {store} with a different spec; "
+                "give the new spec another name, or remove the old sweep's folder"
+            )
+        )
+
+    def on_sigint(signum, frame):  # first Ctrl-C: finish cleanly; second: stop now
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        err.print("[yellow]stopping after the run in flight (Ctrl-C again to abort)[/]")
+
+    signal.signal(signal.SIGINT, on_sigint)
+    signal.signal(signal.SIGTERM, on_sigint)
+    outcome = sweeper.run()
+    console.print(
+        f"sweep [bold]{spec.name}[/]: {outcome.configurations_done} configuration(s) completed, "
+        f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
+        f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
+    )
+    for key in outcome.configurations_failed:
+        console.print(f"[red]configuration failed:[/] {key}")
+    if outcome.interrupted:
+        console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")
+        raise typer.Exit(130)
+
+
+def _print_plan(spec, plan) -> None:
+    console.print(
+        f"[bold]{spec.name}[/] on platform [bold]{spec.platform}[/] ({spec.study.mode} mode): "
+        f"{len(plan.configurations)} configuration(s) × {len(plan.cells)} cell(s) × "
+        f"{plan.repetitions} repetition(s) = {plan.runs} runs"
+    )
+    console.print(
+        f"array time: runs {format_duration(plan.run_array_s * plan.runs)}, "
+        f"reconfiguration {format_duration(plan.reconfig_array_s)}, "
+        f"total {format_duration(plan.array_s)}"
+    )
+    for c in plan.configurations:
+        console.print(f"  {c.key}")
+    console.print("nothing was changed (--check)")
+
+
+def _latest_sweep(results, sweep: str | None) -> dict:
+    if sweep:
+        record = results.get_sweep(sweep)
+        if record is None:
+            _fail_input(StoreError(f"no sweep {sweep!r} in {results.root}"))
+        return record
+    sweeps = results.list_sweeps()
+    if not sweeps:
+        _fail_input(StoreError(f"no sweeps in {results.root}; run one with `raidsweep run SPEC`"))
+    return sweeps[0]
+
+
+@app.command()
+def status(
+    sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: all).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Show sweeps in the store and how far each has come."""
+    from sweeper.status import sweep_status
+    from sweeper.store import open_store
+
+    results = open_store(store)
+    records = [_latest_sweep(results, sweep)] if sweep else results.list_sweeps()
+    if not records:
+        console.print(f"no sweeps in {store}")
+        return
+    table = Table("sweep", "state", "configurations", "runs", "failed runs", "array time")
+    for rec in records:
+        s = sweep_status(results, rec["sweep_id"])
+        table.add_row(
+            rec["sweep_id"],
+            s.state,
+            f"{s.configurations_done}/{s.configurations_total}",
+            f"{s.runs_done}/{s.runs_total}",
+            str(s.runs_failed),
+            f"{format_duration(s.array_s_used)} of {format_duration(s.array_s_total)}",
+        )
+    console.print(table)
+
+
+@app.command()
+def recommend(
+    sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    top: Annotated[int, typer.Option(help="Rows per class.")] = 10,
+) -> None:
+    """Rank the sweep's configurations for each of its workload classes."""
+    from recommender.data import load_rankings
+    from recommender.scoring import FORMULA
+    from sweeper.store import open_store
+
+    results = open_store(store)
+    record = _latest_sweep(results, sweep)
+    try:
+        ranked, classes = load_rankings(results, record)
+    except InputError as exc:
+        _fail_input(exc)
+    if ranked.empty:
+        console.print(f"sweep {record['sweep_id']} has no runs yet")
+        return
+    for wclass in classes:
+        part = ranked[ranked["class"] == wclass.name].head(top)
+        table = Table(
+            "rank", "configuration", f"score ({wclass.metric})", "95% CI", "CV", "reps",
+            f"{part['key_cell'].iloc[0] if len(part) else 'key cell'}", "worst latency", "limits",
+            title=f"{wclass.name} — {wclass.description}", title_justify="left",
+        )  # fmt: skip
+        for r in part.itertuples():
+            tie = "=" if r.tied else ""
+            table.add_row(
+                f"{r.rank}{tie}",
+                r.config_key,
+                f"{r.score:,.0f}",
+                f"{r.score_lo:,.0f}–{r.score_hi:,.0f}",
+                f"{r.cv_pct:.1f}%",
+                str(r.repetitions),
+                f"{r.key_value:,.0f}",
+                r.worst_latency,
+                "ok" if r.meets_limits else f"[red]{r.violations}[/]",
+            )
+        console.print(table)
+        missing = part["cells_missing"].iloc[0] if len(part) else ""
+        if missing:
+            console.print(f"[yellow]cells not measured for {wclass.name}: {missing}[/]")
+    console.print(f"[dim]{FORMULA}; '=' marks a tie[/]")
+
+
+@app.command()
+def report(
+    sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file.")] = None,
+) -> None:
+    """Write the self-contained HTML report of a sweep."""
+    from recommender.report import write_report
+
+    from sweeper.store import open_store
+
+    results = open_store(store)
+    record = _latest_sweep(results, sweep)
+    target = output or (Path(store) / record["sweep_id"] / "report.html")
+    path = write_report(results, record, target)
+    console.print(f"report written: {path}")
+
+
+@app.command(name="app")
+def run_app(
+    store: StoreOpt = DEFAULT_STORE,
+    port: Annotated[int, typer.Option(help="Port.")] = 8501,
+    address: Annotated[
+        str, typer.Option(help="Address to bind; localhost unless you mean to share it.")
+    ] = "127.0.0.1",
+) -> None:
+    """Serve the browser app (Streamlit) for the store."""
+    app_py = Path(__file__).resolve().parent.parent / "app.py"
+    streamlit = Path(sys.executable).parent / "streamlit"
+    os.environ["RAIDSWEEP_STORE"] = str(Path(store).resolve())
+    console.print(f"raidsweep app: http://{address}:{port}  (Ctrl-C stops it)")
+    args = [
+        str(streamlit), "run", str(app_py),
+        "--server.address", address, "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    os.execv(args[0], args)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

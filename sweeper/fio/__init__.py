@@ -1,0 +1,19 @@
+"""fio job files and fio JSON output."""
+
+from sweeper.fio.jobfile import render_job
+from sweeper.fio.parse import (
+    DirectionStats,
+    FioParseError,
+    FioResult,
+    FioRunError,
+    parse_fio_output,
+)
+
+__all__ = [
+    "DirectionStats",
+    "FioParseError",
+    "FioResult",
+    "FioRunError",
+    "parse_fio_output",
+    "render_job",
+]

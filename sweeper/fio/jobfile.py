@@ -1,0 +1,107 @@
+"""Render a plain fio job file for one workload cell (``fio FILE`` runs it by hand)."""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from sweeper.units import format_size
+from sweeper.workload import ENGINES, WorkloadCell
+
+TEMPLATE_NAME = "job.fio.j2"
+PERCENTILE_LIST = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"
+_SYNC_ENGINES = ("sync", "psync")
+
+# In a job file fio cuts a value at '#' or ';' (comments), expands '${VAR}' and '$ncpus'-style
+# keywords, and strips surrounding blanks; a newline would start a new option or section.
+_FILENAME_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f#;$\\]")
+_JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
+
+
+@cache
+def job_template() -> jinja2.Template:
+    """The job-file template; any variable missing from the context raises ``UndefinedError``."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # an ini file, not HTML
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env.get_template(TEMPLATE_NAME)
+
+
+def _check_filename(filename: str) -> str:
+    """Refuse what would change the job file's meaning; escape ':' (fio's file list separator)."""
+    if not isinstance(filename, str) or not filename:
+        raise ValueError("filename must be a non-empty string")
+    if filename != filename.strip():
+        raise ValueError(f"filename {filename!r} has leading or trailing blanks")
+    if filename.startswith("="):
+        raise ValueError(f"filename {filename!r} starts with '='")
+    bad = _FILENAME_FORBIDDEN.search(filename)
+    if bad:
+        raise ValueError(
+            f"filename {filename!r} contains {bad.group()!r}, which fio's job-file syntax "
+            "would interpret (newline, comment, variable or escape character)"
+        )
+    return filename.replace(":", "\\:")
+
+
+def _check_seconds(name: str, value: float, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number of seconds, not {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, not {value!r}")
+    return max(minimum, round(value))
+
+
+def render_job(
+    cell: WorkloadCell,
+    *,
+    filename: str,
+    engine: str,
+    runtime_s: float,
+    ramp_s: float,
+    size: int,
+    offset: int = 0,
+    direct: bool = True,
+    job_name: str | None = None,
+) -> str:
+    """The fio job file text for ``cell`` against ``filename``.
+
+    Runtime and ramp are whole seconds (runtime at least 1). Synchronous engines (sync, psync)
+    get ``iodepth=1``: fio caps them at 1 anyway and would otherwise print a notice on stdout.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ValueError(f"size must be a positive number of bytes, not {size!r}")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"offset must be a non-negative number of bytes, not {offset!r}")
+    name = cell.key.replace("/", "_") if job_name is None else job_name
+    if not _JOB_NAME_RE.match(name) or name == "global":
+        raise ValueError(f"job name {name!r} must be 1-64 of [A-Za-z0-9_.+-] and not 'global'")
+    iodepth = 1 if engine in _SYNC_ENGINES else cell.concurrency.iodepth
+    return job_template().render(
+        cell_key=cell.key,
+        engine=engine,
+        direct=1 if direct else 0,
+        runtime=_check_seconds("runtime_s", runtime_s, 1),
+        ramp_time=_check_seconds("ramp_s", ramp_s, 0),
+        size=size,
+        offset=offset,
+        percentile_list=PERCENTILE_LIST,
+        filename=_check_filename(filename),
+        job_name=name,
+        rw=cell.pattern.rw,
+        rwmixread=cell.pattern.read_pct or 50,
+        bs=format_size(cell.block_size),
+        iodepth=iodepth,
+        numjobs=cell.concurrency.numjobs,
+    )

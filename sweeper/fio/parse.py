@@ -1,0 +1,156 @@
+"""Read fio's ``--output-format=json`` (or ``json+``) output into per-direction figures.
+
+Pure functions, no I/O. fio prints notes and error lines on stdout around the JSON document
+(e.g. ``note: both iodepth >= 1 and synchronous I/O engine are selected...``); they are skipped.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_JSON_START = re.compile(r"^\{", re.MULTILINE)
+_PERCENTILES = {"p50": 50.0, "p95": 95.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99}
+_NS_PER_MS = 1e6
+
+
+class FioParseError(ValueError):
+    """The text is not usable fio JSON output; the message says what was wrong."""
+
+
+class FioRunError(RuntimeError):
+    """fio ran but a job reported a non-zero ``error`` (an errno)."""
+
+
+@dataclass(frozen=True)
+class DirectionStats:
+    """Figures for one direction (read or write), all jobs of the run together."""
+
+    iops: float
+    mbps: float  # bw_bytes / 1e6
+    lat_mean_ms: float  # total latency (lat_ns), or completion latency (clat_ns) without samples
+    lat_p50_ms: float | None
+    lat_p95_ms: float | None
+    lat_p99_ms: float | None
+    lat_p999_ms: float | None
+    lat_p9999_ms: float | None
+    total_ios: int
+
+
+@dataclass(frozen=True)
+class FioResult:
+    read: DirectionStats | None  # None when that direction did no I/O
+    write: DirectionStats | None
+    job_options: dict[str, str]  # 'global options' merged with the first job's 'job options'
+    fio_version: str
+    jobs: int  # number of job entries in the JSON
+
+
+def _find_document(text: str) -> dict[str, Any]:
+    if not isinstance(text, str) or not text.strip():
+        raise FioParseError("fio output is empty")
+    start = _JSON_START.search(text)
+    if start is None:
+        first = text.strip().splitlines()[0][:200]
+        raise FioParseError(f"fio output contains no JSON object (it begins {first!r})")
+    try:
+        document, _ = json.JSONDecoder().raw_decode(text, start.start())
+    except json.JSONDecodeError as exc:
+        raise FioParseError(f"fio JSON output is truncated or invalid: {exc}") from exc
+    if not isinstance(document, dict):
+        raise FioParseError("fio JSON output is not an object")
+    return document
+
+
+def _percentile(stats: Mapping[str, Any], pct: float) -> float | None:
+    value = stats.get("percentile", {}).get(f"{pct:.6f}")
+    return None if value is None else float(value) / _NS_PER_MS
+
+
+def _latency_source(direction: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """(stats for the mean, stats holding the percentiles) of one job's direction."""
+    lat = direction.get("lat_ns") or {}
+    clat = direction.get("clat_ns") or {}
+    mean_src = lat if lat.get("N", 0) > 0 else clat
+    pct_src = lat if lat.get("percentile") else clat
+    return mean_src, pct_src
+
+
+def _direction(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionStats | None:
+    """Aggregate one direction over jobs.
+
+    IOPS and bandwidth are summed; the mean latency is weighted by each job's I/O count.
+    Percentiles cannot be combined exactly from per-job percentiles, so each one is the
+    maximum across jobs: an upper bound of the true percentile over all I/Os.
+    """
+    parts = [job[name] for job in jobs if int(job[name]["total_ios"]) > 0]
+    if not parts:
+        return None
+    total_ios = sum(int(d["total_ios"]) for d in parts)
+    sources = [_latency_source(d) for d in parts]
+    weighted = sum(
+        float(m["mean"]) * int(d["total_ios"]) for d, (m, _) in zip(parts, sources, strict=True)
+    )
+    mean_ns = weighted / total_ios
+    pcts: dict[str, float | None] = {}
+    for key, pct in _PERCENTILES.items():
+        values = [v for _, src in sources if (v := _percentile(src, pct)) is not None]
+        pcts[key] = max(values) if values else None
+    return DirectionStats(
+        iops=sum(float(d["iops"]) for d in parts),
+        mbps=sum(float(d["bw_bytes"]) for d in parts) / 1e6,
+        lat_mean_ms=mean_ns / _NS_PER_MS,
+        lat_p50_ms=pcts["p50"],
+        lat_p95_ms=pcts["p95"],
+        lat_p99_ms=pcts["p99"],
+        lat_p999_ms=pcts["p999"],
+        lat_p9999_ms=pcts["p9999"],
+        total_ios=total_ios,
+    )
+
+
+def parse_fio_output(text: str) -> FioResult:
+    """Parse fio's stdout from ``--output-format=json`` or ``json+``.
+
+    Raises FioParseError when there is no complete fio JSON document, and FioRunError when a
+    job reports a non-zero error. Several job entries (no ``group_reporting``) are aggregated
+    (see ``_direction``).
+    """
+    document = _find_document(text)
+    jobs = document.get("jobs")
+    if not isinstance(jobs, list) or not jobs:
+        raise FioParseError("fio JSON output has no 'jobs' list (or it is empty)")
+    for job in jobs:
+        if not isinstance(job, dict):
+            raise FioParseError("fio JSON 'jobs' holds a non-object entry")
+        error = job.get("error", 0)
+        if error:
+            raise FioRunError(
+                f"fio job {job.get('jobname', '?')!r} failed with error {error}"
+                f" ({_errno_name(error)})"
+            )
+    try:
+        read = _direction(jobs, "read")
+        write = _direction(jobs, "write")
+    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
+        raise FioParseError(f"fio JSON job entry is missing or has a bad field: {exc!r}") from exc
+    options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
+    options.update({str(k): str(v) for k, v in (jobs[0].get("job options") or {}).items()})
+    return FioResult(
+        read=read,
+        write=write,
+        job_options=options,
+        fio_version=str(document.get("fio version", "")),
+        jobs=len(jobs),
+    )
+
+
+def _errno_name(error: object) -> str:
+    if isinstance(error, int) and error in errno.errorcode:
+        return f"{errno.errorcode[error]}: {os.strerror(error)}"
+    return "unknown errno"

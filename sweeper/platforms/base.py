@@ -1,0 +1,81 @@
+"""What every platform provides: supported values, Ansible variables, a workload runner."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sweeper.configuration import Configuration
+from sweeper.workload import WorkloadCell
+
+
+@dataclass
+class RunOutput:
+    """What a workload runner hands back for one run: fio's own output and timings."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+    array_time_s: float
+    tool: str
+    tool_version: str
+    job_file: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class WorkloadRunner(ABC):
+    """Runs one workload cell on the storage as it is now (prepare, run, clean up)."""
+
+    def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Called once before the runs of a configuration."""
+
+    @abstractmethod
+    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        """Run the cell once and return fio's output."""
+
+    def cleanup(self) -> None:  # noqa: B027 - optional hook
+        """Called once after the runs of a configuration, also after a failure."""
+
+
+class Platform(ABC):
+    """A kind of test storage the playbooks can reconfigure."""
+
+    name: ClassVar[str]
+    #: dimension -> values this platform can build
+    supported: ClassVar[dict[str, tuple[Any, ...]]]
+
+    def __init__(self, options: dict[str, Any], state_dir: Path):
+        self.options = options
+        self.state_dir = state_dir
+
+    @classmethod
+    def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
+        """Problems with the spec's ``platform_options`` as (location, message)."""
+        return []
+
+    @classmethod
+    def configuration_problems(cls, config: Configuration, options: dict[str, Any]) -> list[str]:
+        """Why this platform cannot build ``config`` (empty if it can)."""
+        return []
+
+    @abstractmethod
+    def extravars(self, config: Configuration) -> dict[str, Any]:
+        """Variables for ``reconfigure.yml`` that put the storage into ``config``."""
+
+    @abstractmethod
+    def teardown_extravars(self) -> dict[str, Any]:
+        """Variables for ``teardown.yml``."""
+
+    @abstractmethod
+    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
+        """The workload runner for the storage once it is in ``config``."""
+
+    def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
+        """Array time (seconds) the step from ``previous`` to ``new`` takes on real storage."""
+        return 0.0
+
+    def run_time(self, matrix: Any) -> float:
+        """Array time (seconds) of one run of the matrix."""
+        return float(matrix.ramp + matrix.runtime)

@@ -1,0 +1,269 @@
+"""The sweep spec: a YAML file validated into typed models before anything runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from sweeper.errors import InputError, SpecError
+from sweeper.units import format_duration, parse_duration, parse_size
+from sweeper.workload import ENGINES, Concurrency, Pattern, WorkloadCell
+from sweeper.yamlsource import YamlSource, pydantic_problems
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10")
+LAYOUTS = ("single_rank", "host_stripe", "pool_stripe")
+MULTI_RANK_LAYOUTS = ("host_stripe", "pool_stripe")
+CACHE_POLICIES = ("wb-ra", "wb-nora", "wt-ra", "wt-nora")
+
+
+def _size(v: Any) -> int:
+    return parse_size(v)
+
+
+def _duration(v: Any) -> float:
+    return parse_duration(v)
+
+
+def _pattern(v: Any) -> Pattern:
+    if isinstance(v, Pattern):
+        return v
+    if not isinstance(v, str):
+        raise ValueError(f"{v!r} is not a pattern")
+    return Pattern.parse(v)
+
+
+def _concurrency(v: Any) -> Concurrency:
+    if isinstance(v, Concurrency):
+        return v
+    if isinstance(v, dict):
+        unknown = set(v) - {"iodepth", "jobs"}
+        if unknown or not {"iodepth", "jobs"} <= set(v):
+            raise ValueError("write a concurrency as {iodepth: N, jobs: M} or 'NxM'")
+        return Concurrency.parse(f"{v['iodepth']}x{v['jobs']}")
+    if not isinstance(v, str):
+        raise ValueError(f"{v!r} is not a concurrency (write iodepth x jobs, e.g. 1x20)")
+    return Concurrency.parse(v)
+
+
+Size = Annotated[int, BeforeValidator(_size)]
+Duration = Annotated[float, BeforeValidator(_duration)]
+PatternField = Annotated[Pattern, BeforeValidator(_pattern), PlainSerializer(lambda p: p.name)]
+ConcurrencyField = Annotated[
+    Concurrency, BeforeValidator(_concurrency), PlainSerializer(lambda c: c.name)
+]
+
+
+def _no_duplicates(values: list[Any], what: str) -> list[Any]:
+    seen: set[Any] = set()
+    for i, v in enumerate(values):
+        if v in seen:
+            raise ValueError(f"[{i}] repeats {what} {getattr(v, 'name', v)!r}")
+        seen.add(v)
+    return values
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ConfigSpace(_Strict):
+    """Values to sweep per dimension; ``ranks`` and ``stripe_kib`` apply to multi-rank layouts."""
+
+    raid_level: list[Literal[RAID_LEVELS]] = Field(min_length=1)  # type: ignore[valid-type]
+    layout: list[Literal[LAYOUTS]] = Field(default=["single_rank"], min_length=1)  # type: ignore[valid-type]
+    ranks: list[Annotated[int, Field(ge=2, le=64)]] = Field(default=[4], min_length=1)
+    stripe_kib: list[Annotated[int, Field(ge=4, le=1048576)]] = Field(default=[1024], min_length=1)
+    cache_policy: list[Literal[CACHE_POLICIES]] = Field(default=["wb-ra"], min_length=1)  # type: ignore[valid-type]
+
+    @field_validator("raid_level", "layout", "ranks", "stripe_kib", "cache_policy")
+    @classmethod
+    def _unique(cls, v: list[Any]) -> list[Any]:
+        return _no_duplicates(v, "the value")
+
+    @field_validator("stripe_kib")
+    @classmethod
+    def _power_of_two(cls, v: list[int]) -> list[int]:
+        for i, s in enumerate(v):
+            if s & (s - 1):
+                raise ValueError(f"[{i}] {s} KiB is not a power of two")
+        return v
+
+
+class Matrix(_Strict):
+    """The fio workload matrix run on every configuration."""
+
+    patterns: list[PatternField] = Field(min_length=1)
+    block_sizes: list[Size] = Field(min_length=1)
+    concurrency: list[ConcurrencyField] = Field(default=[Concurrency(1, 1)], min_length=1)
+    engine: Literal[ENGINES] = "libaio"  # type: ignore[valid-type]
+    runtime: Duration = 60.0
+    ramp: Duration = 10.0
+    repetitions: int = Field(default=3, ge=1, le=100)
+    working_set: Size | None = None
+
+    @field_validator("patterns", "concurrency")
+    @classmethod
+    def _unique(cls, v: list[Any]) -> list[Any]:
+        return _no_duplicates(v, "the entry")
+
+    @field_validator("block_sizes")
+    @classmethod
+    def _block_sizes(cls, v: list[int]) -> list[int]:
+        for i, bs in enumerate(v):
+            if bs % 512:
+                raise ValueError(f"[{i}] {bs} bytes is not a multiple of 512 (direct I/O)")
+            if bs > 64 * 1024**2:
+                raise ValueError(f"[{i}] {bs} bytes is larger than 64 MiB")
+        return _no_duplicates(v, "the block size")
+
+    @field_validator("runtime")
+    @classmethod
+    def _runtime(cls, v: float) -> float:
+        if not 1 <= v <= 7 * 86400:
+            raise ValueError(f"{format_duration(v)} is outside 1s..7d")
+        return v
+
+    @field_validator("ramp")
+    @classmethod
+    def _ramp(cls, v: float) -> float:
+        if v > 86400:
+            raise ValueError(f"{format_duration(v)} is longer than a day")
+        return v
+
+    def cells(self) -> list[WorkloadCell]:
+        return [
+            WorkloadCell(p, bs, c)
+            for p in self.patterns
+            for bs in self.block_sizes
+            for c in self.concurrency
+        ]
+
+
+class Budget(_Strict):
+    configurations: int | None = Field(default=None, ge=1)
+    array_time_s: float | None = Field(default=None, gt=0)
+
+
+def _budget(v: Any) -> Any:
+    if v is None or isinstance(v, dict | Budget):
+        return v
+    if isinstance(v, bool):
+        raise ValueError(f"{v!r} is not a budget")
+    if isinstance(v, int):
+        return {"configurations": v}
+    if isinstance(v, str):
+        try:
+            return {"array_time_s": parse_duration(v)}
+        except ValueError:
+            raise ValueError(
+                f"{v!r} is not a budget (a number of configurations, or array time like 12h)"
+            ) from None
+    raise ValueError(f"{v!r} is not a budget")
+
+
+class StudySettings(_Strict):
+    mode: Literal["grid", "optimize"] = "grid"
+    budget: Annotated[Budget | None, BeforeValidator(_budget)] = None
+    seed: int = Field(default=0, ge=0, le=2**32 - 1)
+    seed_configurations: list[str] = Field(default_factory=list)
+
+
+class SweepSpec(_Strict):
+    """A whole sweep: where, what configurations, which workloads, for which classes."""
+
+    name: str
+    description: str = ""
+    platform: str = "sim"
+    inventory: str = "inventories/sim"
+    platform_options: dict[str, Any] = Field(default_factory=dict)
+    config_space: ConfigSpace
+    matrix: Matrix
+    classes: list[str] = Field(default=["redo_log", "data_file"], min_length=1)
+    study: StudySettings = StudySettings()
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME_RE.match(v):
+            raise ValueError(
+                f"{v!r} is not a sweep name (letters, digits, '.', '_', '-'; at most 64)"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _classes_unique(self) -> SweepSpec:
+        _no_duplicates(self.classes, "the class")
+        return self
+
+    def fingerprint(self) -> str:
+        """Hash of what decides the runs' addresses and meaning (not name or description)."""
+        data = self.model_dump(mode="json", exclude={"name", "description"})
+        blob = json.dumps(data, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
+    """Validate a spec file; returns the spec and the resolved inventory path.
+
+    Every problem is collected and raised together as a SpecError naming its place.
+    """
+    try:
+        source = YamlSource.from_path(path)
+    except InputError as exc:
+        raise SpecError(exc.source, exc.problems) from None
+    if not isinstance(source.data, dict):
+        kind = type(source.data).__name__ if source.data is not None else "empty"
+        raise SpecError(source.name, [f"line 1: the spec must be a mapping, not {kind}"])
+    try:
+        spec = SweepSpec.model_validate(source.data)
+    except ValidationError as exc:
+        raise SpecError(source.name, pydantic_problems(exc, source)) from None
+
+    problems: list[str] = []
+    inventory = resolve_inventory(spec.inventory, Path(path).parent)
+    if inventory is None:
+        line = source.line_of(["inventory"])
+        problems.append(f"line {line}: inventory: {spec.inventory!r} does not exist")
+
+    # Platform and class checks need their registries; imported here to keep spec importable alone.
+    from recommender.classes import class_problems
+    from sweeper.platforms import platform_problems
+
+    for loc, msg in platform_problems(spec) + class_problems(spec):
+        line = source.line_of(loc)
+        from sweeper.yamlsource import format_loc
+
+        problems.append(f"line {line}: {format_loc(loc)}: {msg}")
+    if problems:
+        raise SpecError(source.name, problems)
+    assert inventory is not None
+    return spec, inventory
+
+
+def resolve_inventory(text: str, spec_dir: Path) -> Path | None:
+    """An inventory path is taken relative to the spec's folder, then to the project."""
+    candidate = Path(text)
+    if candidate.is_absolute():
+        return candidate if candidate.exists() else None
+    for base in (spec_dir, PROJECT_ROOT):
+        p = (base / candidate).resolve()
+        if p.exists():
+            return p
+    return None

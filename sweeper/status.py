@@ -1,0 +1,62 @@
+"""How far a sweep has come, from its progress file and the store itself."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from sweeper.store import ResultsStore
+
+
+@dataclass
+class SweepStatus:
+    sweep_id: str
+    state: str  # running | finished | interrupted | not started
+    configurations_total: int
+    configurations_done: int
+    runs_total: int
+    runs_done: int
+    runs_failed: int
+    array_s_used: float
+    array_s_total: float
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
+    progress = store.read_progress(sweep_id) or {}
+    runs = store.runs(sweep_id, include_failed=True)
+    ok = runs[runs["status"] == "ok"] if len(runs) else runs
+    runs_total = int(progress.get("runs_total", 0))
+    configs_total = int(progress.get("configurations_total", 0))
+    per_config = runs_total // configs_total if configs_total else 0
+    counts = ok.groupby("config_key").size() if len(ok) else None
+    configs_done = int((counts >= per_config).sum()) if counts is not None and per_config else 0
+    state = progress.get("state", "not started")
+    if state == "running" and not _alive(progress.get("pid")):
+        state = "interrupted"
+    used = float(runs["array_time_s"].fillna(0).sum()) if len(runs) else 0.0
+    configs = store.configurations(sweep_id)
+    if len(configs):
+        used += float(configs["reconfig_array_time_s"].fillna(0).sum())
+    return SweepStatus(
+        sweep_id=sweep_id,
+        state=state,
+        configurations_total=configs_total,
+        configurations_done=configs_done,
+        runs_total=runs_total,
+        runs_done=len(ok),
+        runs_failed=int((runs["status"] == "failed").sum()) if len(runs) else 0,
+        array_s_used=used,
+        array_s_total=float(progress.get("array_s_total", 0.0)),
+    )

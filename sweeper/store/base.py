@@ -1,0 +1,67 @@
+"""The results store's contract: every backend passes ``tests/test_store.py``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sweeper.store.records import RunAddress
+
+
+class ResultsStore(ABC):
+    """Keeps sweeps, configurations and runs; readable while a sweep writes."""
+
+    root: Path
+
+    # sweeps -------------------------------------------------------------
+    @abstractmethod
+    def create_sweep(self, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Register a sweep (or return the existing record if the fingerprint matches)."""
+
+    @abstractmethod
+    def get_sweep(self, sweep_id: str) -> dict[str, Any] | None: ...
+
+    @abstractmethod
+    def list_sweeps(self) -> list[dict[str, Any]]: ...
+
+    def sweep_dir(self, sweep_id: str) -> Path:
+        """A folder of the sweep's own (study journal, simulated array state)."""
+        return self.root / sweep_id
+
+    # runs ---------------------------------------------------------------
+    @abstractmethod
+    def put_run(self, row: dict[str, Any]) -> bool:
+        """Store one run; False (and nothing written) if a good run is already at its address."""
+
+    @abstractmethod
+    def has_run(self, address: RunAddress) -> bool: ...
+
+    @abstractmethod
+    def done_addresses(self, sweep_id: str) -> set[RunAddress]: ...
+
+    @abstractmethod
+    def runs(
+        self, sweep_id: str, *, include_failed: bool = False, config_key: str | None = None
+    ) -> pd.DataFrame:
+        """Runs of a sweep without the bulky raw columns (fio JSON, job file)."""
+
+    @abstractmethod
+    def run_detail(self, run_id: str) -> dict[str, Any] | None:
+        """One run with every column, raw fio JSON and job file included."""
+
+    # configurations -----------------------------------------------------
+    @abstractmethod
+    def put_configuration(self, row: dict[str, Any]) -> bool: ...
+
+    @abstractmethod
+    def configurations(self, sweep_id: str) -> pd.DataFrame: ...
+
+    # progress -----------------------------------------------------------
+    @abstractmethod
+    def write_progress(self, sweep_id: str, progress: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def read_progress(self, sweep_id: str) -> dict[str, Any] | None: ...

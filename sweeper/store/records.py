@@ -1,0 +1,90 @@
+"""Row schemas of the results store and the address of a run."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+DIRECTION_FIELDS = (
+    "iops", "mbps", "lat_mean_ms", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_p999_ms",
+)  # fmt: skip
+
+RUN_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("sweep_id", pa.string()),
+        ("config_key", pa.string()),
+        ("cell_key", pa.string()),
+        ("repetition", pa.int32()),
+        ("status", pa.string()),  # ok | failed
+        ("error", pa.string()),
+        ("platform", pa.string()),
+        ("raid_level", pa.string()),
+        ("layout", pa.string()),
+        ("ranks", pa.int32()),
+        ("stripe_kib", pa.int32()),
+        ("cache_policy", pa.string()),
+        ("pattern", pa.string()),
+        ("block_size", pa.int64()),
+        ("iodepth", pa.int32()),
+        ("numjobs", pa.int32()),
+        ("engine", pa.string()),
+        *[(f"read_{f}", pa.float64()) for f in DIRECTION_FIELDS],
+        *[(f"write_{f}", pa.float64()) for f in DIRECTION_FIELDS],
+        ("iops", pa.float64()),
+        ("mbps", pa.float64()),
+        ("runtime_s", pa.float64()),
+        ("ramp_s", pa.float64()),
+        ("array_time_s", pa.float64()),
+        ("started_at", pa.timestamp("us", tz="UTC")),
+        ("finished_at", pa.timestamp("us", tz="UTC")),
+        ("wall_s", pa.float64()),
+        ("tool", pa.string()),
+        ("tool_version", pa.string()),
+        ("job_file", pa.string()),
+        ("fio_json", pa.string()),
+        ("fio_stderr", pa.string()),
+        ("disclosure", pa.string()),  # JSON: hosts, versions, array state and facts
+    ]
+)
+
+CONFIG_SCHEMA = pa.schema(
+    [
+        ("sweep_id", pa.string()),
+        ("config_key", pa.string()),
+        ("attempt", pa.int32()),
+        ("status", pa.string()),  # successful | failed | canceled
+        ("raid_level", pa.string()),
+        ("layout", pa.string()),
+        ("ranks", pa.int32()),
+        ("stripe_kib", pa.int32()),
+        ("cache_policy", pa.string()),
+        ("reconfig_array_time_s", pa.float64()),
+        ("ansible_status", pa.string()),
+        ("ansible_rc", pa.int32()),
+        ("changed_tasks", pa.int32()),
+        ("failed_task", pa.string()),
+        ("error", pa.string()),
+        ("ansible_stdout", pa.string()),
+        ("facts", pa.string()),  # JSON
+        ("started_at", pa.timestamp("us", tz="UTC")),
+        ("finished_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+
+@dataclass(frozen=True, order=True)
+class RunAddress:
+    """Where a run lives: writing the same address twice is a no-op."""
+
+    sweep_id: str
+    config_key: str
+    cell_key: str
+    repetition: int
+
+    @property
+    def run_id(self) -> str:
+        text = f"{self.sweep_id}\x1f{self.config_key}\x1f{self.cell_key}\x1f{self.repetition}"
+        return hashlib.sha256(text.encode()).hexdigest()[:24]

@@ -1,0 +1,82 @@
+"""The Optuna study that decides which configuration to build next (ask/tell)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
+from optuna.trial import TrialState
+
+from sweeper.configuration import Configuration
+from sweeper.spec import MULTI_RANK_LAYOUTS, ConfigSpace, SweepSpec
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+STUDY_FILE = "study.journal"
+
+
+def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
+    """Create or load the sweep's study from a journal file beside its results."""
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    storage = JournalStorage(JournalFileBackend(str(sweep_dir / STUDY_FILE)))
+    if spec.study.mode == "optimize":
+        sampler: optuna.samplers.BaseSampler = optuna.samplers.TPESampler(
+            seed=spec.study.seed, multivariate=True, group=True, n_startup_trials=5
+        )
+    else:
+        # Grid mode only runs enqueued trials; the sampler is never asked for a new point.
+        sampler = optuna.samplers.RandomSampler(seed=spec.study.seed)
+    return optuna.create_study(
+        study_name=spec.name,
+        storage=storage,
+        sampler=sampler,
+        directions=["maximize"] * len(spec.classes),
+        load_if_exists=True,
+    )
+
+
+def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configuration:
+    """Define-by-run: ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts."""
+    raid = trial.suggest_categorical("raid_level", list(space.raid_level))
+    layout = trial.suggest_categorical("layout", list(space.layout))
+    ranks = stripe = None
+    if layout in MULTI_RANK_LAYOUTS:
+        ranks = trial.suggest_categorical("ranks", list(space.ranks))
+        stripe = trial.suggest_categorical("stripe_kib", list(space.stripe_kib))
+    cache = trial.suggest_categorical("cache_policy", list(space.cache_policy))
+    return Configuration(raid, layout, cache, ranks, stripe)
+
+
+def recover(study: optuna.Study) -> int:
+    """Mark trials left RUNNING by a crash or kill as failed; returns how many."""
+    stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    for t in stale:
+        study.tell(t.number, state=TrialState.FAIL)
+    return len(stale)
+
+
+def completed_keys(study: optuna.Study) -> set[str]:
+    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    return {t.user_attrs["config_key"] for t in trials if "config_key" in t.user_attrs}
+
+
+def waiting_keys(study: optuna.Study) -> set[str]:
+    trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    return {Configuration.from_params(t.params).key for t in trials if t.params}
+
+
+def enqueue(study: optuna.Study, configs: list[Configuration]) -> int:
+    """Enqueue configurations that are neither completed nor already waiting."""
+    done = completed_keys(study) | waiting_keys(study)
+    n = 0
+    for config in configs:
+        if config.key not in done:
+            study.enqueue_trial(config.params())
+            done.add(config.key)
+            n += 1
+    return n
+
+
+def has_waiting(study: optuna.Study) -> bool:
+    return bool(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))

@@ -1,0 +1,443 @@
+"""The sweep loop: ask the study for a configuration, build it with Ansible, run the matrix."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform as host_platform
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from recommender.classes import load_classes
+from recommender.scoring import objective_values
+from sweeper.ansible import PlayResult, run_playbook
+from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.fio import FioParseError, FioRunError, parse_fio_output
+from sweeper.platforms import Platform, get_platform
+from sweeper.platforms.base import RunOutput
+from sweeper.spec import SweepSpec
+from sweeper.store import ResultsStore, RunAddress
+from sweeper.store.records import DIRECTION_FIELDS
+from sweeper.study import enqueue, has_waiting, open_study, recover, suggest_configuration
+from sweeper.workload import WorkloadCell
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def raidsweep_version() -> str:
+    try:
+        return metadata.version("raidsweep")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass
+class Plan:
+    """What a sweep will do: shown by ``--check`` and used for the progress bar's totals."""
+
+    configurations: list[Configuration]
+    cells: list[WorkloadCell]
+    repetitions: int
+    run_array_s: float
+    reconfig_array_s: float
+
+    @property
+    def runs(self) -> int:
+        return len(self.configurations) * len(self.cells) * self.repetitions
+
+    @property
+    def array_s(self) -> float:
+        return self.run_array_s * self.runs + self.reconfig_array_s
+
+
+def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
+    configs = enumerate_configurations(spec.config_space)
+    budget = spec.study.budget
+    if budget and budget.configurations:
+        configs = configs[: budget.configurations] if spec.study.mode == "grid" else configs
+    reconfig = 0.0
+    previous = None
+    for c in configs:
+        reconfig += platform.reconfiguration_time(previous, c)
+        previous = c
+    return Plan(
+        configurations=configs,
+        cells=spec.matrix.cells(),
+        repetitions=spec.matrix.repetitions,
+        run_array_s=platform.run_time(spec.matrix),
+        reconfig_array_s=reconfig,
+    )
+
+
+class Progress:
+    """Receives what the sweep is doing; the CLI draws it, tests may record it."""
+
+    def start(self, plan: Plan, done_runs: int, done_configs: int) -> None: ...
+    def configuration(self, key: str, phase: str) -> None: ...
+    def run_done(self, address: RunAddress, ok: bool, array_s: float) -> None: ...
+    def configuration_done(self, key: str, status: str, array_s: float) -> None: ...
+    def finish(self, outcome: Outcome) -> None: ...
+
+
+@dataclass
+class Outcome:
+    sweep_id: str
+    configurations_done: int = 0
+    configurations_failed: list[str] = field(default_factory=list)
+    runs_written: int = 0
+    runs_skipped: int = 0
+    runs_failed: int = 0
+    array_s: float = 0.0
+    interrupted: bool = False
+    recovered_trials: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.interrupted
+
+
+def host_disclosure() -> dict[str, Any]:
+    uname = host_platform.uname()
+    versions = {}
+    for pkg in ("raidsweep", "ansible-core", "ansible-runner", "optuna", "duckdb"):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "load_hosts": [
+            {
+                "hostname": socket.gethostname(),
+                "os": f"{uname.system} {uname.release}",
+                "kernel": uname.version,
+                "machine": uname.machine,
+                "cpus": os.cpu_count(),
+            }
+        ],
+        "versions": versions,
+    }
+
+
+class Sweeper:
+    """Runs one sweep spec to completion (or to its budget), resumable at any point."""
+
+    def __init__(
+        self,
+        spec: SweepSpec,
+        inventory: Path,
+        store: ResultsStore,
+        *,
+        spec_path: Path | None = None,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+    ):
+        self.spec = spec
+        self.inventory = inventory
+        self.store = store
+        self.spec_path = spec_path
+        self.progress = progress or Progress()
+        self.stop = stop or threading.Event()
+        self.sweep_dir = store.sweep_dir(spec.name)
+        self.platform = get_platform(spec.platform, spec.platform_options, self.sweep_dir / "array")
+        self.classes = load_classes(spec.classes)
+        self.plan = make_plan(spec, self.platform)
+        self.host = host_disclosure()
+        self._previous: Configuration | None = None
+
+    # ------------------------------------------------------------------
+    def register(self) -> dict[str, Any]:
+        return self.store.create_sweep(
+            self.spec.name,
+            {
+                "sweep_id": self.spec.name,
+                "fingerprint": self.spec.fingerprint(),
+                "description": self.spec.description,
+                "platform": self.spec.platform,
+                "spec": self.spec.model_dump(mode="json"),
+                "spec_file": self.spec_path.name if self.spec_path else None,
+                "created_at": now().isoformat(),
+                "raidsweep_version": raidsweep_version(),
+            },
+        )
+
+    def run(self) -> Outcome:
+        self.register()
+        outcome = Outcome(self.spec.name)
+        study = open_study(self.spec, self.sweep_dir)
+        outcome.recovered_trials = recover(study)
+        done = self.store.done_addresses(self.spec.name)
+        done_configs = self._completed(study)
+        outcome.array_s = self._array_time_used()
+        self.progress.start(self.plan, len(done), len(done_configs))
+        self._write_progress("running", outcome)
+        if self.spec.study.mode == "grid" or self.spec.study.seed_configurations:
+            seeds = [Configuration.from_key(k) for k in self.spec.study.seed_configurations]
+            enqueue(
+                study, seeds + (self.plan.configurations if self.spec.study.mode == "grid" else [])
+            )
+        try:
+            while not self.stop.is_set() and not self._budget_spent(study, outcome):
+                if self.spec.study.mode == "grid" and not has_waiting(study):
+                    break
+                if self.spec.study.mode == "optimize" and self._space_exhausted(study):
+                    break
+                trial = study.ask()
+                config = suggest_configuration(trial, self.spec.config_space)
+                trial.set_user_attr("config_key", config.key)
+                self._evaluate(study, trial, config, done, outcome)
+        finally:
+            outcome.interrupted = self.stop.is_set()
+            self._write_progress("interrupted" if outcome.interrupted else "finished", outcome)
+            self.progress.finish(outcome)
+        return outcome
+
+    # ------------------------------------------------------------------
+    def _completed(self, study: optuna.Study) -> set[str]:
+        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        return {t.user_attrs.get("config_key") for t in trials} - {None}
+
+    def _space_exhausted(self, study: optuna.Study) -> bool:
+        return len(self._completed(study)) >= len(self.plan.configurations)
+
+    def _budget_spent(self, study: optuna.Study, outcome: Outcome) -> bool:
+        budget = self.spec.study.budget
+        if budget is None:
+            return False
+        finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL))
+        if (
+            budget.configurations is not None
+            and len(self._completed(study)) >= budget.configurations
+        ):
+            return True
+        del finished
+        return budget.array_time_s is not None and outcome.array_s >= budget.array_time_s
+
+    def _array_time_used(self) -> float:
+        runs = self.store.runs(self.spec.name, include_failed=True)
+        configs = self.store.configurations(self.spec.name)
+        total = float(runs["array_time_s"].fillna(0).sum()) if len(runs) else 0.0
+        if len(configs):
+            total += float(configs["reconfig_array_time_s"].fillna(0).sum())
+        return total
+
+    def _evaluate(
+        self,
+        study: optuna.Study,
+        trial: optuna.Trial,
+        config: Configuration,
+        done: set[RunAddress],
+        outcome: Outcome,
+    ) -> None:
+        key = config.key
+        self.progress.configuration(key, "reconfiguring")
+        started = now()
+        play = run_playbook(
+            "reconfigure.yml",
+            self.inventory,
+            self.platform.extravars(config),
+            cancel=self.stop.is_set,
+        )
+        reconfig_s = self.platform.reconfiguration_time(self._previous, config) if play.ok else 0.0
+        self._store_configuration(config, trial.number, play, reconfig_s, started)
+        outcome.array_s += reconfig_s
+        if not play.ok:
+            if play.status == "canceled" or self.stop.is_set():
+                study.tell(trial, state=TrialState.FAIL)
+                return
+            trial.set_user_attr("error", f"{play.failed_task}: {play.error}")
+            study.tell(trial, state=TrialState.FAIL)
+            outcome.configurations_failed.append(key)
+            self.progress.configuration_done(key, "failed", outcome.array_s)
+            self._previous = None  # the storage is in an unknown state
+            return
+        self._previous = config
+        runner = self.platform.runner(config, self.spec.matrix, self.spec.study.seed)
+        self.progress.configuration(key, "running")
+        try:
+            runner.prepare()
+            for cell in self.plan.cells:
+                for rep in range(1, self.plan.repetitions + 1):
+                    if self.stop.is_set():
+                        study.tell(trial, state=TrialState.FAIL)
+                        return
+                    address = RunAddress(self.spec.name, key, cell.key, rep)
+                    if address in done or self.store.has_run(address):
+                        outcome.runs_skipped += 1
+                        continue
+                    ok, array_s = self._one_run(runner, config, cell, address, play)
+                    outcome.array_s += array_s
+                    if ok:
+                        done.add(address)
+                        outcome.runs_written += 1
+                    else:
+                        outcome.runs_failed += 1
+                    self.progress.run_done(address, ok, outcome.array_s)
+        finally:
+            runner.cleanup()
+        runs = self.store.runs(self.spec.name, config_key=key)
+        values = objective_values(runs, self.classes)
+        if values is None:
+            trial.set_user_attr("error", "no class could be scored from this configuration's runs")
+            study.tell(trial, state=TrialState.FAIL)
+            outcome.configurations_failed.append(key)
+            self.progress.configuration_done(key, "failed", outcome.array_s)
+            return
+        study.tell(trial, values)
+        outcome.configurations_done += 1
+        self.progress.configuration_done(key, "complete", outcome.array_s)
+        self._write_progress("running", outcome)
+
+    def _one_run(
+        self,
+        runner: Any,
+        config: Configuration,
+        cell: WorkloadCell,
+        address: RunAddress,
+        play: PlayResult,
+    ) -> tuple[bool, float]:
+        started = now()
+        t0 = time.monotonic()
+        error = None
+        out: RunOutput | None = None
+        parsed = None
+        try:
+            out = runner.run(cell, address.repetition)
+            if out.exit_code != 0:
+                error = f"fio exited {out.exit_code}: {out.stderr.strip()[-500:]}"
+            else:
+                parsed = parse_fio_output(out.stdout)
+        except (FioParseError, FioRunError) as exc:
+            error = str(exc)
+        except Exception as exc:  # a failed run is stored with its cause, never lost
+            error = f"{type(exc).__name__}: {exc}"
+        row = self._run_row(
+            config, cell, address, out, parsed, error, started, time.monotonic() - t0
+        )
+        self.store.put_run(row)
+        return error is None, (out.array_time_s if out else 0.0)
+
+    def _run_row(self, config, cell, address, out, parsed, error, started, wall) -> dict[str, Any]:
+        m = self.spec.matrix
+        row: dict[str, Any] = {
+            "sweep_id": address.sweep_id,
+            "config_key": address.config_key,
+            "cell_key": address.cell_key,
+            "repetition": address.repetition,
+            "status": "ok" if error is None else "failed",
+            "error": error,
+            "platform": self.spec.platform,
+            "raid_level": config.raid_level,
+            "layout": config.layout,
+            "ranks": config.rank_count,
+            "stripe_kib": config.stripe_kib,
+            "cache_policy": config.cache_policy,
+            "pattern": cell.pattern.name,
+            "block_size": cell.block_size,
+            "iodepth": cell.concurrency.iodepth,
+            "numjobs": cell.concurrency.numjobs,
+            "engine": m.engine,
+            "runtime_s": m.runtime,
+            "ramp_s": m.ramp,
+            "array_time_s": out.array_time_s if out else 0.0,
+            "started_at": started,
+            "finished_at": now(),
+            "wall_s": wall,
+            "tool": out.tool if out else None,
+            "tool_version": out.tool_version if out else None,
+            "job_file": out.job_file if out else None,
+            "fio_json": out.stdout if out else None,
+            "fio_stderr": out.stderr if out else None,
+        }
+        if parsed is not None:
+            total_iops = total_mbps = 0.0
+            for direction in ("read", "write"):
+                stats = getattr(parsed, direction)
+                if stats is None:
+                    continue
+                for f in DIRECTION_FIELDS:
+                    row[f"{direction}_{f}"] = getattr(stats, f)
+                total_iops += stats.iops
+                total_mbps += stats.mbps
+            row["iops"] = total_iops
+            row["mbps"] = total_mbps
+        disclosure = dict(self.host)
+        disclosure |= {
+            "platform": self.spec.platform,
+            "inventory": self.inventory.name,
+            "tool": row["tool"],
+            "tool_version": row["tool_version"],
+            "engine": m.engine,
+            "ramp_s": m.ramp,
+            "runtime_s": m.runtime,
+            "working_set": m.working_set,
+            "array_state": (out.extra.get("array_state") if out else None),
+        }
+        row["disclosure"] = json.dumps(disclosure, sort_keys=True, default=str)
+        return row
+
+    def _store_configuration(self, config, attempt, play, reconfig_s, started) -> None:
+        self.store.put_configuration(
+            {
+                "sweep_id": self.spec.name,
+                "config_key": config.key,
+                "attempt": attempt,
+                "status": play.status,
+                "raid_level": config.raid_level,
+                "layout": config.layout,
+                "ranks": config.rank_count,
+                "stripe_kib": config.stripe_kib,
+                "cache_policy": config.cache_policy,
+                "reconfig_array_time_s": reconfig_s,
+                "ansible_status": play.status,
+                "ansible_rc": play.rc,
+                "changed_tasks": play.changed,
+                "failed_task": play.failed_task,
+                "error": play.error,
+                "ansible_stdout": play.stdout[-20000:],
+                "facts": json.dumps(play.facts, sort_keys=True, default=str),
+                "started_at": started,
+                "finished_at": now(),
+            }
+        )
+
+    def _write_progress(self, state: str, outcome: Outcome) -> None:
+        self.store.write_progress(
+            self.spec.name,
+            {
+                "state": state,
+                "pid": os.getpid(),
+                "updated_at": now().isoformat(),
+                "configurations_total": len(self.plan.configurations),
+                "runs_total": self.plan.runs,
+                "array_s_total": self.plan.array_s,
+                "array_s_used": outcome.array_s,
+                "configurations_failed": outcome.configurations_failed,
+            },
+        )
+
+
+def run_sweep(
+    spec: SweepSpec,
+    inventory: Path,
+    store: ResultsStore,
+    *,
+    spec_path: Path | None = None,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+) -> Outcome:
+    return Sweeper(spec, inventory, store, spec_path=spec_path, progress=progress, stop=stop).run()
+
+
+ProgressCallback = Callable[[str], None]

@@ -1,0 +1,86 @@
+"""Sizes and durations as storage engineers write them (``8k``, ``1M``, ``90s``, ``12h``)."""
+
+from __future__ import annotations
+
+import re
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
+_SIZE_FACTORS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+
+_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)", re.IGNORECASE)
+_DURATION_FACTORS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+_LATENCY_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s)\s*$", re.IGNORECASE)
+_LATENCY_TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0}
+
+
+def parse_size(value: str | int) -> int:
+    """Bytes from ``4k``/``4KiB``/``1m``/``360g`` (binary multiples, as fio reads them)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a size")
+    if isinstance(value, int):
+        if value <= 0:
+            raise ValueError(f"{value!r} is not a positive size")
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a size")
+    m = _SIZE_RE.match(value)
+    if not m:
+        raise ValueError(f"{value!r} is not a size")
+    number = float(m.group(1)) * _SIZE_FACTORS[m.group(2).lower()]
+    if number <= 0 or number != int(number):
+        raise ValueError(f"{value!r} is not a positive whole number of bytes")
+    return int(number)
+
+
+def format_size(nbytes: int) -> str:
+    """Shortest fio-style spelling: 4096 -> ``4k``, 1048576 -> ``1m``."""
+    for unit in ("p", "t", "g", "m", "k"):
+        factor = _SIZE_FACTORS[unit]
+        if nbytes >= factor and nbytes % factor == 0:
+            return f"{nbytes // factor}{unit}"
+    return str(nbytes)
+
+
+def parse_duration(value: str | int | float) -> float:
+    """Seconds from ``90``, ``90s``, ``5m``, ``1h30m``, ``12h``."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a duration")
+    if isinstance(value, int | float):
+        if value < 0:
+            raise ValueError(f"{value!r} is a negative duration")
+        return float(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a duration")
+    text = value.strip().replace(" ", "")
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    parts = _DURATION_RE.findall(text)
+    if not parts or "".join(n + u for n, u in parts).lower() != text.lower():
+        raise ValueError(f"{value!r} is not a duration (use e.g. 90s, 5m, 12h)")
+    return sum(float(n) * _DURATION_FACTORS[u.lower()] for n, u in parts)
+
+
+def format_duration(seconds: float) -> str:
+    """``1h02m``, ``3m20s``, ``45s`` — compact, for progress and reports."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, sec = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours}h{minutes:02d}m"
+    days, hours = divmod(hours, 24)
+    return f"{days}d{hours:02d}h"
+
+
+def parse_latency_ms(value: str) -> float:
+    """Milliseconds from a latency with its unit (``20ms``, ``500us``); a bare number is refused."""
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} has no unit (write e.g. 20ms or 500us)")
+    m = _LATENCY_RE.match(value)
+    if not m:
+        raise ValueError(f"{value!r} is not a latency with a unit (write e.g. 20ms or 500us)")
+    return float(m.group(1)) * _LATENCY_TO_MS[m.group(2).lower()]
