@@ -27,7 +27,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,  # locals may hold secrets
-    help="Commission a storage array: sweep configurations × fio workloads, rank per workload class.",
+    help="Commission a storage array: sweep configurations × fio workloads, rank per class.",
 )
 console = Console()
 err = Console(stderr=True)
