@@ -41,6 +41,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other readers
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -171,7 +172,7 @@ class ParquetStore(ResultsStore):
             else:
                 # Read through the API, not SQL text: the path never becomes part of a query.
                 con.read_parquet(glob, union_by_name=True).create_view("parts")
-            return con.execute(sql, params or []).df()
+            return con.sql(sql, params=params or None).to_arrow_table().to_pandas()
         finally:
             con.close()
 

@@ -1,0 +1,39 @@
+"""Altair charts shared by the app and the report (one definition, two renderers)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from sweeper.units import format_size
+
+
+def heatmap(frame: pd.DataFrame, metric_label: str, *, higher_is_better: bool = True) -> alt.Chart:
+    """Configuration × block size, coloured by ``value`` (mean over repetitions)."""
+    data = frame.copy()
+    data["bs"] = data["block_size"].map(format_size)
+    order = [format_size(b) for b in sorted(data["block_size"].unique())]
+    scheme = "viridis" if higher_is_better else "inferno"
+    base = alt.Chart(data).encode(
+        x=alt.X("bs:O", sort=order, title="block size"),
+        y=alt.Y("config_key:N", title="configuration", sort=sorted(data["config_key"].unique())),
+    )
+    rect = base.mark_rect().encode(
+        color=alt.Color(
+            "value:Q",
+            title=metric_label,
+            scale=alt.Scale(scheme=scheme, reverse=not higher_is_better),
+        ),
+        tooltip=[
+            alt.Tooltip("config_key:N", title="configuration"),
+            alt.Tooltip("bs:O", title="block size"),
+            alt.Tooltip("value:Q", title=metric_label, format=",.2f"),
+            alt.Tooltip("sd:Q", title="sd", format=",.2f"),
+            alt.Tooltip("n:Q", title="repetitions"),
+        ],
+    )
+    text = base.mark_text(fontSize=10).encode(
+        text=alt.Text("value:Q", format=",.3~s"),
+        color=alt.value("white"),
+    )
+    return (rect + text).properties(height=alt.Step(22), width=alt.Step(56))

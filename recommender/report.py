@@ -1,0 +1,134 @@
+"""The commissioning report: one self-contained HTML file (charts inlined as SVG)."""
+
+from __future__ import annotations
+
+import html
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pandas as pd
+import vl_convert as vlc
+
+from recommender.charts import heatmap
+from recommender.data import HEATMAP_METRICS, heatmap_frame, load_rankings
+from recommender.scoring import FORMULA
+from sweeper.store.parquet import atomic_write_bytes
+from sweeper.units import format_duration, format_size
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _svg(chart: Any) -> str:
+    return vlc.vegalite_to_svg(chart.to_dict())
+
+
+def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
+    sweep_id = record["sweep_id"]
+    runs = store.runs(sweep_id)
+    failed = store.runs(sweep_id, include_failed=True)
+    failed = failed[failed["status"] != "ok"] if len(failed) else failed
+    configs = store.configurations(sweep_id)
+    ranked, classes = load_rankings(store, record)
+    spec = record["spec"]
+    sections = []
+    for wclass in classes:
+        part = ranked[ranked["class"] == wclass.name]
+        best = part.iloc[0] if len(part) else None
+        runner_up = part.iloc[1] if len(part) > 1 else None
+        sections.append(
+            {
+                "name": wclass.name,
+                "description": wclass.description,
+                "metric": wclass.metric,
+                "cells": [(c.cell, c.weight) for c in wclass.cells],
+                "limits": [f"{lim.metric} ≤ {lim.max}" for lim in wclass.limits],
+                "rows": part.to_dict("records"),
+                "best": best.to_dict() if best is not None else None,
+                "runner_up": runner_up.to_dict() if runner_up is not None else None,
+                "missing": part["cells_missing"].iloc[0] if len(part) else "",
+            }
+        )
+    heatmaps = []
+    if len(runs):
+        for pattern in sorted(runs["pattern"].unique()):
+            sel = runs[runs["pattern"] == pattern]
+            qd = sorted(
+                set("qd" + sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)),
+                key=lambda s: [int(x) for x in s[2:].split("x")],
+            )
+            for conc in qd:
+                for label in ("IOPS", "p99 read latency (ms)", "p99 write latency (ms)"):
+                    metric = HEATMAP_METRICS[label]
+                    frame = heatmap_frame(runs, pattern, metric, conc).dropna(subset=["value"])
+                    if frame.empty:
+                        continue
+                    chart = heatmap(frame, label, higher_is_better=metric in ("iops", "mbps"))
+                    heatmaps.append(
+                        {"title": f"{pattern} · {conc} · {label}", "svg": _svg(chart)}
+                    )
+    host = {}
+    tools = {}
+    if len(runs):
+        sample = store.run_detail(runs["run_id"].iloc[0]) or {}
+        disclosure = json.loads(sample.get("disclosure") or "{}")
+        host = (disclosure.get("load_hosts") or [{}])[0]
+        tools = disclosure.get("versions", {}) | {
+            "workload tool": f"{sample.get('tool')} ({sample.get('tool_version')})"
+        }
+    matrix = spec["matrix"]
+    return {
+        "sweep": record,
+        "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "formula": FORMULA,
+        "sections": sections,
+        "heatmaps": heatmaps,
+        "n_runs": len(runs),
+        "n_failed": len(failed),
+        "n_configs": runs["config_key"].nunique() if len(runs) else 0,
+        "array_time": format_duration(
+            float(runs["array_time_s"].sum() if len(runs) else 0)
+            + float(configs["reconfig_array_time_s"].sum() if len(configs) else 0)
+        ),
+        "matrix": {
+            "patterns": ", ".join(matrix["patterns"]),
+            "block_sizes": ", ".join(format_size(int(b)) for b in matrix["block_sizes"]),
+            "concurrency": ", ".join(matrix["concurrency"]),
+            "engine": matrix["engine"],
+            "runtime": format_duration(matrix["runtime"]),
+            "ramp": format_duration(matrix["ramp"]),
+            "repetitions": matrix["repetitions"],
+            "working_set": format_size(matrix["working_set"]) if matrix["working_set"] else "-",
+        },
+        "configurations": (
+            configs[["config_key", "status", "changed_tasks", "started_at"]].to_dict("records")
+            if len(configs)
+            else []
+        ),
+        "host": host,
+        "tools": tools,
+        "spec_yaml": html.escape(json.dumps(spec, indent=2)),
+    }
+
+
+def render_report(store: Any, record: dict[str, Any]) -> str:
+    template = _env().get_template("report.html.j2")
+    ctx = build_context(store, record)
+    ctx["fmt"] = lambda v, spec=",.0f": format(v, spec) if pd.notna(v) else "–"
+    return template.render(**ctx)
+
+
+def write_report(store: Any, record: dict[str, Any], path: Path) -> Path:
+    text = render_report(store, record)
+    atomic_write_bytes(Path(path), text.encode("utf-8"), replace=True)
+    return Path(path)

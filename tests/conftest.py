@@ -1,0 +1,25 @@
+"""Shared fixtures: a real sweep of examples/quick.yaml, run once per test session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sweeper.spec import load_spec
+from sweeper.store import ParquetStore
+from sweeper.sweep import run_sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "examples" / "quick.yaml"
+
+
+@pytest.fixture(scope="session")
+def quick_store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
+    """The store after a complete sweep of examples/quick.yaml (real Ansible, simulated array)."""
+    root = tmp_path_factory.mktemp("quick-store")
+    spec, inventory = load_spec(QUICK)
+    store = ParquetStore(root)
+    outcome = run_sweep(spec, inventory, store, spec_path=QUICK)
+    assert outcome.complete and not outcome.configurations_failed
+    return store
