@@ -1,0 +1,45 @@
+"""The raidsweep browser app: ``streamlit run app.py`` (store folder from RAIDSWEEP_STORE)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:  # started as `streamlit run /abs/path/app.py` from anywhere
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from app_pages import _common  # noqa: E402
+
+st.set_page_config(page_title="raidsweep", layout="wide")
+
+store = _common.get_store()
+ids = _common.sweep_ids(store.list_sweeps())
+if st.session_state.get("sweep") not in ids:
+    st.session_state.pop("sweep", None)  # a sweep that vanished from the store: newest instead
+
+with st.sidebar:
+    st.title("raidsweep")
+    if ids:
+        sweep_id = st.selectbox("Sweep", ids, key="sweep", help="Newest first")
+        record = store.get_sweep(sweep_id) or {}
+        st.caption(
+            f"{record.get('description', '')}  \n"
+            f"platform {record.get('platform', '?')} · created {record.get('created_at', '?')[:19]}"
+        )
+    else:
+        st.caption("No sweeps yet.")
+    st.caption(f"Store: `{store.root.resolve()}`")
+
+page = st.navigation(
+    [
+        st.Page(
+            "app_pages/overview.py", title="Overview", icon=":material/monitoring:", default=True
+        ),
+        st.Page("app_pages/rankings.py", title="Rankings", icon=":material/leaderboard:"),
+        st.Page("app_pages/heatmaps.py", title="Heatmaps", icon=":material/grid_on:"),
+    ]
+)
+page.run()

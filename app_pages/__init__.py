@@ -1,0 +1,1 @@
+"""Pages of the raidsweep browser app (``streamlit run app.py``)."""

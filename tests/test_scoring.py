@@ -1,0 +1,133 @@
+"""Scoring and ranking: formula, intervals, ties, limits, missing cells."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from recommender.classes import WorkloadClass, load_class, shipped_class_names
+from recommender.scoring import rank, rank_classes, score_class
+
+CLS = WorkloadClass.model_validate(
+    {
+        "name": "t",
+        "cells": [{"cell": "randread/8k/qd1x16", "weight": 3}, {"cell": "write/4k/qd1x1"}],
+        "limits": [{"metric": "read_lat_p99", "max": "20ms"}],
+    }
+)
+
+
+def runs(config: str, read: list[float], write: list[float], p99: float = 5.0) -> pd.DataFrame:
+    rows = []
+    for rep, (r, w) in enumerate(zip(read, write, strict=True), start=1):
+        rows.append(
+            {
+                "config_key": config,
+                "cell_key": "randread/8k/qd1x16",
+                "repetition": rep,
+                "iops": r,
+                "mbps": r * 8192 / 1e6,
+                "read_lat_p99_ms": p99,
+            }
+        )
+        rows.append(
+            {
+                "config_key": config,
+                "cell_key": "write/4k/qd1x1",
+                "repetition": rep,
+                "iops": w,
+                "mbps": w * 4096 / 1e6,
+                "read_lat_p99_ms": None,
+            }
+        )
+    return pd.DataFrame(rows)  # fmt: skip
+
+
+def test_score_is_weighted_geometric_mean_per_repetition() -> None:
+    df = runs("a", [1000, 1000, 1000], [10, 10, 10])
+    (row,) = score_class(df, CLS).to_dict("records")
+    expected = math.exp((3 * math.log(1000) + math.log(10)) / 4)
+    assert row["score"] == pytest.approx(expected)
+    assert row["score_lo"] == pytest.approx(expected) and row["repetitions"] == 3
+
+
+def test_overlapping_intervals_share_a_rank() -> None:
+    df = pd.concat(
+        [
+            runs("a", [1000, 1100, 900], [100, 100, 100]),
+            runs("b", [1050, 950, 1000], [100, 100, 100]),
+            runs("c", [400, 410, 390], [100, 100, 100]),
+        ]
+    )
+    ranked = rank(score_class(df, CLS))
+    by_key = ranked.set_index("config_key")
+    assert by_key.loc["a", "rank"] == by_key.loc["b", "rank"] == 1
+    assert by_key.loc["a", "tied"] and by_key.loc["b", "tied"]
+    assert by_key.loc["c", "rank"] == 3 and not by_key.loc["c", "tied"]
+
+
+def test_breaking_a_limit_ranks_below_all_that_keep_it_and_names_the_cell() -> None:
+    df = pd.concat(
+        [
+            runs("fast-but-slow-tail", [5000, 5000, 5000], [100, 100, 100], p99=35.0),
+            runs("steady", [1000, 1000, 1000], [100, 100, 100], p99=8.0),
+        ]
+    )
+    ranked = rank(score_class(df, CLS))
+    assert list(ranked["config_key"]) == ["steady", "fast-but-slow-tail"]
+    bad = ranked.iloc[1]
+    assert not bad["meets_limits"]
+    assert "randread/8k/qd1x16: read_lat_p99 35.00 ms > 20ms" in bad["violations"]
+
+
+def test_missing_cells_are_named_and_the_rest_scored() -> None:
+    df = runs("a", [1000, 1000], [10, 10])
+    df = df[df["cell_key"] != "write/4k/qd1x1"]
+    (row,) = score_class(df, CLS).to_dict("records")
+    assert row["cells_missing"] == "write/4k/qd1x1"
+    assert row["score"] == pytest.approx(1000)
+
+
+def test_spread_widens_the_interval() -> None:
+    tight = score_class(runs("a", [1000, 1001, 999], [10, 10, 10]), CLS).iloc[0]
+    loose = score_class(runs("a", [1000, 1300, 700], [10, 10, 10]), CLS).iloc[0]
+    assert (loose.score_hi - loose.score_lo) > 10 * (tight.score_hi - tight.score_lo)
+
+
+def test_shipped_classes_load() -> None:
+    names = shipped_class_names()
+    assert {"redo_log", "data_file"} <= set(names)
+    for name in names:
+        c = load_class(name)
+        assert c.cells and all(cell.weight > 0 for cell in c.cells)
+
+
+@pytest.mark.parametrize(
+    ("patch", "expected"),
+    [
+        ({"cells": [{"cell": "randfoo/8k/qd1x1"}]}, "cells[0].cell: 'randfoo' is not a pattern"),
+        ({"cells": [{"cell": "randread/8k/qd1x1", "weight": 0}]}, "cells[0].weight"),
+        ({"limits": [{"metric": "read_lat_p99", "max": 20}]}, "limits[0].max"),
+        ({"limits": [{"metric": "read_lat_p99", "max": "20"}]}, "is not a latency with a unit"),
+        ({"unknown": 1}, "unknown: unknown key"),
+    ],
+)
+def test_bad_class_file_names_place_and_problem(tmp_path, patch, expected) -> None:
+    import yaml
+
+    from sweeper.errors import InputError
+
+    data = {"name": "x", "cells": [{"cell": "randread/8k/qd1x1"}]} | patch
+    path = tmp_path / "x.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(InputError) as info:
+        load_class(path)
+    assert any(expected in p for p in info.value.problems), info.value.problems
+
+
+def test_rank_classes_stacks_every_class() -> None:
+    df = runs("a", [1000, 1000, 1000], [10, 10, 10])
+    out = rank_classes(df, [CLS, CLS.model_copy(update={"name": "u"})])
+    assert list(out["class"]) == ["t", "u"]

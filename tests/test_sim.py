@@ -1,0 +1,147 @@
+"""The simulated array's first model: tells RAID levels, layouts, block sizes, concurrency apart."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sweeper.configuration import Configuration
+from sweeper.errors import InputError
+from sweeper.fio import parse_fio_output, render_job
+from sweeper.platforms.sim import SimPlatform, job_from_options, read_job_file
+from sweeper.sim import ArrayState, Job, load_profile, predict, simulate_fio
+from sweeper.workload import WorkloadCell
+
+PROFILE = load_profile("ds8800-like")
+GIB = 1024**3
+
+
+def state(raid: str = "raid10", layout: str = "single_rank", cache: str = "wb-ra") -> ArrayState:
+    multi = layout != "single_rank"
+    return ArrayState(raid, layout, 4 if multi else 1, 1024 if multi else None, cache)
+
+
+def job(rw: str = "randread", bs: int = 8192, jobs: int = 16, read: float | None = None) -> Job:
+    frac = read if read is not None else (1.0 if rw in ("read", "randread") else 0.0)
+    return Job(rw, frac, bs, 1, jobs, "psync", 60, 5, 360 * GIB)
+
+
+def iops(s: ArrayState, j: Job) -> float:
+    return predict(PROFILE, s, j).iops
+
+
+def test_write_penalty_orders_raid_levels_for_random_writes() -> None:
+    j = job("randwrite")
+    r10, r5, r6 = (iops(state(r, "host_stripe"), j) for r in ("raid10", "raid5", "raid6"))
+    assert r10 > r5 > r6
+    assert r10 / r5 == pytest.approx(2.0, rel=0.15)  # 2 vs 4 back-end I/Os per write
+
+
+def test_more_ranks_serve_more_random_io() -> None:
+    j = job("randwrite")
+    assert iops(state("raid5", "host_stripe"), j) > 3 * iops(state("raid5", "single_rank"), j)
+
+
+def test_mirrored_reads_are_faster() -> None:
+    j = job("randread")
+    assert iops(state("raid10", "host_stripe"), j) > iops(state("raid5", "host_stripe"), j)
+
+
+def test_pool_affinity_serves_random_reads_from_one_controller() -> None:
+    j = job("randread")
+    assert iops(state("raid10", "host_stripe"), j) > iops(state("raid10", "pool_stripe"), j)
+
+
+def test_block_size_trades_iops_for_bandwidth() -> None:
+    small, large = job("read", 4096), job("read", 262144)
+    s = state("raid5", "host_stripe")
+    assert iops(s, small) > iops(s, large)
+    assert iops(s, large) * 262144 > iops(s, small) * 4096
+
+
+def test_latency_grows_with_queueing() -> None:
+    s = state("raid5", "single_rank")
+    lat = [predict(PROFILE, s, job("randread", jobs=n)).read_lat_s for n in (1, 4, 16, 64)]
+    assert lat == sorted(lat) and lat[-1] > 5 * lat[0]
+    tput = [iops(s, job("randread", jobs=n)) for n in (1, 4, 16, 64)]
+    assert tput == sorted(tput)
+
+
+def test_write_back_hides_latency_write_through_does_not() -> None:
+    j = job("randwrite", jobs=1)
+    wb = predict(PROFILE, state("raid10", "host_stripe", "wb-ra"), j).write_lat_s
+    wt = predict(PROFILE, state("raid10", "host_stripe", "wt-ra"), j).write_lat_s
+    assert wt > 3 * wb
+
+
+def fio_output(rep: int, seed: int = 1) -> dict:
+    return simulate_fio(
+        PROFILE, state(), job(), job_name="t", job_options={"rw": "randread"},
+        global_options={}, seed=(seed, "k", "c", rep), timestamp=0,
+    )  # fmt: skip
+
+
+def test_deterministic_for_a_seed_with_noise_between_repetitions() -> None:
+    a, b = fio_output(1), fio_output(1)
+    assert a == b
+    values = {fio_output(rep)["jobs"][0]["read"]["iops"] for rep in range(1, 6)}
+    assert len(values) == 5
+    spread = (max(values) - min(values)) / min(values)
+    assert 0.005 < spread < 0.25
+
+
+def test_output_is_fio_json_the_parser_reads() -> None:
+    out = fio_output(1)
+    parsed = parse_fio_output(json.dumps(out))
+    assert parsed.write is None
+    assert parsed.read is not None
+    assert parsed.read.iops == pytest.approx(out["jobs"][0]["read"]["iops"])
+    assert parsed.read.lat_p50_ms < parsed.read.lat_p99_ms < parsed.read.lat_p999_ms
+
+
+def test_the_job_file_is_what_the_model_reads() -> None:
+    cell = WorkloadCell.parse("randrw70/16k/qd4x8")
+    text = render_job(cell, filename="/dev/x", engine="libaio", runtime_s=30, ramp_s=5,
+                      size=GIB)  # fmt: skip
+    glob, opts, name = read_job_file(text)
+    j = job_from_options(glob | opts, 0)
+    assert (j.rw, j.read_fraction, j.block_size, j.iodepth, j.numjobs) == (
+        "randrw",
+        0.7,
+        16384,
+        4,
+        8,
+    )
+    assert (j.engine, j.runtime_s, j.ramp_s, j.working_set) == ("libaio", 30, 5, GIB)
+
+
+def test_platform_limits_ranks_by_profile() -> None:
+    assert PROFILE.max_ranks("raid10") == 10
+    too_many = Configuration("raid10", "host_stripe", "wb-ra", 12, 1024)
+    (problem,) = SimPlatform.configuration_problems(too_many, {})
+    assert "12 ranks of raid10 exceed the 10" in problem
+
+
+def test_reconfiguration_time_reflects_what_changes(tmp_path) -> None:
+    p = SimPlatform({}, tmp_path)
+    a = Configuration("raid5", "single_rank", "wb-ra")
+    b = Configuration("raid5", "single_rank", "wt-ra")
+    c = Configuration("raid10", "single_rank", "wb-ra")
+    assert p.reconfiguration_time(a, b) < p.reconfiguration_time(a, c)
+    assert p.reconfiguration_time(None, a) == p.reconfiguration_time(a, c)
+
+
+def test_bad_profile_names_its_place(tmp_path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((PROFILE_TEXT := open(_profile_path()).read()).replace("count: 80", "count: -1"))
+    assert PROFILE_TEXT
+    with pytest.raises(InputError) as info:
+        load_profile(str(bad))
+    assert any("drives.count" in p for p in info.value.problems)
+
+
+def _profile_path():
+    from sweeper.sim.profile import PROFILE_DIR
+
+    return PROFILE_DIR / "ds8800-like.yaml"
