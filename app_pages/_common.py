@@ -145,6 +145,7 @@ def live(store: ParquetStore, sweep_id: str, render: Callable[[], None]) -> None
     def _live() -> None:
         if status(store, sweep_id).state != "running":
             st.rerun()  # the sweep stopped: a full run renders it once more, without the timer
+        st.caption(f"Live: refreshed every {REFRESH_S} s while the sweep runs.")
         render()
 
     _live()

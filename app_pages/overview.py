@@ -33,9 +33,7 @@ def render() -> None:
     if status.runs_total:
         done = min(1.0, status.runs_done / status.runs_total)
         st.progress(done, text=f"{done:.0%} of the planned runs")
-    if state == "running":
-        st.caption(f"Live: refreshed every {_common.REFRESH_S} s while the sweep runs.")
-    elif state == "interrupted":
+    if state == "interrupted":
         st.warning(
             "The sweep stopped before it finished. Run the same command again to resume it: "
             "runs already stored are kept."

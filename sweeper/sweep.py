@@ -174,6 +174,7 @@ class Sweeper:
 
     def run(self) -> Outcome:
         self.register()
+        self.store.remove_stale_temporaries(self.spec.name)
         outcome = Outcome(self.spec.name)
         study = open_study(self.spec, self.sweep_dir)
         outcome.recovered_trials = recover(study)

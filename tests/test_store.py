@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -172,3 +174,18 @@ class TestStoreContract:
             store.put_run(run_row(rep=rep))
         leftovers = [p for p in Path(store.root).rglob("*") if p.name.endswith(".tmp")]
         assert leftovers == []
+
+
+def test_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    store = ParquetStore(tmp_path / "store")
+    store.put_run(run_row())
+    folder = next((tmp_path / "store" / "s1" / "runs").iterdir())
+    dead = subprocess.run(["true"], check=True)  # a pid that has certainly exited
+    del dead
+    stale = folder / ".999999999-abc.tmp"  # no such pid
+    stale.write_bytes(b"partial")
+    mine = folder / f".{os.getpid()}-xyz.tmp"  # a live writer's file stays
+    mine.write_bytes(b"in flight")
+    assert store.remove_stale_temporaries("s1") == 1
+    assert not stale.exists() and mine.exists()
+    assert len(store.runs("s1")) == 1

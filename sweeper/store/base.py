@@ -59,6 +59,10 @@ class ResultsStore(ABC):
     @abstractmethod
     def configurations(self, sweep_id: str) -> pd.DataFrame: ...
 
+    def remove_stale_temporaries(self, sweep_id: str) -> int:
+        """Remove what writers killed mid-write left behind; returns how many."""
+        return 0
+
     # progress -----------------------------------------------------------
     @abstractmethod
     def write_progress(self, sweep_id: str, progress: dict[str, Any]) -> None: ...

@@ -39,7 +39,8 @@ def _fsync_dir(path: Path) -> None:
 def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
     """Write ``data`` to ``path`` whole; with ``replace=False`` an existing file wins."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    # The writer's pid in the name lets a later writer remove what a killed one left behind.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{os.getpid()}-", suffix=".tmp")
     try:
         os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other readers
         with os.fdopen(fd, "wb") as fh:
@@ -58,6 +59,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _table_bytes(row: dict[str, Any], schema: pa.Schema) -> bytes:
@@ -207,6 +218,17 @@ class ParquetStore(ResultsStore):
         return self._query(
             sweep_id, "configurations", "SELECT * FROM parts ORDER BY started_at, attempt"
         )
+
+    def remove_stale_temporaries(self, sweep_id: str) -> int:
+        """Delete temporary files of writers that no longer run (killed mid-write)."""
+        removed = 0
+        for tmp in (self.root / sweep_id).rglob(".*.tmp"):
+            pid_text = tmp.name[1:].split("-", 1)[0]
+            if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                    removed += 1
+        return removed
 
     # progress -----------------------------------------------------------
     def write_progress(self, sweep_id: str, progress: dict[str, Any]) -> None:

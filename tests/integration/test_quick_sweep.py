@@ -1,0 +1,105 @@
+"""examples/quick.yaml end to end: real Ansible through ansible-runner, the simulated array."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
+from optuna.trial import TrialState
+
+from recommender.data import load_rankings
+from recommender.report import write_report
+from sweeper.configuration import Configuration
+from sweeper.spec import load_spec
+from sweeper.store import ParquetStore
+from sweeper.sweep import run_sweep
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = ROOT / "examples" / "quick.yaml"
+
+
+def test_every_run_stored_once(quick_store: ParquetStore) -> None:
+    spec, _ = load_spec(QUICK)
+    runs = quick_store.runs("quick", include_failed=True)
+    expected = 9 * len(spec.matrix.cells()) * spec.matrix.repetitions
+    assert len(runs) == expected
+    assert (runs["status"] == "ok").all()
+    assert not runs.duplicated(["config_key", "cell_key", "repetition"]).any()
+    assert runs["iops"].gt(0).all()
+    assert runs["read_lat_p99_ms"].notna().sum() > 0 and runs["write_lat_p99_ms"].notna().sum() > 0
+
+
+def test_each_run_keeps_fio_json_job_file_and_array_state(quick_store: ParquetStore) -> None:
+    runs = quick_store.runs("quick")
+    for run_id in runs.sample(5, random_state=1)["run_id"]:
+        detail = quick_store.run_detail(run_id)
+        assert detail is not None
+        fio = json.loads(detail["fio_json"])
+        assert fio["jobs"][0]["job options"]["rw"] == detail["pattern"].rstrip("0123456789")
+        assert f"bs={detail['block_size'] // 1024}k" in detail["job_file"]
+        disclosure = json.loads(detail["disclosure"])
+        # the runner read the configuration from the array's state, as Ansible left it
+        assert disclosure["array_state"]["raid_level"] == detail["raid_level"]
+        assert disclosure["array_state"]["layout"] == detail["layout"]
+        assert disclosure["versions"]["ansible-core"]
+
+
+def test_each_configuration_was_built_by_ansible(quick_store: ParquetStore) -> None:
+    configs = quick_store.configurations("quick")
+    assert len(configs) == 9
+    assert set(configs["ansible_status"]) == {"successful"}
+    assert (configs["changed_tasks"] >= 1).all()
+    for row in configs.itertuples():
+        assert "PLAY RECAP" in row.ansible_stdout
+        facts = json.loads(row.facts)
+        config = Configuration.from_key(row.config_key)
+        assert (facts["raid_level"], facts["layout"]) == (config.raid_level, config.layout)
+
+
+def test_study_has_every_configuration_once(quick_store: ParquetStore) -> None:
+    storage = JournalStorage(
+        JournalFileBackend(str(quick_store.sweep_dir("quick") / "study.journal"))
+    )
+    study = optuna.load_study(study_name="quick", storage=storage)
+    complete = study.get_trials(states=(TrialState.COMPLETE,))
+    keys = [t.user_attrs["config_key"] for t in complete]
+    assert len(keys) == 9 == len(set(keys))
+    assert all(len(t.values) == 2 and min(t.values) > 0 for t in complete)
+
+
+def test_ranking_follows_the_reference_study(quick_store: ParquetStore) -> None:
+    ranked, _ = load_rankings(quick_store, quick_store.get_sweep("quick"))
+    data_file = ranked[ranked["class"] == "data_file"]
+    redo = ranked[ranked["class"] == "redo_log"]
+    assert len(data_file) == len(redo) == 9
+    # data files: RAID 10 with host striping; redo logs: RAID 10 striped (STUDIES.md §1)
+    assert data_file.iloc[0]["config_key"].startswith("raid10/host_stripe")
+    top_redo = redo[redo["rank"] == 1]["config_key"]
+    assert all(k.startswith("raid10/") for k in top_redo)
+    assert "raid10/pool_stripe/ranks4/stripe1024k/wb-ra" in set(top_redo)
+    # single ranks are worst for both
+    assert redo.iloc[-1]["config_key"].endswith("single_rank/wb-ra")
+    assert (data_file["repetitions"] == 3).all()
+
+
+def test_report_is_self_contained(quick_store: ParquetStore, tmp_path: Path) -> None:
+    path = write_report(quick_store, quick_store.get_sweep("quick"), tmp_path / "r.html")
+    text = path.read_text()
+    assert text.count("<svg") >= 8
+    assert "Class data_file" in text and "Class redo_log" in text
+    urls = set(re.findall(r"(?:src|href)=\"(https?://[^\"]+)", text))
+    assert urls == set(), urls  # nothing loaded from elsewhere
+
+
+def test_second_run_repeats_nothing(quick_store: ParquetStore) -> None:
+    spec, inventory = load_spec(QUICK)
+    before = len(quick_store.runs("quick"))
+    outcome = run_sweep(spec, inventory, quick_store)
+    assert outcome.runs_written == 0 and outcome.configurations_done == 0
+    assert len(quick_store.runs("quick")) == before
