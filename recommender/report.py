@@ -74,9 +74,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                     if frame.empty:
                         continue
                     chart = heatmap(frame, label, higher_is_better=metric in ("iops", "mbps"))
-                    heatmaps.append(
-                        {"title": f"{pattern} · {conc} · {label}", "svg": _svg(chart)}
-                    )
+                    heatmaps.append({"title": f"{pattern} · {conc} · {label}", "svg": _svg(chart)})
     host = {}
     tools = {}
     if len(runs):

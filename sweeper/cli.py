@@ -263,7 +263,6 @@ def report(
 ) -> None:
     """Write the self-contained HTML report of a sweep."""
     from recommender.report import write_report
-
     from sweeper.store import open_store
 
     results = open_store(store)
