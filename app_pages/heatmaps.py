@@ -31,7 +31,6 @@ def render() -> None:
         st.info(f"No {metric_label} values for {pattern} at {concurrency} yet.")
         return
     chart = heatmap(frame, metric_label, higher_is_better="lat" not in metric)
-    chart = chart.configure_axisY(labelLimit=400)  # whole configuration keys
     st.altair_chart(chart)
     st.caption("Mean over repetitions; hover a cell for its standard deviation and count.")
     table = _common.heatmap_table(frame)

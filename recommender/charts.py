@@ -16,7 +16,12 @@ def heatmap(frame: pd.DataFrame, metric_label: str, *, higher_is_better: bool = 
     scheme = "viridis" if higher_is_better else "inferno"
     base = alt.Chart(data).encode(
         x=alt.X("bs:O", sort=order, title="block size"),
-        y=alt.Y("config_key:N", title="configuration", sort=sorted(data["config_key"].unique())),
+        y=alt.Y(
+            "config_key:N",
+            title=None,  # the keys speak for themselves; a title would crowd long labels
+            sort=sorted(data["config_key"].unique()),
+            axis=alt.Axis(labelLimit=360),
+        ),
     )
     rect = base.mark_rect().encode(
         color=alt.Color(

@@ -289,6 +289,7 @@ def run_app(
         str(streamlit), "run", str(app_py),
         "--server.address", address, "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "viewer",
     ]  # fmt: skip
     os.execv(args[0], args)
 
