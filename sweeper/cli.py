@@ -145,14 +145,19 @@ def run(
         f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
         f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
     )
-    for key in outcome.configurations_failed:
-        console.print(f"[red]configuration failed:[/] {key}")
+    for key, reason in outcome.configurations_failed.items():
+        console.print(f"[red]configuration failed:[/] {key}: {reason}", highlight=False)
     if outcome.interrupted:
         console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")
         raise typer.Exit(130)
 
 
 def _print_plan(spec, plan) -> None:
+    if spec.study.mode == "optimize":
+        console.print(
+            f"the study chooses up to {len(plan.configurations)} of {plan.space_size} "
+            "configurations; totals below assume that many"
+        )
     console.print(
         f"[bold]{spec.name}[/] on platform [bold]{spec.platform}[/] ({spec.study.mode} mode): "
         f"{len(plan.configurations)} configuration(s) × {len(plan.cells)} cell(s) × "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import optuna
@@ -13,6 +14,8 @@ from sweeper.configuration import Configuration
 from sweeper.spec import MULTI_RANK_LAYOUTS, ConfigSpace, SweepSpec
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
+# multivariate/group TPE is what conditional spaces need; its "experimental" label is noise here
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 STUDY_FILE = "study.journal"
 
 

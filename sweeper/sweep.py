@@ -31,6 +31,8 @@ from sweeper.store.records import DIRECTION_FIELDS
 from sweeper.study import enqueue, has_waiting, open_study, recover, suggest_configuration
 from sweeper.workload import WorkloadCell
 
+MAX_REPEATED_SUGGESTIONS = 50  # the sampler keeps choosing measured points: it has converged
+
 
 def now() -> datetime:
     return datetime.now(UTC)
@@ -47,6 +49,7 @@ def raidsweep_version() -> str:
 class Plan:
     """What a sweep will do: shown by ``--check`` and used for the progress bar's totals."""
 
+    space_size: int
     configurations: list[Configuration]
     cells: list[WorkloadCell]
     repetitions: int
@@ -63,16 +66,20 @@ class Plan:
 
 
 def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
-    configs = enumerate_configurations(spec.config_space)
+    space = enumerate_configurations(spec.config_space)
+    configs = space
     budget = spec.study.budget
     if budget and budget.configurations:
-        configs = configs[: budget.configurations] if spec.study.mode == "grid" else configs
+        # Grid mode takes the first N in build order; optimize mode chooses N as it goes, so
+        # the first N stand in for the totals of the progress bar and the ETA.
+        configs = space[: budget.configurations]
     reconfig = 0.0
     previous = None
     for c in configs:
         reconfig += platform.reconfiguration_time(previous, c)
         previous = c
     return Plan(
+        space_size=len(space),
         configurations=configs,
         cells=spec.matrix.cells(),
         repetitions=spec.matrix.repetitions,
@@ -95,7 +102,7 @@ class Progress:
 class Outcome:
     sweep_id: str
     configurations_done: int = 0
-    configurations_failed: list[str] = field(default_factory=list)
+    configurations_failed: dict[str, str] = field(default_factory=dict)
     runs_written: int = 0
     runs_skipped: int = 0
     runs_failed: int = 0
@@ -188,6 +195,7 @@ class Sweeper:
             enqueue(
                 study, seeds + (self.plan.configurations if self.spec.study.mode == "grid" else [])
             )
+        repeats = 0
         try:
             while not self.stop.is_set() and not self._budget_spent(study, outcome):
                 if self.spec.study.mode == "grid" and not has_waiting(study):
@@ -197,6 +205,15 @@ class Sweeper:
                 trial = study.ask()
                 config = suggest_configuration(trial, self.spec.config_space)
                 trial.set_user_attr("config_key", config.key)
+                if config.key in self._completed(study):
+                    # The sampler asked again for a configuration already measured: answer
+                    # from the store, spending no array time.
+                    self._answer_from_store(study, trial, config)
+                    repeats += 1
+                    if repeats >= MAX_REPEATED_SUGGESTIONS:
+                        break
+                    continue
+                repeats = 0
                 self._evaluate(study, trial, config, done, outcome)
         finally:
             outcome.interrupted = self.stop.is_set()
@@ -209,8 +226,20 @@ class Sweeper:
         trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         return {t.user_attrs.get("config_key") for t in trials} - {None}
 
+    def _answer_from_store(
+        self, study: optuna.Study, trial: optuna.Trial, config: Configuration
+    ) -> None:
+        values = objective_values(
+            self.store.runs(self.spec.name, config_key=config.key), self.classes
+        )
+        trial.set_user_attr("answered_from_store", True)
+        if values is None:
+            study.tell(trial, state=TrialState.FAIL)
+        else:
+            study.tell(trial, values)
+
     def _space_exhausted(self, study: optuna.Study) -> bool:
-        return len(self._completed(study)) >= len(self.plan.configurations)
+        return len(self._completed(study)) >= self.plan.space_size
 
     def _budget_spent(self, study: optuna.Study, outcome: Outcome) -> bool:
         budget = self.spec.study.budget
@@ -257,9 +286,10 @@ class Sweeper:
             if play.status == "canceled" or self.stop.is_set():
                 study.tell(trial, state=TrialState.FAIL)
                 return
-            trial.set_user_attr("error", f"{play.failed_task}: {play.error}")
+            reason = f"Ansible task {play.failed_task!r} failed: {play.error}"
+            trial.set_user_attr("error", reason)
             study.tell(trial, state=TrialState.FAIL)
-            outcome.configurations_failed.append(key)
+            outcome.configurations_failed[key] = reason
             self.progress.configuration_done(key, "failed", outcome.array_s)
             self._previous = None  # the storage is in an unknown state
             return
@@ -290,9 +320,10 @@ class Sweeper:
         runs = self.store.runs(self.spec.name, config_key=key)
         values = objective_values(runs, self.classes)
         if values is None:
-            trial.set_user_attr("error", "no class could be scored from this configuration's runs")
+            reason = "no class could be scored from this configuration's runs"
+            trial.set_user_attr("error", reason)
             study.tell(trial, state=TrialState.FAIL)
-            outcome.configurations_failed.append(key)
+            outcome.configurations_failed[key] = reason
             self.progress.configuration_done(key, "failed", outcome.array_s)
             return
         study.tell(trial, values)
@@ -424,7 +455,7 @@ class Sweeper:
                 "runs_total": self.plan.runs,
                 "array_s_total": self.plan.array_s,
                 "array_s_used": outcome.array_s,
-                "configurations_failed": outcome.configurations_failed,
+                "configurations_failed": sorted(outcome.configurations_failed),
             },
         )
 

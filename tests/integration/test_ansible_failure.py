@@ -50,8 +50,9 @@ def test_unreachable_storage_host_fails_the_configuration(tmp_path: Path) -> Non
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "configuration failed: raid5/single_rank/wb-ra" in proc.stdout
-    assert "configuration failed: raid10/single_rank/wb-ra" in proc.stdout
+    out = " ".join(proc.stdout.split())
+    assert "configuration failed: raid5/single_rank/wb-ra: Ansible task" in out
+    assert "configuration failed: raid10/single_rank/wb-ra: Ansible task" in out
     results = ParquetStore(store)
     configs = results.configurations("unreachable")
     assert set(configs["status"]) == {"failed"} and len(configs) == 2
