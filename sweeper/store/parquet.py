@@ -85,7 +85,8 @@ class ParquetStore(ResultsStore):
     """``<root>/<sweep>/runs/*.parquet``, ``configurations/*.parquet``, ``sweep.json``."""
 
     def __init__(self, root: Path | str):
-        self.root = Path(root)
+        # Absolute, because playbooks and subprocesses run from other working directories.
+        self.root = Path(root).absolute()
 
     # sweeps -------------------------------------------------------------
     def create_sweep(self, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:

@@ -59,3 +59,22 @@ def test_unreachable_storage_host_fails_the_configuration(tmp_path: Path) -> Non
     assert configs["error"].str.len().gt(0).all()
     assert configs["failed_task"].notna().all()
     assert results.runs("unreachable", include_failed=True).empty
+
+
+def test_relative_store_path_keeps_array_state_inside_the_store(tmp_path: Path) -> None:
+    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec |= {"name": "relative", "inventory": str(ROOT / "inventories/sim/hosts.yml")}
+    spec["config_space"] |= {"raid_level": ["raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "repetitions": 1}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    before = sorted(p.relative_to(ROOT) for p in (ROOT / "playbooks").rglob("*"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", "run", "spec.yaml", "--store", "rel", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "rel" / "relative" / "array" / "array.json").is_file()
+    assert sorted(p.relative_to(ROOT) for p in (ROOT / "playbooks").rglob("*")) == before
