@@ -235,29 +235,35 @@ def recommend(
         return
     for wclass in classes:
         part = ranked[ranked["class"] == wclass.name].head(top)
-        table = Table(
-            "rank", "configuration", f"score ({wclass.metric})", "95% CI", "CV", "reps",
-            f"{part['key_cell'].iloc[0] if len(part) else 'key cell'}", "worst latency", "limits",
-            title=f"{wclass.name} — {wclass.description}", title_justify="left",
-        )  # fmt: skip
+        wide = console.width >= 120
+        table = Table(title=f"{wclass.name} — {wclass.description}", title_justify="left")
+        table.add_column("rank", no_wrap=True)
+        table.add_column("configuration" if wide else "configuration · figures", no_wrap=True)
+        if wide:
+            table.add_column(f"score ({wclass.metric}) · 95% CI", no_wrap=True, justify="right")
+            table.add_column("CV", no_wrap=True, justify="right")
+            table.add_column("n", no_wrap=True, justify="right")
+            table.add_column("limits", overflow="fold")
         for r in part.itertuples():
-            tie = "=" if r.tied else ""
-            table.add_row(
-                f"{r.rank}{tie}",
-                r.config_key,
-                f"{r.score:,.0f}",
-                f"{r.score_lo:,.0f}–{r.score_hi:,.0f}",
-                f"{r.cv_pct:.1f}%",
-                str(r.repetitions),
-                f"{r.key_value:,.0f}",
-                r.worst_latency,
-                "ok" if r.meets_limits else f"[red]{r.violations}[/]",
-            )
+            if r.meets_limits:
+                limits = "[green]limits ok[/]"
+            else:
+                broken = r.violations.split("; ")
+                more = f" (+{len(broken) - 1} more)" if len(broken) > 1 else ""
+                limits = f"[red]{broken[0]}{more}[/]"
+            rank_text = f"{r.rank}{'=' if r.tied else ''}"
+            score = f"{r.score:,.0f} ({r.score_lo:,.0f}–{r.score_hi:,.0f})"
+            cv, n = f"{r.cv_pct:.1f}%", str(r.repetitions)
+            if wide:
+                table.add_row(rank_text, r.config_key, score, cv, n, limits)
+            else:
+                figures = f"{score} {wclass.metric} · CV {cv} · n={n}\n{limits}"
+                table.add_row(rank_text, f"[bold]{r.config_key}[/]\n{figures}")
         console.print(table)
         missing = part["cells_missing"].iloc[0] if len(part) else ""
         if missing:
             console.print(f"[yellow]cells not measured for {wclass.name}: {missing}[/]")
-    console.print(f"[dim]{FORMULA}; '=' marks a tie[/]")
+    console.print(f"[dim]{FORMULA}; '=' marks a tie; n = repetitions[/]")
 
 
 @app.command()

@@ -1,0 +1,52 @@
+"""The CLI's read commands on a real sweep: status, recommend, report; bad names exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from recommender.data import load_rankings
+from sweeper.cli import app
+from sweeper.store import ParquetStore
+
+pytestmark = pytest.mark.integration
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def test_status(quick_store: ParquetStore) -> None:
+    result = invoke("status", "--store", str(quick_store.root))
+    assert result.exit_code == 0, result.output
+    line = next(ln for ln in result.output.splitlines() if "quick" in ln)
+    assert "finished" in line and "9/9" in line and "864/864" in line
+
+
+def test_recommend_prints_each_class_in_rank_order(quick_store: ParquetStore) -> None:
+    result = invoke("recommend", "quick", "--store", str(quick_store.root))
+    assert result.exit_code == 0, result.output
+    ranked, _ = load_rankings(quick_store, quick_store.get_sweep("quick"))
+    out = result.output
+    for cls in ("redo_log", "data_file"):
+        part = ranked[ranked["class"] == cls]
+        positions = [out.index(k, out.index(cls)) for k in part["config_key"]]
+        assert positions == sorted(positions), f"{cls} rows out of rank order"
+    assert "limits ok" in out and "> 20ms" in out
+
+
+def test_report_command_writes_html(quick_store: ParquetStore, tmp_path: Path) -> None:
+    target = tmp_path / "out.html"
+    result = invoke("report", "quick", "--store", str(quick_store.root), "-o", str(target))
+    assert result.exit_code == 0, result.output
+    assert target.read_text().startswith("<!doctype html>")
+
+
+@pytest.mark.parametrize("command", ["recommend", "report", "status"])
+def test_unknown_sweep_exits_2(quick_store: ParquetStore, command: str) -> None:
+    result = invoke(command, "no-such-sweep", "--store", str(quick_store.root))
+    assert result.exit_code == 2
+    assert "no sweep 'no-such-sweep'" in result.output
