@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sweeper.errors import InputError
 from sweeper.units import parse_latency_ms
 from sweeper.workload import WorkloadCell
-from sweeper.yamlsource import YamlSource, pydantic_problems
+from sweeper.yamlsource import load_model
 
 CLASS_DIR = Path(__file__).parent / "classes"
 LIMIT_METRIC_RE = re.compile(r"^(read|write)_lat_(mean|p50|p95|p99|p999)$")
@@ -92,13 +92,7 @@ def load_class(name_or_path: str | Path) -> WorkloadClass:
     path = Path(name_or_path)
     if not path.suffix:
         path = CLASS_DIR / f"{name_or_path}.yaml"
-    source = YamlSource.from_path(path)
-    if not isinstance(source.data, dict):
-        raise InputError(source.name, ["line 1: a workload class must be a mapping"])
-    try:
-        return WorkloadClass.model_validate(source.data)
-    except ValidationError as exc:
-        raise InputError(source.name, pydantic_problems(exc, source)) from None
+    return load_model(path, WorkloadClass, "a workload class")
 
 
 def load_classes(names: list[str]) -> list[WorkloadClass]:

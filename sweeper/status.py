@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from sweeper.processes import pid_alive
 from sweeper.store import ResultsStore
 
 
@@ -21,18 +21,6 @@ class SweepStatus:
     array_s_total: float
 
 
-def _alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
     progress = store.read_progress(sweep_id) or {}
     runs = store.runs(sweep_id, include_failed=True)
@@ -43,7 +31,7 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
     counts = ok.groupby("config_key").size() if len(ok) else None
     configs_done = int((counts >= per_config).sum()) if counts is not None and per_config else 0
     state = progress.get("state", "not started")
-    if state == "running" and not _alive(progress.get("pid")):
+    if state == "running" and not pid_alive(progress.get("pid")):
         state = "interrupted"
     used = float(runs["array_time_s"].fillna(0).sum()) if len(runs) else 0.0
     configs = store.configurations(sweep_id)

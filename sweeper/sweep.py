@@ -460,16 +460,9 @@ class Sweeper:
         )
 
 
-def run_sweep(
-    spec: SweepSpec,
-    inventory: Path,
-    store: ResultsStore,
-    *,
-    spec_path: Path | None = None,
-    progress: Progress | None = None,
-    stop: threading.Event | None = None,
-) -> Outcome:
-    return Sweeper(spec, inventory, store, spec_path=spec_path, progress=progress, stop=stop).run()
+def run_sweep(spec: SweepSpec, inventory: Path, store: ResultsStore, **options: Any) -> Outcome:
+    """Run (or resume) a sweep; ``options`` are those of :class:`Sweeper`."""
+    return Sweeper(spec, inventory, store, **options).run()
 
 
 ProgressCallback = Callable[[str], None]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
+from pydantic import BaseModel, ValidationError
 
 from sweeper.errors import InputError
 
 Loc = Sequence[str | int]
+M = TypeVar("M", bound=BaseModel)
 
 
 class YamlSource:
@@ -65,6 +67,17 @@ class YamlSource:
             node = child
             line = node.start_mark.line + 1
         return line
+
+
+def load_model(path: Path | str, model: type[M], what: str) -> M:
+    """Load a YAML file into a pydantic model; problems name their line and path."""
+    source = YamlSource.from_path(path)
+    if not isinstance(source.data, dict):
+        raise InputError(source.name, [f"line 1: {what} must be a mapping"])
+    try:
+        return model.model_validate(source.data)
+    except ValidationError as exc:
+        raise InputError(source.name, pydantic_problems(exc, source)) from None
 
 
 def format_loc(loc: Loc) -> str:

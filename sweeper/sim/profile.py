@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from sweeper.errors import InputError
-from sweeper.yamlsource import YamlSource, pydantic_problems
+from sweeper.yamlsource import load_model
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 
@@ -84,10 +83,4 @@ def load_profile(name_or_path: str) -> ArrayProfile:
     path = Path(name_or_path)
     if not path.suffix:
         path = PROFILE_DIR / f"{name_or_path}.yaml"
-    source = YamlSource.from_path(path)
-    if not isinstance(source.data, dict):
-        raise InputError(source.name, ["line 1: a profile must be a mapping"])
-    try:
-        return ArrayProfile.model_validate(source.data)
-    except ValidationError as exc:
-        raise InputError(source.name, pydantic_problems(exc, source)) from None
+    return load_model(path, ArrayProfile, "an array profile")

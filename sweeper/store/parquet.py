@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sweeper.errors import StoreError
+from sweeper.processes import pid_alive
 from sweeper.store.base import ResultsStore
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
 
@@ -59,16 +60,6 @@ def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _table_bytes(row: dict[str, Any], schema: pa.Schema) -> bytes:
@@ -225,7 +216,7 @@ class ParquetStore(ResultsStore):
         removed = 0
         for tmp in (self.root / sweep_id).rglob(".*.tmp"):
             pid_text = tmp.name[1:].split("-", 1)[0]
-            if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+            if pid_text.isdigit() and not pid_alive(int(pid_text)):
                 with contextlib.suppress(FileNotFoundError):
                     tmp.unlink()
                     removed += 1
