@@ -22,7 +22,7 @@ from pydantic import (
 from sweeper.errors import InputError, SpecError
 from sweeper.units import format_duration, parse_duration, parse_size
 from sweeper.workload import ENGINES, Concurrency, Pattern, WorkloadCell
-from sweeper.yamlsource import YamlSource, pydantic_problems
+from sweeper.yamlsource import YamlSource, format_loc, pydantic_problems
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -248,8 +248,6 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
 
     for loc, msg in platform_problems(spec) + class_problems(spec):
         line = source.line_of(loc)
-        from sweeper.yamlsource import format_loc
-
         problems.append(f"line {line}: {format_loc(loc)}: {msg}")
     if problems:
         raise SpecError(source.name, problems)

@@ -66,7 +66,9 @@ def completed_keys(study: optuna.Study) -> set[str]:
 
 def waiting_keys(study: optuna.Study) -> set[str]:
     trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
-    return {Configuration.from_params(t.params).key for t in trials if t.params}
+    # An enqueued trial has no params until asked; Optuna keeps them as "fixed_params".
+    fixed = (t.system_attrs.get("fixed_params") for t in trials)
+    return {Configuration.from_params(p).key for p in fixed if p}
 
 
 def enqueue(study: optuna.Study, configs: list[Configuration]) -> int:

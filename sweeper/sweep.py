@@ -8,7 +8,6 @@ import platform as host_platform
 import socket
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -463,6 +462,3 @@ class Sweeper:
 def run_sweep(spec: SweepSpec, inventory: Path, store: ResultsStore, **options: Any) -> Outcome:
     """Run (or resume) a sweep; ``options`` are those of :class:`Sweeper`."""
     return Sweeper(spec, inventory, store, **options).run()
-
-
-ProgressCallback = Callable[[str], None]

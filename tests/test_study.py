@@ -1,0 +1,52 @@
+"""The study: define-by-run configurations, enqueueing without duplicates, crash recovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from optuna.trial import TrialState
+
+from sweeper.configuration import enumerate_configurations
+from sweeper.spec import load_spec
+from sweeper.study import (
+    completed_keys,
+    enqueue,
+    open_study,
+    recover,
+    suggest_configuration,
+    waiting_keys,
+)
+
+QUICK = Path(__file__).resolve().parent.parent / "examples" / "quick.yaml"
+
+
+def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> None:
+    spec, _ = load_spec(QUICK)
+    configs = enumerate_configurations(spec.config_space)
+    study = open_study(spec, tmp_path)
+    assert enqueue(study, configs) == 9
+    assert enqueue(study, configs) == 0
+    assert waiting_keys(study) == {c.key for c in configs}
+
+    trial = study.ask()  # the first in build order, as enqueued
+    config = suggest_configuration(trial, spec.config_space)
+    assert config == configs[0]
+    assert "ranks" not in trial.params  # single_rank has no rank count
+
+    # a crash leaves the trial RUNNING; reopening the journal finds and fails it
+    reopened = open_study(spec, tmp_path)
+    assert recover(reopened) == 1
+    assert reopened.trials[trial.number].state == TrialState.FAIL
+    assert enqueue(reopened, configs) == 1  # only the lost configuration comes back
+    assert completed_keys(reopened) == set()
+
+
+def test_multi_rank_layouts_suggest_ranks_and_stripe(tmp_path: Path) -> None:
+    spec, _ = load_spec(QUICK)
+    study = open_study(spec, tmp_path)
+    multi = [c for c in enumerate_configurations(spec.config_space) if c.ranks]
+    enqueue(study, multi[:1])
+    trial = study.ask()
+    config = suggest_configuration(trial, spec.config_space)
+    assert config == multi[0]
+    assert trial.params["ranks"] == 4 and trial.params["stripe_kib"] == 1024
