@@ -13,8 +13,9 @@ import pandas as pd
 import vl_convert as vlc
 
 from recommender.charts import heatmap
-from recommender.data import HEATMAP_METRICS, heatmap_frame, load_rankings
-from recommender.scoring import FORMULA
+from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
+from recommender.scoring import FORMULA, rank_classes
+from sweeper.status import array_seconds
 from sweeper.store.parquet import atomic_write_bytes
 from sweeper.units import format_duration, format_size
 
@@ -35,11 +36,11 @@ def _svg(chart: Any) -> str:
 
 def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     sweep_id = record["sweep_id"]
-    runs = store.runs(sweep_id)
-    failed = store.runs(sweep_id, include_failed=True)
-    failed = failed[failed["status"] != "ok"] if len(failed) else failed
+    attempts = store.runs(sweep_id, include_failed=True)  # one read serves every figure below
+    runs = attempts[attempts["status"] == "ok"]
     configs = store.configurations(sweep_id)
-    ranked, classes = load_rankings(store, record)
+    classes = sweep_classes(record)
+    ranked = rank_classes(runs, classes)
     spec = record["spec"]
     sections = []
     for wclass in classes:
@@ -92,12 +93,9 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "sections": sections,
         "heatmaps": heatmaps,
         "n_runs": len(runs),
-        "n_failed": len(failed),
+        "n_failed": len(attempts) - len(runs),
         "n_configs": runs["config_key"].nunique() if len(runs) else 0,
-        "array_time": format_duration(
-            float(runs["array_time_s"].sum() if len(runs) else 0)
-            + float(configs["reconfig_array_time_s"].sum() if len(configs) else 0)
-        ),
+        "array_time": format_duration(array_seconds(attempts, configs)),
         "matrix": {
             "patterns": ", ".join(matrix["patterns"]),
             "block_sizes": ", ".join(format_size(int(b)) for b in matrix["block_sizes"]),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
+
 from sweeper.processes import pid_alive
 from sweeper.store import ResultsStore
 
@@ -21,6 +23,14 @@ class SweepStatus:
     array_s_total: float
 
 
+def array_seconds(runs: pd.DataFrame, configurations: pd.DataFrame) -> float:
+    """Array time a sweep has used: every run attempt, failed ones too, and every rebuild."""
+    used = float(runs["array_time_s"].fillna(0).sum()) if len(runs) else 0.0
+    if len(configurations):
+        used += float(configurations["reconfig_array_time_s"].fillna(0).sum())
+    return used
+
+
 def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
     progress = store.read_progress(sweep_id) or {}
     runs = store.runs(sweep_id, include_failed=True)
@@ -33,10 +43,7 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
     state = progress.get("state", "not started")
     if state == "running" and not pid_alive(progress.get("pid")):
         state = "interrupted"
-    used = float(runs["array_time_s"].fillna(0).sum()) if len(runs) else 0.0
-    configs = store.configurations(sweep_id)
-    if len(configs):
-        used += float(configs["reconfig_array_time_s"].fillna(0).sum())
+    used = array_seconds(runs, store.configurations(sweep_id))
     return SweepStatus(
         sweep_id=sweep_id,
         state=state,

@@ -25,9 +25,17 @@ from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
 from sweeper.spec import SweepSpec
+from sweeper.status import array_seconds
 from sweeper.store import ResultsStore, RunAddress
 from sweeper.store.records import DIRECTION_FIELDS
-from sweeper.study import enqueue, has_waiting, open_study, recover, suggest_configuration
+from sweeper.study import (
+    completed_keys,
+    enqueue,
+    has_waiting,
+    open_study,
+    recover,
+    suggest_configuration,
+)
 from sweeper.workload import WorkloadCell
 
 MAX_REPEATED_SUGGESTIONS = 50  # the sampler keeps choosing measured points: it has converged
@@ -185,7 +193,7 @@ class Sweeper:
         study = open_study(self.spec, self.sweep_dir)
         outcome.recovered_trials = recover(study)
         done = self.store.done_addresses(self.spec.name)
-        done_configs = self._completed(study)
+        done_configs = completed_keys(study)
         outcome.array_s = self._array_time_used()
         self.progress.start(self.plan, len(done), len(done_configs))
         self._write_progress("running", outcome)
@@ -204,7 +212,7 @@ class Sweeper:
                 trial = study.ask()
                 config = suggest_configuration(trial, self.spec.config_space)
                 trial.set_user_attr("config_key", config.key)
-                if config.key in self._completed(study):
+                if config.key in completed_keys(study):
                     # The sampler asked again for a configuration already measured: answer
                     # from the store, spending no array time.
                     self._answer_from_store(study, trial, config)
@@ -221,10 +229,6 @@ class Sweeper:
         return outcome
 
     # ------------------------------------------------------------------
-    def _completed(self, study: optuna.Study) -> set[str]:
-        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        return {t.user_attrs.get("config_key") for t in trials} - {None}
-
     def _answer_from_store(
         self, study: optuna.Study, trial: optuna.Trial, config: Configuration
     ) -> None:
@@ -238,28 +242,24 @@ class Sweeper:
             study.tell(trial, values)
 
     def _space_exhausted(self, study: optuna.Study) -> bool:
-        return len(self._completed(study)) >= self.plan.space_size
+        return len(completed_keys(study)) >= self.plan.space_size
 
     def _budget_spent(self, study: optuna.Study, outcome: Outcome) -> bool:
         budget = self.spec.study.budget
         if budget is None:
             return False
-        finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL))
         if (
             budget.configurations is not None
-            and len(self._completed(study)) >= budget.configurations
+            and len(completed_keys(study)) >= budget.configurations
         ):
             return True
-        del finished
         return budget.array_time_s is not None and outcome.array_s >= budget.array_time_s
 
     def _array_time_used(self) -> float:
-        runs = self.store.runs(self.spec.name, include_failed=True)
-        configs = self.store.configurations(self.spec.name)
-        total = float(runs["array_time_s"].fillna(0).sum()) if len(runs) else 0.0
-        if len(configs):
-            total += float(configs["reconfig_array_time_s"].fillna(0).sum())
-        return total
+        return array_seconds(
+            self.store.runs(self.spec.name, include_failed=True),
+            self.store.configurations(self.spec.name),
+        )
 
     def _evaluate(
         self,
