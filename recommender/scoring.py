@@ -124,6 +124,8 @@ def rank(scored: pd.DataFrame) -> pd.DataFrame:
     offset = 0
     for keeps in (True, False):
         part = scored[scored["meets_limits"] == keeps].copy()
+        if part.empty:
+            continue  # an empty part would turn the rank column into floats
         lo = part["score_lo"].to_numpy()
         hi = part["score_hi"].to_numpy()
         part["rank"] = [offset + 1 + int((lo > h).sum()) for h in hi]

@@ -6,7 +6,7 @@ cd "$ROOT"
 source scripts/bootstrap-system.sh
 scripts/bootstrap.sh test
 export PATH="$ROOT/.venv/bin:$PATH"
-ruff check sweeper recommender tests app.py app_pages benchmarks
-ruff format --check sweeper recommender tests app.py app_pages benchmarks
+ruff check sweeper recommender tests app.py app_pages benchmarks playbooks
+ruff format --check sweeper recommender tests app.py app_pages benchmarks playbooks
 ansible-lint -q playbooks/
 pytest -q "$@"

@@ -9,9 +9,21 @@ from typing import Any
 from sweeper.spec import LAYOUTS, MULTI_RANK_LAYOUTS, RAID_LEVELS, ConfigSpace
 
 _KEY_RE = re.compile(
-    r"^(?P<raid>raid\d+)/(?P<layout>[a-z_]+)(?:/ranks(?P<ranks>\d+)/stripe(?P<stripe>\d+)k)?"
-    r"/(?P<cache>w[bt]-(?:no)?ra)$"
+    r"^(?P<raid>raid\d+)/(?P<layout>[a-z_]+)(?:/ranks(?P<ranks>\d+)/stripe(?P<stripe>\d+)(?P<unit>[kmg]))?"
+    r"/(?P<cache>w[bt]-(?:no)?ra)(?P<snap>/snap)?(?P<dr>/dr)?$"
 )
+
+
+_UNIT_KIB = {"k": 1, "m": 1024, "g": 1024**2}
+
+
+def _kib_text(kib: int | None) -> str:
+    """16 -> '16k', 1024 -> '1m', 1048576 -> '1g': readable keys for extents and stripes."""
+    assert kib is not None
+    for unit in ("g", "m"):
+        if kib % _UNIT_KIB[unit] == 0:
+            return f"{kib // _UNIT_KIB[unit]}{unit}"
+    return f"{kib}k"
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,8 @@ class Configuration:
     cache_policy: str
     ranks: int | None = None
     stripe_kib: int | None = None
+    snapshots: bool = False
+    data_reduction: bool = False
 
     def __post_init__(self) -> None:
         multi = self.layout in MULTI_RANK_LAYOUTS
@@ -40,8 +54,12 @@ class Configuration:
     def key(self) -> str:
         parts = [self.raid_level, self.layout]
         if self.layout in MULTI_RANK_LAYOUTS:
-            parts += [f"ranks{self.ranks}", f"stripe{self.stripe_kib}k"]
+            parts += [f"ranks{self.ranks}", f"stripe{_kib_text(self.stripe_kib)}"]
         parts.append(self.cache_policy)
+        if self.snapshots:
+            parts.append("snap")
+        if self.data_reduction:
+            parts.append("dr")
         return "/".join(parts)
 
     @property
@@ -49,7 +67,9 @@ class Configuration:
         return self.ranks or 1
 
     def params(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        # Optional dimensions appear only when on, so keys and params of plain
+        # configurations stay as they were.
+        return {k: v for k, v in asdict(self).items() if v is not None and v is not False}
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> Configuration:
@@ -57,8 +77,11 @@ class Configuration:
             raid_level=params["raid_level"],
             layout=params["layout"],
             cache_policy=params["cache_policy"],
-            ranks=params.get("ranks"),
-            stripe_kib=params.get("stripe_kib"),
+            # per-layout value lists name their parameters ranks_<layout>, stripe_kib_<layout>
+            ranks=params.get("ranks", params.get(f"ranks_{params['layout']}")),
+            stripe_kib=params.get("stripe_kib", params.get(f"stripe_kib_{params['layout']}")),
+            snapshots=bool(params.get("snapshots", False)),
+            data_reduction=bool(params.get("data_reduction", False)),
         )
 
     @classmethod
@@ -71,7 +94,9 @@ class Configuration:
             layout=m["layout"],
             cache_policy=m["cache"],
             ranks=int(m["ranks"]) if m["ranks"] else None,
-            stripe_kib=int(m["stripe"]) if m["stripe"] else None,
+            stripe_kib=int(m["stripe"]) * _UNIT_KIB[m["unit"]] if m["stripe"] else None,
+            snapshots=bool(m["snap"]),
+            data_reduction=bool(m["dr"]),
         )
 
 
@@ -80,11 +105,15 @@ def enumerate_configurations(space: ConfigSpace) -> list[Configuration]:
     out: list[Configuration] = []
     for raid in space.raid_level:
         for layout in space.layout:
-            for cache in space.cache_policy:
-                if layout in MULTI_RANK_LAYOUTS:
-                    for ranks in space.ranks:
-                        for stripe in space.stripe_kib:
-                            out.append(Configuration(raid, layout, cache, ranks, stripe))
-                else:
-                    out.append(Configuration(raid, layout, cache))
+            multi = layout in MULTI_RANK_LAYOUTS
+            ranks_list = space.values("ranks", layout) if multi else [None]
+            stripes = space.values("stripe_kib", layout) if multi else [None]
+            for ranks in ranks_list:
+                for stripe in stripes:
+                    for cache in space.cache_policy:
+                        for snap in space.snapshots:
+                            for dr in space.data_reduction:
+                                out.append(
+                                    Configuration(raid, layout, cache, ranks, stripe, snap, dr)
+                                )
     return out

@@ -83,27 +83,68 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+RankList = list[Annotated[int, Field(ge=2, le=64)]]
+StripeList = list[Annotated[int, Field(ge=4, le=16 * 1024**2)]]
+
+
 class ConfigSpace(_Strict):
-    """Values to sweep per dimension; ``ranks`` and ``stripe_kib`` apply to multi-rank layouts."""
+    """Values to sweep per dimension.
+
+    ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts; each is either one list
+    for both, or a mapping from layout to its own list (a host LVM stripe of 16 KiB and a
+    pool extent of 1 GiB are different things). ``snapshots`` and ``data_reduction`` are
+    optional dimensions, off unless the spec lists ``true``.
+    """
 
     raid_level: list[Literal[RAID_LEVELS]] = Field(min_length=1)  # type: ignore[valid-type]
     layout: list[Literal[LAYOUTS]] = Field(default=["single_rank"], min_length=1)  # type: ignore[valid-type]
-    ranks: list[Annotated[int, Field(ge=2, le=64)]] = Field(default=[4], min_length=1)
-    stripe_kib: list[Annotated[int, Field(ge=4, le=1048576)]] = Field(default=[1024], min_length=1)
+    ranks: RankList | dict[Literal[MULTI_RANK_LAYOUTS], RankList] = Field(default=[4])  # type: ignore[valid-type]
+    stripe_kib: StripeList | dict[Literal[MULTI_RANK_LAYOUTS], StripeList] = Field(default=[1024])  # type: ignore[valid-type]
     cache_policy: list[Literal[CACHE_POLICIES]] = Field(default=["wb-ra"], min_length=1)  # type: ignore[valid-type]
+    snapshots: list[bool] = Field(default=[False], min_length=1)
+    data_reduction: list[bool] = Field(default=[False], min_length=1)
 
-    @field_validator("raid_level", "layout", "ranks", "stripe_kib", "cache_policy")
+    @field_validator("raid_level", "layout", "cache_policy", "snapshots", "data_reduction")
     @classmethod
     def _unique(cls, v: list[Any]) -> list[Any]:
         return _no_duplicates(v, "the value")
 
+    @field_validator("ranks", "stripe_kib")
+    @classmethod
+    def _per_layout(cls, v: Any) -> Any:
+        lists = v.items() if isinstance(v, dict) else [(None, v)]
+        for layout, values in lists:
+            where = f"{layout}: " if layout else ""
+            if not values:
+                raise ValueError(f"{where}the list is empty")
+            _no_duplicates(values, f"{where}the value")
+        return v
+
     @field_validator("stripe_kib")
     @classmethod
-    def _power_of_two(cls, v: list[int]) -> list[int]:
-        for i, s in enumerate(v):
-            if s & (s - 1):
-                raise ValueError(f"[{i}] {s} KiB is not a power of two")
+    def _power_of_two(cls, v: Any) -> Any:
+        lists = v.items() if isinstance(v, dict) else [(None, v)]
+        for layout, values in lists:
+            for i, s in enumerate(values):
+                if s & (s - 1):
+                    where = f"{layout}" if layout else ""
+                    raise ValueError(f"{where}[{i}] {s} KiB is not a power of two")
         return v
+
+    @model_validator(mode="after")
+    def _layouts_named(self) -> ConfigSpace:
+        for dim in ("ranks", "stripe_kib"):
+            value = getattr(self, dim)
+            if isinstance(value, dict):
+                for layout in self.layout:
+                    if layout in MULTI_RANK_LAYOUTS and layout not in value:
+                        raise ValueError(f"{dim} has no values for layout {layout}")
+        return self
+
+    def values(self, dim: str, layout: str) -> list[int]:
+        """The ``ranks`` or ``stripe_kib`` values a multi-rank ``layout`` sweeps."""
+        value = getattr(self, dim)
+        return list(value[layout]) if isinstance(value, dict) else list(value)
 
 
 class Matrix(_Strict):

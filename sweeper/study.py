@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import optuna
 from optuna.storages import JournalStorage
@@ -45,10 +46,24 @@ def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configurat
     layout = trial.suggest_categorical("layout", list(space.layout))
     ranks = stripe = None
     if layout in MULTI_RANK_LAYOUTS:
-        ranks = trial.suggest_categorical("ranks", list(space.ranks))
-        stripe = trial.suggest_categorical("stripe_kib", list(space.stripe_kib))
+        # Per-layout value lists get their own parameter names: one Optuna parameter keeps
+        # one set of choices.
+        per_layout = isinstance(space.ranks, dict)
+        ranks = trial.suggest_categorical(
+            f"ranks_{layout}" if per_layout else "ranks", space.values("ranks", layout)
+        )
+        per_layout = isinstance(space.stripe_kib, dict)
+        stripe = trial.suggest_categorical(
+            f"stripe_kib_{layout}" if per_layout else "stripe_kib",
+            space.values("stripe_kib", layout),
+        )
     cache = trial.suggest_categorical("cache_policy", list(space.cache_policy))
-    return Configuration(raid, layout, cache, ranks, stripe)
+    snap = dr = False
+    if len(space.snapshots) > 1 or space.snapshots[0]:
+        snap = trial.suggest_categorical("snapshots", list(space.snapshots))
+    if len(space.data_reduction) > 1 or space.data_reduction[0]:
+        dr = trial.suggest_categorical("data_reduction", list(space.data_reduction))
+    return Configuration(raid, layout, cache, ranks, stripe, snap, dr)
 
 
 def recover(study: optuna.Study) -> int:
@@ -71,13 +86,23 @@ def waiting_keys(study: optuna.Study) -> set[str]:
     return {Configuration.from_params(p).key for p in fixed if p}
 
 
-def enqueue(study: optuna.Study, configs: list[Configuration]) -> int:
+def trial_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
+    """The configuration as the trial parameters ``suggest_configuration`` asks for."""
+    params = config.params()
+    if config.layout in MULTI_RANK_LAYOUTS:
+        for dim in ("ranks", "stripe_kib"):
+            if isinstance(getattr(space, dim), dict):
+                params[f"{dim}_{config.layout}"] = params.pop(dim)
+    return params
+
+
+def enqueue(study: optuna.Study, configs: list[Configuration], space: ConfigSpace) -> int:
     """Enqueue configurations that are neither completed nor already waiting."""
     done = completed_keys(study) | waiting_keys(study)
     n = 0
     for config in configs:
         if config.key not in done:
-            study.enqueue_trial(config.params())
+            study.enqueue_trial(trial_params(config, space))
             done.add(config.key)
             n += 1
     return n

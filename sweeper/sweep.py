@@ -200,7 +200,9 @@ class Sweeper:
         if self.spec.study.mode == "grid" or self.spec.study.seed_configurations:
             seeds = [Configuration.from_key(k) for k in self.spec.study.seed_configurations]
             enqueue(
-                study, seeds + (self.plan.configurations if self.spec.study.mode == "grid" else [])
+                study,
+                seeds + (self.plan.configurations if self.spec.study.mode == "grid" else []),
+                self.spec.config_space,
             )
         repeats = 0
         try:
@@ -374,6 +376,8 @@ class Sweeper:
             "ranks": config.rank_count,
             "stripe_kib": config.stripe_kib,
             "cache_policy": config.cache_policy,
+            "snapshots": config.snapshots,
+            "data_reduction": config.data_reduction,
             "pattern": cell.pattern.name,
             "block_size": cell.block_size,
             "iodepth": cell.concurrency.iodepth,
@@ -415,6 +419,9 @@ class Sweeper:
             "working_set": m.working_set,
             "array_state": (out.extra.get("array_state") if out else None),
         }
+        if out and out.extra.get("model"):
+            # The simulated array says which mechanisms decided the run (hit ratio, bottleneck).
+            disclosure["model"] = out.extra["model"]
         row["disclosure"] = json.dumps(disclosure, sort_keys=True, default=str)
         return row
 
@@ -430,6 +437,8 @@ class Sweeper:
                 "ranks": config.rank_count,
                 "stripe_kib": config.stripe_kib,
                 "cache_policy": config.cache_policy,
+                "snapshots": config.snapshots,
+                "data_reduction": config.data_reduction,
                 "reconfig_array_time_s": reconfig_s,
                 "ansible_status": play.status,
                 "ansible_rc": play.rc,

@@ -79,7 +79,14 @@ BAD = [
     (mutate(("config_space", "raid_level", 0), "raid4"), "config_space.raid_level[0]: Input should be"),
     (mutate(("config_space", "raid_level", 0), "raid1"),
      "config_space.raid_level[0]: 'raid1' is not supported by platform 'sim'"),
-    (mutate(("config_space", "stripe_kib", 0), 1000), "config_space.stripe_kib: [0] 1000 KiB is not a power of two"),
+    (mutate(("config_space", "stripe_kib", "host_stripe", 0), 1000), "config_space.stripe_kib: host_stripe[0] 1000 KiB is not a power of two"),
+    (mutate(("config_space", "stripe_kib", "pool_stripe", 0), 2048), "offers extents of 16384, 1048576 KiB"),
+    (mutate(("config_space", "ranks"), {"host_stripe": [4]}), "ranks has no values for layout pool_stripe"),
+    (mutate(("config_space", "ranks"), [11]), "11 ranks of raid5 exceed the 10"),
+    (mutate(("config_space", "snapshots"), [True, "maybe"]), "config_space.snapshots[1]"),
+    (mutate(("config_space", "data_reduction"), [True]), "profile ds8800-like has no data reduction"),
+    (mutate(("matrix", "working_set"), "7t"), "larger than the 6,300 GB a 1-rank raid5 volume holds"),
+    (mutate(("platform_options", "health"), "tired"), "platform_options.health: 'tired' is not one of optimal, degraded, rebuilding"),
     (mutate(("config_space", "ranks", 0), 40), "40 ranks of raid10 exceed the 10"),
     (mutate(("config_space",), DELETE), "config_space: required key is missing"),
     (mutate(("name",), "bad name!"), "name: 'bad name!' is not a sweep name"),
@@ -176,7 +183,7 @@ def test_cli_check_shows_plan_and_writes_nothing(tmp_path: Path) -> None:
     assert "9 configuration(s) × 32 cell(s) × 3 repetition(s) = 864 runs" in " ".join(
         proc.stdout.split()
     )
-    assert "raid10/pool_stripe/ranks4/stripe1024k/wb-ra" in proc.stdout
+    assert "raid10/pool_stripe/ranks4/stripe1g/wb-ra" in proc.stdout
     assert "nothing was changed" in proc.stdout
     assert not store.exists()
     assert list(tmp_path.iterdir()) == []

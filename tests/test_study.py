@@ -24,8 +24,8 @@ def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> N
     spec, _ = load_spec(QUICK)
     configs = enumerate_configurations(spec.config_space)
     study = open_study(spec, tmp_path)
-    assert enqueue(study, configs) == 9
-    assert enqueue(study, configs) == 0
+    assert enqueue(study, configs, spec.config_space) == 9
+    assert enqueue(study, configs, spec.config_space) == 0
     assert waiting_keys(study) == {c.key for c in configs}
 
     trial = study.ask()  # the first in build order, as enqueued
@@ -37,7 +37,9 @@ def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> N
     reopened = open_study(spec, tmp_path)
     assert recover(reopened) == 1
     assert reopened.trials[trial.number].state == TrialState.FAIL
-    assert enqueue(reopened, configs) == 1  # only the lost configuration comes back
+    assert (
+        enqueue(reopened, configs, spec.config_space) == 1
+    )  # only the lost configuration comes back
     assert completed_keys(reopened) == set()
 
 
@@ -45,8 +47,11 @@ def test_multi_rank_layouts_suggest_ranks_and_stripe(tmp_path: Path) -> None:
     spec, _ = load_spec(QUICK)
     study = open_study(spec, tmp_path)
     multi = [c for c in enumerate_configurations(spec.config_space) if c.ranks]
-    enqueue(study, multi[:1])
+    enqueue(study, multi[:1], spec.config_space)
     trial = study.ask()
     config = suggest_configuration(trial, spec.config_space)
     assert config == multi[0]
-    assert trial.params["ranks"] == 4 and trial.params["stripe_kib"] == 1024
+    # a per-layout value list (stripe_kib here) gives each layout's parameter its own choices
+    layout = multi[0].layout
+    assert trial.params["ranks"] == 4
+    assert trial.params[f"stripe_kib_{layout}"] == multi[0].stripe_kib

@@ -38,7 +38,7 @@ def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
         ]
     problems = cls.option_problems(spec.platform_options)
     space = spec.config_space
-    for dim, allowed in cls.supported.items():
+    for dim, allowed in cls.supported_values(spec.platform_options).items():
         for i, value in enumerate(getattr(space, dim)):
             if value not in allowed:
                 shown = ", ".join(str(a) for a in allowed)
@@ -53,7 +53,7 @@ def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
     reasons: dict[str, list[str]] = {}
     configs = enumerate_configurations(space)
     for config in configs:
-        for reason in cls.configuration_problems(config, spec.platform_options):
+        for reason in cls.configuration_problems(config, spec.platform_options, spec.matrix):
             reasons.setdefault(reason, []).append(config.key)
     for reason, keys in reasons.items():
         problems.append(

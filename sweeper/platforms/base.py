@@ -51,13 +51,20 @@ class Platform(ABC):
         self.state_dir = state_dir
 
     @classmethod
+    def supported_values(cls, options: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+        """Per dimension, the values this platform can build with these options."""
+        return cls.supported
+
+    @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
         """Problems with the spec's ``platform_options`` as (location, message)."""
         return []
 
     @classmethod
-    def configuration_problems(cls, config: Configuration, options: dict[str, Any]) -> list[str]:
-        """Why this platform cannot build ``config`` (empty if it can)."""
+    def configuration_problems(
+        cls, config: Configuration, options: dict[str, Any], matrix: Any = None
+    ) -> list[str]:
+        """Why this platform cannot build ``config`` or run ``matrix`` on it (empty if it can)."""
         return []
 
     @abstractmethod

@@ -14,33 +14,59 @@ from sweeper.fio import render_job
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.sim.model import ArrayState, Job, simulate_fio
 from sweeper.sim.profile import ArrayProfile, list_profiles, load_profile
-from sweeper.spec import CACHE_POLICIES, LAYOUTS
+from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import parse_size
 from sweeper.workload import WorkloadCell
 
 SIM_TARGET = "/dev/raidsweep/test-volume"
 DEFAULT_WORKING_SET = 360 * 1024**3  # the reference study's working set
-OPTION_KEYS = {"profile"}
+HEALTH = ("optimal", "degraded", "rebuilding")
+OPTION_KEYS = {"profile", "health"}
+
+
+def _profile(options: dict[str, Any]) -> ArrayProfile:
+    return load_profile(options.get("profile", "ds8800-like"))
 
 
 class SimPlatform(Platform):
     name = "sim"
+    # The profile decides which of these its hardware can build (configuration_problems).
     supported = {
-        "raid_level": ("raid5", "raid6", "raid10"),
+        "raid_level": RAID_LEVELS,
         "layout": LAYOUTS,
         "cache_policy": CACHE_POLICIES,
     }
 
     def __init__(self, options: dict[str, Any], state_dir: Path):
         super().__init__(options, state_dir)
-        self.profile = load_profile(options.get("profile", "ds8800-like"))
+        self.profile = _profile(options)
+        self.health = options.get("health", "optimal")
+
+    @classmethod
+    def supported_values(cls, options: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+        try:
+            profile = _profile(options)
+        except (InputError, TypeError):
+            return cls.supported  # option_problems reports the profile itself
+        levels = tuple(r for r in RAID_LEVELS if r in profile.raid_groups)
+        return cls.supported | {"raid_level": levels}
 
     @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
         problems: list[tuple[list[str | int], str]] = []
         for key in options:
             if key not in OPTION_KEYS:
-                problems.append((["platform_options", key], "unknown key for platform 'sim'"))
+                problems.append(
+                    (
+                        ["platform_options", key],
+                        f"unknown key for platform 'sim' (known: {', '.join(sorted(OPTION_KEYS))})",
+                    )
+                )
+        health = options.get("health", "optimal")
+        if health not in HEALTH:
+            problems.append(
+                (["platform_options", "health"], f"{health!r} is not one of {', '.join(HEALTH)}")
+            )
         name = options.get("profile", "ds8800-like")
         if not isinstance(name, str) or name not in list_profiles():
             problems.append(
@@ -57,23 +83,51 @@ class SimPlatform(Platform):
         return problems
 
     @classmethod
-    def configuration_problems(cls, config: Configuration, options: dict[str, Any]) -> list[str]:
-        profile = load_profile(options.get("profile", "ds8800-like"))
-        if config.raid_level not in profile.raid_groups:
-            return [f"profile {profile.name} has no {config.raid_level} groups"]
-        limit = profile.max_ranks(config.raid_level)
+    def configuration_problems(
+        cls, config: Configuration, options: dict[str, Any], matrix: Any = None
+    ) -> list[str]:
+        p = _profile(options)
+        level = config.raid_level
+        if level not in p.raid_groups:
+            return [f"profile {p.name} has no {level} groups (it has {', '.join(p.raid_groups)})"]
+        problems = []
+        limit = p.max_ranks(level)
         if config.rank_count > limit:
-            return [
-                f"{config.rank_count} ranks of {config.raid_level} exceed the {limit} "
-                f"that profile {profile.name}'s drives allow"
-            ]
-        return []
+            problems.append(
+                f"{config.rank_count} ranks of {level} exceed the {limit} that profile "
+                f"{p.name}'s {p.drives.count} drives in sites of {p.site_width} allow"
+            )
+        if config.layout == "pool_stripe" and config.stripe_kib is not None:
+            if config.stripe_kib not in p.pool.extent_kib:
+                sizes = ", ".join(str(e) for e in p.pool.extent_kib)
+                problems.append(
+                    f"pool_stripe spreads extents of {config.stripe_kib} KiB, but profile "
+                    f"{p.name} offers extents of {sizes} KiB"
+                )
+            if p.full_stripe_kib(level) > config.stripe_kib:
+                problems.append(
+                    f"a {level} stripe of {p.full_stripe_kib(level)} KiB is larger than the "
+                    f"{config.stripe_kib} KiB extent"
+                )
+        if config.snapshots and p.snapshots is None:
+            problems.append(f"profile {p.name} has no snapshots")
+        if config.data_reduction and p.data_reduction is None:
+            problems.append(f"profile {p.name} has no data reduction")
+        working_set = getattr(matrix, "working_set", None) or DEFAULT_WORKING_SET
+        usable = p.usable_gb(level, config.rank_count) * 1e9
+        if working_set > usable:
+            problems.append(
+                f"the working set ({working_set / 1e9:,.0f} GB) is larger than the "
+                f"{usable / 1e9:,.0f} GB a {config.rank_count}-rank {level} volume holds"
+            )
+        return problems
 
     def extravars(self, config: Configuration) -> dict[str, Any]:
         return {
             "raidsweep_platform": "sim",
             "sim_state_dir": str(self.state_dir),
             "sim_profile": self.profile.name,
+            "sim_health": self.health,
             **config.params(),
         }
 
@@ -84,20 +138,28 @@ class SimPlatform(Platform):
         return SimRunner(self.profile, self.state_dir, matrix, seed)
 
     def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
-        p = self.profile
-        rebuild = (
+        """What the array would need: formatting ranks dominates, as on real arrays."""
+        t = self.profile.timing
+        if (
             previous is None
             or previous.raid_level != new.raid_level
             or previous.rank_count != new.rank_count
-        )
-        if rebuild:
-            # Rank formats run in parallel, each at the drives' format rate.
-            return p.drives.capacity_gb * 1e9 / (p.rank_init_mib_s * 1024**2) + p.volume_create_s
-        if previous.layout != new.layout or previous.stripe_kib != new.stripe_kib:
-            return p.volume_create_s
-        if previous.cache_policy != new.cache_policy:
-            return p.cache_policy_change_s
-        return 0.0
+        ):
+            # Every drive of the new ranks formats at once, each at the drives' format rate.
+            drive_bytes = self.profile.drives.capacity_gb * 1e9
+            return drive_bytes / (t.rank_init_mib_s * 1024**2) + t.volume_create_s
+        seconds = 0.0
+        if (
+            previous.layout != new.layout
+            or previous.stripe_kib != new.stripe_kib
+            or previous.data_reduction != new.data_reduction
+        ):
+            seconds += t.volume_create_s
+        elif previous.cache_policy != new.cache_policy:
+            seconds += t.cache_policy_change_s
+        if new.snapshots and (seconds or not previous.snapshots) and self.profile.snapshots:
+            seconds += self.profile.snapshots.create_s
+        return seconds
 
 
 def read_job_file(text: str) -> tuple[dict[str, str], dict[str, str], str]:
@@ -154,11 +216,17 @@ class SimRunner(WorkloadRunner):
             ranks=int(s["ranks"]),
             stripe_kib=int(s["stripe_kib"]) if s.get("stripe_kib") else None,
             cache_policy=s["cache_policy"],
+            snapshots=bool(s.get("snapshots", False)),
+            data_reduction=bool(s.get("data_reduction", False)),
+            health=s.get("health", "optimal"),
         )
 
     def config_key(self) -> str:
         s = self.state_raw
-        params = {k: s.get(k) for k in ("raid_level", "layout", "cache_policy")}
+        params = {
+            k: s.get(k)
+            for k in ("raid_level", "layout", "cache_policy", "snapshots", "data_reduction")
+        }
         if s["layout"] != "single_rank":
             params |= {"ranks": int(s["ranks"]), "stripe_kib": int(s["stripe_kib"])}
         return Configuration.from_params(params).key
@@ -187,13 +255,14 @@ class SimRunner(WorkloadRunner):
             seed=(self.seed, self.config_key(), cell.key, repetition),
             timestamp=int(time.time()),
         )
+        explain = out.pop("raidsweep_model")
         return RunOutput(
-            stdout=json.dumps(out, indent=1),
+            stdout=json.dumps(out),
             stderr="",
             exit_code=0,
             array_time_s=job.ramp_s + job.runtime_s,
             tool="raidsweep-sim",
             tool_version=f"profile {self.profile.name}",
             job_file=job_text,
-            extra={"array_state": self.state_raw},
+            extra={"array_state": self.state_raw, "model": explain},
         )

@@ -1,15 +1,20 @@
-"""Array profiles: the hardware the simulated array models, from YAML."""
+"""Array profiles: the hardware the simulated array models, from YAML.
+
+Every field is a physical property or a named mechanism of the array; ``README.md`` beside
+this file says where each one enters the model.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from sweeper.yamlsource import load_model
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
+MIRRORED = ("raid1", "raid10")
 
 
 class _Strict(BaseModel):
@@ -17,62 +22,201 @@ class _Strict(BaseModel):
 
 
 class Drives(_Strict):
+    """One kind of drive: rotating (seek + rotation + transfer) or flash (dies + bus)."""
+
     type: Literal["hdd", "ssd", "nvme"]
     count: int = Field(gt=0)
     capacity_gb: float = Field(gt=0)
-    rpm: int | None = Field(default=None, gt=0)
-    avg_seek_ms: float = Field(default=0.0, ge=0)
-    transfer_mib_s: float = Field(gt=0)
-    read_us: float = Field(default=0.0, ge=0)
-    program_us: float = Field(default=0.0, ge=0)
-    parallelism: int = Field(default=1, ge=1)
+    transfer_mib_s: float = Field(gt=0, description="media or bus rate of one drive")
+    # rotating drives
+    rpm: int | None = Field(default=None, ge=3600, le=20000)
+    avg_seek_ms: float | None = Field(default=None, gt=0, description="full-stroke average")
+    track_seek_ms: float = Field(default=0.3, ge=0, description="shortest (track-to-track) seek")
+    # flash drives
+    read_us: float | None = Field(default=None, gt=0, description="page read on one die")
+    program_us: float | None = Field(default=None, gt=0, description="page program on one die")
+    parallelism: int = Field(default=1, ge=1, le=1024, description="dies working at once")
+    write_amplification: float = Field(default=1.0, ge=1.0, le=20.0)
+
+    @model_validator(mode="after")
+    def _kind(self) -> Drives:
+        if self.type == "hdd":
+            if self.rpm is None or self.avg_seek_ms is None:
+                raise ValueError("a hdd needs rpm and avg_seek_ms")
+            if self.track_seek_ms > self.avg_seek_ms:
+                raise ValueError("track_seek_ms is longer than avg_seek_ms")
+        elif self.read_us is None or self.program_us is None:
+            raise ValueError(f"a {self.type} drive needs read_us and program_us")
+        return self
+
+    @property
+    def rotating(self) -> bool:
+        return self.type == "hdd"
 
 
 class RaidGroup(_Strict):
     data: int = Field(gt=0)
     redundancy: int = Field(ge=0)
 
+    @property
+    def width(self) -> int:
+        return self.data + self.redundancy
 
-class Controller(_Strict):
-    iops: float = Field(gt=0)
-    mib_s: float = Field(gt=0)
-    hit_latency_us: float = Field(gt=0)
+
+class Controllers(_Strict):
+    count: int = Field(ge=1, le=16)
+    iops: float = Field(gt=0, description="I/O operations one controller processes per second")
+    mib_s: float = Field(gt=0, description="data-path bandwidth of one controller")
+    hit_latency_us: float = Field(gt=0, description="a cache hit or a write into write cache")
+
+
+class FlashTier(_Strict):
+    """A flash cache tier in front of the capacity drives (hybrid arrays)."""
+
+    capacity_gib: float = Field(gt=0)
+    devices: int = Field(gt=0)
+    read_us: float = Field(gt=0)
+    program_us: float = Field(gt=0)
+    parallelism: int = Field(default=8, ge=1)
+    transfer_mib_s: float = Field(gt=0)
+    write_share: float = Field(
+        default=0.3, gt=0, lt=1, description="share of the tier that buffers writes"
+    )
+
+
+class Cache(_Strict):
+    read_gib: float = Field(ge=0, description="controller DRAM cache, split over controllers")
+    write_gib: float = Field(ge=0, description="write cache (NVS), split over controllers")
+    efficiency: float = Field(
+        default=0.9, gt=0, le=1, description="share of the cache that holds the volume's data"
+    )
+    prefetch_hit: float = Field(
+        default=0.97, ge=0, le=1, description="sequential reads served by read-ahead"
+    )
+    flash_tier: FlashTier | None = None
+
+
+class Affinity(_Strict):
+    """How many controllers serve a volume of each layout (the rest never see its I/O)."""
+
+    single_rank: Literal["one", "all"] = "one"
+    host_stripe: Literal["one", "all"] = "all"
+    pool_stripe: Literal["one", "all"] = "one"
+
+
+class Pool(_Strict):
+    """Extent pools (rotate-extents volumes)."""
+
+    extent_kib: list[int] = Field(min_length=1, description="extent sizes the array offers")
+    extent_map_us: float = Field(
+        default=0.0, ge=0, description="controller time to look up a pool volume's extent map"
+    )
+
+    @field_validator("extent_kib")
+    @classmethod
+    def _power_of_two(cls, v: list[int]) -> list[int]:
+        for i, extent in enumerate(v):
+            if extent <= 0 or extent & (extent - 1):
+                raise ValueError(f"[{i}] {extent} KiB is not a power of two")
+        return v
 
 
 class Host(_Strict):
-    links: int = Field(gt=0)
-    link_mib_s: float = Field(gt=0)
-    io_overhead_us: float = Field(ge=0)
+    hbas: int = Field(gt=0)
+    link_mib_s: float = Field(gt=0, description="one host link (HBA port)")
+    hba_iops: float = Field(gt=0)
+    cores: int = Field(gt=0)
+    sync_us: float = Field(ge=0, description="host CPU per I/O with a blocking engine")
+    async_us: float = Field(ge=0, description="host CPU per I/O with libaio or io_uring")
+    split_us: float = Field(default=0.0, ge=0, description="host CPU per extra LVM stripe piece")
+
+
+class Snapshots(_Strict):
+    grain_kib: int = Field(gt=0, description="unit copied on the first write after a snapshot")
+    metadata_ios: float = Field(ge=0, description="back-end I/Os to update the snapshot map")
+    create_s: float = Field(ge=0)
+
+
+class DataReduction(_Strict):
+    ratio: float = Field(ge=1.0, description="bytes written per byte stored")
+    write_us_per_kib: float = Field(ge=0, description="controller CPU to hash and compress")
+    read_us_per_kib: float = Field(ge=0, description="controller CPU to decompress")
+    metadata_ios: float = Field(ge=0, description="back-end I/Os per miss for the lookup tables")
+
+
+class Timing(_Strict):
+    rank_init_mib_s: float = Field(gt=0, description="per-drive rate of a rank's format")
+    rebuild_mib_s: float = Field(gt=0, description="rebuild rate onto a spare drive")
+    rebuild_share: float = Field(
+        default=0.3, ge=0, lt=1, description="back-end share a rebuild takes from the host"
+    )
+    volume_create_s: float = Field(ge=0)
+    cache_policy_change_s: float = Field(ge=0)
 
 
 class ArrayProfile(_Strict):
     name: str
     description: str = ""
     drives: Drives
-    site_width: int = Field(gt=0)
-    raid_groups: dict[str, RaidGroup]
-    controllers: int = Field(ge=1, le=16)
-    controller: Controller
-    cache_gib: float = Field(ge=0)
+    site_width: int = Field(gt=0, description="drives per array site; ranks are built in sites")
+    strip_kib: int = Field(gt=0, description="contiguous data on one drive of a rank")
+    raid_groups: dict[Literal["raid0", "raid1", "raid5", "raid6", "raid10"], RaidGroup] = Field(
+        min_length=1
+    )
+    controllers: Controllers
+    cache: Cache
+    affinity: Affinity = Affinity()
+    pool: Pool
     host: Host
-    rank_init_mib_s: float = Field(gt=0)
-    volume_create_s: float = Field(ge=0)
-    cache_policy_change_s: float = Field(ge=0)
-    noise_cv: float = Field(ge=0, le=0.5)
+    snapshots: Snapshots | None = None
+    data_reduction: DataReduction | None = None
+    timing: Timing
+    noise_cv: float = Field(ge=0, le=0.5, description="run-to-run spread of throughput")
+
+    @field_validator("site_width")
+    @classmethod
+    def _sites(cls, v: int, info: ValidationInfo) -> int:
+        drives = info.data.get("drives")
+        if drives is not None and drives.count < v:
+            raise ValueError(f"{drives.count} drives do not fill one site of {v}")
+        return v
+
+    @field_validator("raid_groups")
+    @classmethod
+    def _groups(cls, v: dict[str, RaidGroup], info: ValidationInfo) -> dict[str, RaidGroup]:
+        site = info.data.get("site_width")
+        need = {"raid0": 0, "raid5": 1, "raid6": 2}
+        for level, group in v.items():
+            if level in MIRRORED and group.data != group.redundancy:
+                raise ValueError(
+                    f"{level}: a mirror needs one copy per data drive "
+                    f"({group.data}+{group.redundancy} is not an even group width)"
+                )
+            if level in need and group.redundancy != need[level]:
+                raise ValueError(
+                    f"{level}: {level} has redundancy {need[level]}, not {group.redundancy}"
+                )
+            if site is not None and group.width > site:
+                raise ValueError(f"{level}: {group.width} drives do not fit a site of {site}")
+        return v
 
     @property
     def sites(self) -> int:
         return self.drives.count // self.site_width
 
     def max_ranks(self, raid_level: str) -> int:
-        """Ranks of this level the drives allow: one rank per site of ``site_width`` drives."""
+        """Ranks of this level the drives allow: whole groups inside sites of ``site_width``."""
         group = self.raid_groups[raid_level]
-        width = group.data + group.redundancy
-        return self.sites * (self.site_width // width) if width <= self.site_width else 0
+        return self.sites * (self.site_width // group.width)
 
     def rank_drives(self, raid_level: str) -> int:
-        group = self.raid_groups[raid_level]
-        return group.data + group.redundancy
+        return self.raid_groups[raid_level].width
+
+    def full_stripe_kib(self, raid_level: str) -> int:
+        return self.raid_groups[raid_level].data * self.strip_kib
+
+    def usable_gb(self, raid_level: str, ranks: int) -> float:
+        return ranks * self.raid_groups[raid_level].data * self.drives.capacity_gb
 
 
 def list_profiles() -> list[str]:
