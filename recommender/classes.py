@@ -88,11 +88,37 @@ def shipped_class_names() -> list[str]:
     return sorted(p.stem for p in CLASS_DIR.glob("*.yaml"))
 
 
-def load_class(name_or_path: str | Path) -> WorkloadClass:
+PROJECT_ROOT = CLASS_DIR.parent.parent
+
+
+def class_path(name_or_path: str | Path) -> Path:
+    """A shipped class by name, or a class file (relative paths: to the project)."""
     path = Path(name_or_path)
     if not path.suffix:
-        path = CLASS_DIR / f"{name_or_path}.yaml"
-    return load_model(path, WorkloadClass, "a workload class")
+        return CLASS_DIR / f"{name_or_path}.yaml"
+    if path.is_absolute() or not (PROJECT_ROOT / path).exists():
+        return path
+    return PROJECT_ROOT / path
+
+
+def resolve_class(name: str, spec_dir: Path) -> str:
+    """How a spec's class entry is kept: a name, or a path relative to the project when the
+    file lies inside it (so rankings load it from anywhere), else absolute."""
+    path = Path(name)
+    if not path.suffix:
+        return name
+    for base in (spec_dir, PROJECT_ROOT):
+        candidate = (base / path).resolve()
+        if candidate.exists():
+            try:
+                return str(candidate.relative_to(PROJECT_ROOT))
+            except ValueError:
+                return str(candidate)
+    return name
+
+
+def load_class(name_or_path: str | Path) -> WorkloadClass:
+    return load_model(class_path(name_or_path), WorkloadClass, "a workload class")
 
 
 def load_classes(names: list[str]) -> list[WorkloadClass]:

@@ -284,8 +284,12 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
         problems.append(f"line {line}: inventory: {spec.inventory!r} does not exist")
 
     # Platform and class checks need their registries; imported here to keep spec importable alone.
-    from recommender.classes import class_problems
+    from recommender.classes import class_problems, resolve_class
     from sweeper.platforms import platform_problems
+
+    # Class files are named relative to the spec, like its inventory.
+    spec_dir = Path(path).resolve().parent
+    spec = spec.model_copy(update={"classes": [resolve_class(c, spec_dir) for c in spec.classes]})
 
     for loc, msg in platform_problems(spec) + class_problems(spec):
         line = source.line_of(loc)
