@@ -152,3 +152,74 @@ def _profile_path():
     from sweeper.sim.profile import PROFILE_DIR
 
     return PROFILE_DIR / "ds8800-like.yaml"
+
+
+def test_a_failed_drive_slows_random_reads_and_a_rebuild_more() -> None:
+    j = job("randread", jobs=32)
+    base = state("raid5", "host_stripe")
+    optimal = iops(base, j)
+    degraded = iops(ArrayState(**{**base.__dict__, "health": "degraded"}), j)
+    rebuilding = iops(ArrayState(**{**base.__dict__, "health": "rebuilding"}), j)
+    assert optimal > degraded > rebuilding
+
+
+def test_snapshots_cost_first_writes_and_fade_with_long_runs() -> None:
+    s = state("raid5", "pool_stripe", "wt-ra")
+    snap = ArrayState(**{**s.__dict__, "snapshots": True})
+    short = Job("randwrite", 0.0, 8192, 1, 16, "psync", 60, 5, 8 * GIB)
+    long = Job("randwrite", 0.0, 8192, 1, 16, "psync", 7200, 5, 8 * GIB)
+    assert iops(snap, short) < 0.8 * iops(s, short)
+    assert iops(snap, long) / iops(s, long) > iops(snap, short) / iops(s, short)
+
+
+def test_data_reduction_costs_controller_time_on_writes() -> None:
+    flash = load_profile("allflash-nvme")
+    s = ArrayState("raid6", "pool_stripe", 4, 16384, "wb-ra")
+    dr = ArrayState(**{**s.__dict__, "data_reduction": True})
+    j = Job("randwrite", 0.0, 32768, 32, 8, "libaio", 60, 5, 10 * 10**12)
+    plain, reduced = predict(flash, s, j), predict(flash, dr, j)
+    assert reduced.iops < plain.iops and reduced.write_lat_s > plain.write_lat_s
+
+
+def test_latency_percentiles_come_from_the_mixture() -> None:
+    # 8k random reads with a 32% hit ratio: p50 lies among misses, p1 among hits.
+    out = simulate_fio(
+        PROFILE, state("raid5", "host_stripe"), job("randread", jobs=20), job_name="t",
+        job_options={}, global_options={}, seed=(1,), timestamp=0,
+    )  # fmt: skip
+    pct = {float(k): v for k, v in out["jobs"][0]["read"]["clat_ns"]["percentile"].items()}
+    assert pct[1.0] < 1_000_000 < pct[50.0] < pct[99.0] < pct[99.9] < pct[99.99]
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        ("raid10: {data: 4, redundancy: 4}", "raid10: {data: 4, redundancy: 3}"),
+        ("raid5: {data: 7, redundancy: 1}", "raid5: {data: 8, redundancy: 1}"),
+        ("rpm: 10000", "rpm: null"),
+        ("extent_kib: [16384, 1048576]", "extent_kib: [16384, 1000]"),
+    ],
+)
+def test_an_inconsistent_profile_is_rejected_with_its_place(tmp_path, edit, problem) -> None:
+    text = _profile_path().read_text()
+    assert edit in text
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace(edit, problem))
+    with pytest.raises(InputError) as info:
+        load_profile(str(bad))
+    rendered = info.value.render()
+    place = {"raid10": "raid_groups", "raid5": "raid_groups", "rpm": "drives", "extent": "pool"}
+    assert place[edit.split(":")[0].split("_")[0]] in rendered
+    assert any(
+        w in rendered for w in ("odd", "even group width", "do not fit", "rpm", "power of two")
+    )
+
+
+def test_a_stripe_larger_than_the_extent_is_rejected(tmp_path, monkeypatch) -> None:
+    small = PROFILE.model_copy(
+        update={"pool": PROFILE.pool.model_copy(update={"extent_kib": [1024]})}
+    )
+    monkeypatch.setattr("sweeper.platforms.sim._profile", lambda options: small)
+    config = Configuration("raid5", "pool_stripe", "wb-ra", 4, 1024)
+    (problem,) = SimPlatform.configuration_problems(config, {})
+    assert problem == "a raid5 stripe of 1792 KiB is larger than the 1024 KiB extent"
