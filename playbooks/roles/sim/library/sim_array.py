@@ -1,5 +1,9 @@
 #!/usr/bin/python
-"""Ansible module: put the simulated array into a configuration and report its state."""
+"""Ansible module: put the simulated array into a configuration and report its state.
+
+Documentation only: the work is done by the role's action plugin of the same name
+(``action_plugins/sim_array.py``), which runs in the controller like ``set_fact``.
+"""
 
 from __future__ import annotations
 
@@ -38,69 +42,3 @@ previous_state:
   type: dict
   returned: always
 """
-
-import json  # noqa: E402
-import os  # noqa: E402
-import tempfile  # noqa: E402
-
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-
-
-def _read(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        return {}
-
-
-def _write_atomic(path: str, data: dict) -> None:
-    # The runner must never read a half-written state: write beside, fsync, rename.
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".array-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def main() -> None:
-    module = AnsibleModule(
-        argument_spec={
-            "state_dir": {"type": "path", "required": True},
-            "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
-            "configuration": {"type": "dict", "required": False},
-        },
-        required_if=[("state", "present", ["configuration"])],
-        supports_check_mode=True,
-    )
-    state_dir = module.params["state_dir"]
-    if not os.path.isabs(state_dir):
-        module.fail_json(msg=f"state_dir must be an absolute path, not {state_dir!r}")
-    path = os.path.join(state_dir, "array.json")
-    previous = _read(path)
-    wanted = module.params["configuration"] if module.params["state"] == "present" else {}
-    changed = previous != wanted
-    result = {"changed": changed, "previous_state": previous, "array_state": wanted}
-    if changed:
-        result["diff"] = {"before": previous, "after": wanted}
-    if changed and not module.check_mode:
-        if wanted:
-            os.makedirs(state_dir, mode=0o755, exist_ok=True)
-            _write_atomic(path, wanted)
-        else:
-            os.unlink(path)
-    if module.check_mode:
-        result["array_state"] = previous
-    module.exit_json(**result)
-
-
-if __name__ == "__main__":
-    main()
