@@ -356,12 +356,14 @@ class Sweeper:
         except Exception as exc:  # a failed run is stored with its cause, never lost
             error = f"{type(exc).__name__}: {exc}"
         row = self._run_row(
-            config, cell, address, out, parsed, error, started, time.monotonic() - t0
+            config, cell, address, out, parsed, error, started, time.monotonic() - t0, play
         )
         self.store.put_run(row)
         return error is None, (out.array_time_s if out else 0.0)
 
-    def _run_row(self, config, cell, address, out, parsed, error, started, wall) -> dict[str, Any]:
+    def _run_row(
+        self, config, cell, address, out, parsed, error, started, wall, play
+    ) -> dict[str, Any]:
         m = self.spec.matrix
         row: dict[str, Any] = {
             "sweep_id": address.sweep_id,
@@ -418,7 +420,11 @@ class Sweeper:
             "runtime_s": m.runtime,
             "working_set": m.working_set,
             "array_state": (out.extra.get("array_state") if out else None),
+            # The storage as Ansible found it when it configured it (devices, filesystems).
+            "facts": play.facts,
         }
+        if out and out.extra.get("fill"):
+            disclosure["fill"] = out.extra["fill"]
         if out and out.extra.get("model"):
             # The simulated array says which mechanisms decided the run (hit ratio, bottleneck).
             disclosure["model"] = out.extra["model"]

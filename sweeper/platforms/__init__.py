@@ -7,9 +7,10 @@ from typing import Any
 
 from sweeper.configuration import enumerate_configurations
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
+from sweeper.platforms.local import LocalPlatform
 from sweeper.platforms.sim import SimPlatform
 
-PLATFORMS: dict[str, type[Platform]] = {SimPlatform.name: SimPlatform}
+PLATFORMS: dict[str, type[Platform]] = {p.name: p for p in (SimPlatform, LocalPlatform)}
 
 __all__ = [
     "PLATFORMS",
@@ -50,6 +51,9 @@ def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
                 )
     if problems:
         return problems
+    problems += [
+        (["config_space"], msg) for msg in cls.space_problems(space, spec.platform_options)
+    ]
     reasons: dict[str, list[str]] = {}
     configs = enumerate_configurations(space)
     for config in configs:

@@ -61,6 +61,11 @@ class Platform(ABC):
         return []
 
     @classmethod
+    def space_problems(cls, space: Any, options: dict[str, Any]) -> list[str]:
+        """Why this platform cannot sweep ``space`` as a whole (empty if it can)."""
+        return []
+
+    @classmethod
     def configuration_problems(
         cls, config: Configuration, options: dict[str, Any], matrix: Any = None
     ) -> list[str]:

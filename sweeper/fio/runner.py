@@ -1,0 +1,102 @@
+"""Run real fio on a job file: find it, check its version, run it apart from our terminal."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+#: percentile_list, lat_percentiles and JSON+ bins are all there from this release on
+MIN_FIO_VERSION = (3, 12)
+_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
+
+
+class FioMissingError(RuntimeError):
+    """fio is not installed, not runnable, or older than ``MIN_FIO_VERSION``."""
+
+
+@dataclass(frozen=True)
+class Fio:
+    path: str
+    version: str  # as fio prints it, e.g. "fio-3.33"
+
+    @property
+    def version_tuple(self) -> tuple[int, int]:
+        m = _VERSION_RE.search(self.version)
+        return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+@dataclass(frozen=True)
+class FioOutput:
+    stdout: str
+    stderr: str
+    exit_code: int
+    wall_s: float
+    timed_out: bool = False
+
+
+@cache
+def find_fio(name: str = "fio") -> Fio:
+    """The fio on PATH and its version; raises FioMissingError saying what to do."""
+    path = shutil.which(name)
+    if path is None:
+        raise FioMissingError(f"{name} is not installed (on Debian: apt-get install fio)")
+    try:
+        out = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise FioMissingError(f"{path} --version failed: {exc}") from None
+    fio = Fio(path, out.stdout.strip() or out.stderr.strip())
+    if fio.version_tuple < MIN_FIO_VERSION:
+        need = ".".join(map(str, MIN_FIO_VERSION))
+        raise FioMissingError(f"{path} is {fio.version!r}; raidsweep needs fio {need} or newer")
+    return fio
+
+
+def run_fio(
+    fio: Fio,
+    job_file: Path,
+    *,
+    timeout_s: float,
+    output_format: str = "json+",
+    extra_args: tuple[str, ...] = (),
+) -> FioOutput:
+    """Run ``fio --output-format=FORMAT JOB_FILE``; stdout and stderr are kept apart.
+
+    fio starts in its own session: a Ctrl-C at the terminal asks the sweeper to stop after
+    the run in flight, and must not cut fio's run short (fio would report a truncated run
+    as if it were whole). A second Ctrl-C raises KeyboardInterrupt here, which kills fio.
+    """
+    cmd = [fio.path, f"--output-format={output_format}", *extra_args, str(job_file)]
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout_s,
+            start_new_session=True,
+            cwd=job_file.parent,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        return FioOutput(
+            stdout=_text(exc.stdout),
+            stderr=_text(exc.stderr) + f"\nfio did not finish within {timeout_s:.0f} s; killed",
+            exit_code=-9,
+            wall_s=time.monotonic() - started,
+            timed_out=True,
+        )
+    return FioOutput(proc.stdout, proc.stderr, proc.returncode, time.monotonic() - started)
+
+
+def _text(value: str | bytes | None) -> str:
+    if value is None:
+        return ""
+    return value.decode(errors="replace") if isinstance(value, bytes) else value

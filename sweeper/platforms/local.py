@@ -1,0 +1,209 @@
+"""The ``local`` platform: real fio on this host against a block device, loop, zram or file.
+
+Nothing can be reconfigured there, so the config space is one point that describes the
+target as it was built (a LUN configured by hand, a single disk). Ansible checks the target
+and gathers its facts; fio measures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.fio import render_job
+from sweeper.fio.runner import Fio, FioMissingError, find_fio, run_fio
+from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
+from sweeper.platforms.target import inspect_target, target_problems
+from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
+from sweeper.units import parse_size
+from sweeper.workload import WorkloadCell
+
+#: fio is given this long beyond ramp + runtime before it counts as hung
+TIMEOUT_GRACE_S = 60.0
+FILL_BLOCK = 1024**2
+
+
+class LocalOptions(BaseModel):
+    """``platform_options`` of the local platform."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: str
+    #: paths (any spelling: /dev/disk/by-id/… works) fio may overwrite; compared by realpath
+    allow: list[str] = Field(default_factory=list)
+    #: create the target as a file of this size when it does not exist
+    file_size: int | None = None
+    overwrite_signatures: bool = False
+    #: write the working set once before any read, so reads reach the medium
+    fill: bool = True
+    fio: str = "fio"
+
+    @field_validator("file_size", mode="before")
+    @classmethod
+    def _size(cls, v: Any) -> Any:
+        return None if v is None else parse_size(v)
+
+
+def _options(options: dict[str, Any]) -> LocalOptions:
+    return LocalOptions.model_validate(options)
+
+
+class LocalPlatform(Platform):
+    name = "local"
+    supported = {"raid_level": RAID_LEVELS, "layout": LAYOUTS, "cache_policy": CACHE_POLICIES}
+
+    def __init__(self, options: dict[str, Any], state_dir: Path):
+        super().__init__(options, state_dir)
+        self.opts = _options(options)
+
+    @classmethod
+    def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
+        try:
+            opts = _options(options)
+        except ValidationError as exc:
+            return [
+                (["platform_options", *e["loc"]], e["msg"].removeprefix("Value error, "))
+                for e in exc.errors()
+            ]
+        problems: list[tuple[list[str | int], str]] = [
+            (["platform_options", key], msg)
+            for key, msg in target_problems(
+                opts.target,
+                allow=opts.allow,
+                file_size=opts.file_size,
+                overwrite_signatures=opts.overwrite_signatures,
+            )
+        ]
+        try:
+            find_fio(opts.fio)
+        except FioMissingError as exc:
+            problems.append((["platform_options", "fio"], str(exc)))
+        return problems
+
+    @classmethod
+    def space_problems(cls, space: Any, options: dict[str, Any]) -> list[str]:
+        n = len(enumerate_configurations(space))
+        if n > 1:
+            return [
+                f"the local platform cannot reconfigure its target, so the config space must "
+                f"be one point that describes the target as it was built ({n} given)"
+            ]
+        return []
+
+    @classmethod
+    def configuration_problems(
+        cls, config: Configuration, options: dict[str, Any], matrix: Any = None
+    ) -> list[str]:
+        opts = _options(options)
+        working_set = getattr(matrix, "working_set", None)
+        target = inspect_target(opts.target)
+        capacity = target.size if target.kind != "missing" else (opts.file_size or 0)
+        if working_set and capacity and working_set > capacity:
+            return [
+                f"the working set ({working_set} bytes) is larger than {opts.target} "
+                f"({capacity} bytes)"
+            ]
+        return []
+
+    def extravars(self, config: Configuration) -> dict[str, Any]:
+        return {
+            "raidsweep_platform": "local",
+            "local_target": self.opts.target,
+            "local_file_size": self.opts.file_size,
+        }
+
+    def teardown_extravars(self) -> dict[str, Any]:
+        return {"raidsweep_platform": "local", "local_target": self.opts.target}
+
+    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
+        return LocalRunner(self.opts, self.state_dir, matrix)
+
+
+class LocalRunner(WorkloadRunner):
+    """Runs each cell's job file with real fio against the target (prepare fills it once)."""
+
+    def __init__(self, opts: LocalOptions, state_dir: Path, matrix: Any):
+        self.opts = opts
+        self.state_dir = state_dir
+        self.matrix = matrix
+        self.fio: Fio | None = None
+        self.working_set = 0
+        self.fill_record: dict[str, Any] = {}
+
+    def prepare(self) -> None:
+        self.fio = find_fio(self.opts.fio)
+        target = inspect_target(self.opts.target)
+        if target.kind not in ("block", "file"):
+            raise RuntimeError(f"{self.opts.target} is not a block device or file")
+        self.working_set = self.matrix.working_set or target.size
+        (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
+        if self.opts.fill and any(p.reads for p in self.matrix.patterns):
+            self.fill_record = self._fill(target)
+
+    def _identity(self) -> dict[str, Any]:
+        st = os.stat(self.opts.target)
+        return {"target": os.path.realpath(self.opts.target), "dev": st.st_dev,
+                "ino": st.st_ino, "rdev": st.st_rdev}  # fmt: skip
+
+    def _fill(self, target: Any) -> dict[str, Any]:
+        """Write the working set sequentially once: a read of never-written blocks (a sparse
+        file, a fresh loop or zram device, thin LUNs) never reaches the medium."""
+        marker = self.state_dir / "filled.json"
+        identity = self._identity()
+        try:
+            done = json.loads(marker.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            done = {}
+        if done.get("identity") == identity and done.get("bytes", 0) >= self.working_set:
+            return done | {"reused": True}
+        assert self.fio is not None
+        size = self.working_set - self.working_set % FILL_BLOCK or self.working_set
+        job = (
+            "; raidsweep fill: write the working set once before reads\n"
+            "[fill]\n"
+            f"filename={self.opts.target.replace(':', chr(92) + ':')}\n"
+            "rw=write\nbs=1m\niodepth=16\nioengine=libaio\ndirect=1\n"
+            f"size={size}\nrefill_buffers=1\n"
+        )
+        path = self.state_dir / "jobs" / "fill.fio"
+        path.write_text(job)
+        t0 = time.monotonic()
+        out = run_fio(self.fio, path, timeout_s=24 * 3600, output_format="json")
+        if out.exit_code != 0:
+            raise RuntimeError(f"filling {self.opts.target} failed: {out.stderr.strip()[-500:]}")
+        record = {"identity": identity, "bytes": size, "seconds": time.monotonic() - t0,
+                  "job_file": job}  # fmt: skip
+        marker.write_text(json.dumps(record))
+        return record
+
+    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        assert self.fio is not None, "prepare() finds fio first"
+        m = self.matrix
+        job_text = render_job(
+            cell,
+            filename=self.opts.target,
+            engine=m.engine,
+            runtime_s=m.runtime,
+            ramp_s=m.ramp,
+            size=self.working_set,
+        )
+        name = f"{cell.key.replace('/', '_')}-r{repetition}.fio"
+        path = self.state_dir / "jobs" / name
+        path.write_text(job_text)
+        out = run_fio(self.fio, path, timeout_s=m.ramp + m.runtime + TIMEOUT_GRACE_S)
+        return RunOutput(
+            stdout=out.stdout,
+            stderr=out.stderr,
+            exit_code=out.exit_code,
+            array_time_s=out.wall_s,
+            tool="fio",
+            tool_version=self.fio.version,
+            job_file=job_text,
+            extra={"fill": {k: v for k, v in self.fill_record.items() if k != "job_file"}},
+        )

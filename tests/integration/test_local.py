@@ -1,0 +1,253 @@
+"""The local platform with real fio against files, loop devices and zram devices.
+
+Loop and zram devices are created by the fixtures (root, util-linux) and removed after.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from sweeper.fio import parse_fio_output
+from sweeper.fio.runner import MIN_FIO_VERSION, Fio, find_fio
+from sweeper.spec import load_spec
+from sweeper.store import ParquetStore
+from sweeper.sweep import run_sweep
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
+
+
+def _sh(*cmd: str) -> str:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def loop_device(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    backing = tmp_path / "loop.img"
+    with open(backing, "wb") as fh:
+        fh.truncate(96 * 1024**2)
+    dev = _sh("losetup", "--find", "--show", str(backing))
+    try:
+        yield dev, backing
+    finally:
+        subprocess.run(["umount", dev], capture_output=True, check=False)
+        subprocess.run(["losetup", "-d", dev], check=False)
+
+
+@pytest.fixture
+def zram_device() -> Iterator[str]:
+    dev = _sh("zramctl", "--find", "--size", "64M")
+    try:
+        yield dev
+    finally:
+        subprocess.run(["zramctl", "--reset", dev], check=False)
+
+
+def _spec(tmp_path: Path, options: dict[str, Any], **matrix: Any) -> Path:
+    spec = {
+        "name": "local-test",
+        "platform": "local",
+        "inventory": INVENTORY,
+        "platform_options": options,
+        "config_space": {"raid_level": ["raid0"]},
+        "matrix": {
+            "patterns": ["randread", "write"],
+            "block_sizes": ["4k"],
+            "concurrency": ["4x1"],
+            "engine": "libaio",
+            "runtime": "1s",
+            "ramp": "0s",
+            "repetitions": 1,
+            "working_set": "32m",
+        }
+        | matrix,
+        "classes": ["redo_log"],
+    }
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _cli(spec: Path, store: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(store), "-q", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _digest(path: Path | str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _sweep(spec_path: Path, store_dir: Path) -> ParquetStore:
+    spec, inventory = load_spec(spec_path)
+    store = ParquetStore(store_dir)
+    run_sweep(spec, inventory, store, spec_path=spec_path)
+    return store
+
+
+def _runs(store: ParquetStore) -> list[dict[str, Any]]:
+    runs = store.runs("local-test", include_failed=True)
+    return [store.run_detail(r) or {} for r in runs["run_id"]]
+
+
+def test_file_target_is_created_filled_and_measured(tmp_path: Path) -> None:
+    target = tmp_path / "data" / "target.img"
+    target.parent.mkdir()
+    store = _sweep(_spec(tmp_path, {"target": str(target), "file_size": "48m"}), tmp_path / "s")
+    runs = _runs(store)
+    assert len(runs) == 2 and all(r["status"] == "ok" for r in runs)
+    assert target.stat().st_size == 48 * 1024**2
+    # The fill wrote the working set: the file is no longer sparse there.
+    assert target.stat().st_blocks * 512 >= 32 * 1024**2
+    fio = find_fio()
+    for r in runs:
+        assert r["tool"] == "fio" and r["tool_version"] == fio.version
+        assert r["iops"] > 0
+        assert f"filename={target}" in r["job_file"]
+        disclosure = json.loads(r["disclosure"])
+        assert disclosure["facts"]["kind"] == "file"
+        assert disclosure["facts"]["filesystem"]["fstype"]
+        assert disclosure["fill"]["bytes"] == 32 * 1024**2
+    # The stored job file runs by hand and gives the same kind of result.
+    job = tmp_path / "by-hand.fio"
+    job.write_text(runs[0]["job_file"])
+    out = subprocess.run(
+        [fio.path, "--output-format=json", str(job)], capture_output=True, text=True, check=True
+    )
+    by_hand = parse_fio_output(out.stdout)
+    stored = parse_fio_output(runs[0]["fio_json"])
+    assert (by_hand.read is None) == (stored.read is None)
+    assert (by_hand.write is None) == (stored.write is None)
+
+
+def test_loop_device_allowed_by_name(tmp_path: Path, loop_device: tuple[str, Path]) -> None:
+    dev, _ = loop_device
+    store = _sweep(_spec(tmp_path, {"target": dev, "allow": [dev]}), tmp_path / "s")
+    runs = _runs(store)
+    assert [r["status"] for r in runs] == ["ok", "ok"]
+    facts = json.loads(runs[0]["disclosure"])["facts"]
+    assert facts["kind"] == "block"
+    assert facts["device"]["type"] == "loop" and facts["device"]["size"] == 96 * 1024**2
+
+
+def test_zram_device(tmp_path: Path, zram_device: str) -> None:
+    store = _sweep(_spec(tmp_path, {"target": zram_device, "allow": [zram_device]}), tmp_path / "s")
+    runs = _runs(store)
+    assert [r["status"] for r in runs] == ["ok", "ok"]
+    assert json.loads(runs[0]["disclosure"])["facts"]["device"]["name"].startswith("zram")
+
+
+def test_device_not_in_allow_list_is_refused_and_untouched(
+    tmp_path: Path, loop_device: tuple[str, Path]
+) -> None:
+    dev, backing = loop_device
+    before = _digest(backing)
+    proc = _cli(_spec(tmp_path, {"target": dev}), tmp_path / "s")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "platform_options.allow" in proc.stderr and "not in the allow-list" in proc.stderr
+    assert _digest(backing) == before
+    assert not (tmp_path / "s").exists()
+
+
+def test_device_with_a_filesystem_or_mounted_is_refused(
+    tmp_path: Path, loop_device: tuple[str, Path]
+) -> None:
+    dev, backing = loop_device
+    _sh("mkfs.ext4", "-q", dev)
+    before = _digest(backing)
+    spec = _spec(tmp_path, {"target": dev, "allow": [dev]})
+    proc = _cli(spec, tmp_path / "s")
+    assert proc.returncode == 2
+    assert "carries a ext4 signature" in proc.stderr
+    assert _digest(backing) == before
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    # Read-only, so that the mounted filesystem itself writes nothing while we compare.
+    _sh("mount", "-o", "ro", dev, str(mnt))
+    try:
+        before = _digest(backing)
+        spec = _spec(tmp_path, {"target": dev, "allow": [dev], "overwrite_signatures": True})
+        proc = _cli(spec, tmp_path / "s")
+        assert proc.returncode == 2
+        assert f"{dev} is mounted" in proc.stderr
+        assert _digest(backing) == before
+    finally:
+        _sh("umount", str(mnt))
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "matrix", "message"),
+    [
+        ({"target": "/nonexistent/raidsweep-target"}, {}, "does not exist"),
+        ({"target": "{tmp}"}, {}, "neither a block device nor a regular file"),
+        ({"target": "relative.img", "file_size": "1m"}, {}, "is not an absolute path"),
+        ({"target": "{tmp}/t.img", "file_size": "16m"}, {}, "larger than"),
+        ({"target": "{tmp}/t.img", "file_size": "1m", "fio": "fio-not-here"}, {}, "not installed"),
+        ({"target": "{tmp}/t.img", "file_size": "1m", "colour": "blue"}, {}, "colour"),
+    ],
+)
+def test_bad_target_is_reported_before_any_run(
+    tmp_path: Path, options: dict[str, Any], matrix: dict[str, Any], message: str
+) -> None:
+    options = {k: v.replace("{tmp}", str(tmp_path)) for k, v in options.items()}
+    proc = _cli(_spec(tmp_path, options, **matrix), tmp_path / "s")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    text = " ".join(proc.stderr.split())
+    assert "platform_options" in text or "config_space" in text
+    assert message in text
+    assert not (tmp_path / "s").exists()
+    assert not (tmp_path / "t.img").exists()
+
+
+def test_config_space_must_be_one_point(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, {"target": str(tmp_path / "t.img"), "file_size": "48m"})
+    data = yaml.safe_load(spec.read_text())
+    data["config_space"]["raid_level"] = ["raid5", "raid10"]
+    spec.write_text(yaml.safe_dump(data))
+    proc = _cli(spec, tmp_path / "s")
+    assert proc.returncode == 2
+    assert "must be one point" in " ".join(proc.stderr.split())
+
+
+def test_fio_error_is_a_failed_run_with_fios_message(
+    tmp_path: Path, loop_device: tuple[str, Path]
+) -> None:
+    # A 4 KiB-sector device refuses 512-byte direct I/O: fio itself reports the error.
+    dev, backing = loop_device
+    subprocess.run(["losetup", "-d", dev], check=True)
+    dev = _sh("losetup", "--find", "--show", "--sector-size", "4096", str(backing))
+    try:
+        spec = _spec(tmp_path, {"target": dev, "allow": [dev], "fill": False}, block_sizes=["512"])
+        store = _sweep(spec, tmp_path / "s")
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
+    runs = store.runs("local-test", include_failed=True)
+    assert len(runs) == 2 and set(runs["status"]) == {"failed"}
+    assert runs["error"].str.contains("Invalid argument").all(), runs["error"].tolist()
+    assert runs["iops"].isna().all()  # never a zero
+
+
+def test_fio_version_rule() -> None:
+    assert Fio("/usr/bin/fio", "fio-3.33").version_tuple == (3, 33)
+    assert Fio("/usr/bin/fio", "fio-2.2.10").version_tuple < MIN_FIO_VERSION
+    assert find_fio().version_tuple >= MIN_FIO_VERSION
+    assert shutil.which("fio")
