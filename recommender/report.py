@@ -15,6 +15,7 @@ import vl_convert as vlc
 from recommender.charts import heatmap
 from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
 from recommender.scoring import FORMULA, rank_classes
+from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds
 from sweeper.store.parquet import atomic_write_bytes
 from sweeper.units import format_duration, format_size
@@ -86,6 +87,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
             "workload tool": f"{sample.get('tool')} ({sample.get('tool_version')})"
         }
     matrix = spec["matrix"]
+    disclosure = sweep_disclosure(store, record)
     return {
         "sweep": record,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -114,6 +116,11 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "host": host,
         "tools": tools,
         "spec_yaml": html.escape(json.dumps(spec, indent=2)),
+        "job_files": disclosure["job_files"],
+        "measurement": to_yaml(disclosure["measurement"]),
+        "facts": {
+            c["configuration"]: to_yaml(c["facts"] or {}) for c in disclosure["configurations"]
+        },
     }
 
 

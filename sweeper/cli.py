@@ -121,6 +121,9 @@ def run(
     plan = sweeper.plan
     if check:
         _print_plan(spec, plan)
+        for line in sweeper.platform.plan_lines(spec.matrix):
+            console.print(f"  [bold]{line}[/]", highlight=False)
+        console.print("nothing was changed (--check)")
         return
     existing = results.get_sweep(spec.name)
     if existing is not None and existing.get("fingerprint") != spec.fingerprint():
@@ -170,7 +173,6 @@ def _print_plan(spec, plan) -> None:
     )
     for c in plan.configurations:
         console.print(f"  {c.key}")
-    console.print("nothing was changed (--check)")
 
 
 def _latest_sweep(results, sweep: str | None) -> dict:
@@ -281,6 +283,39 @@ def report(
     target = output or (Path(store) / record["sweep_id"] / "report.html")
     path = write_report(results, record, target)
     console.print(f"report written: {path}")
+
+
+@app.command()
+def disclose(
+    what: Annotated[
+        str | None,
+        typer.Argument(help="A run id (24 hex digits) or a sweep name (default: latest)."),
+    ] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    fmt: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
+    fio_output: Annotated[
+        bool, typer.Option("--fio-output", help="With a run: include fio's JSON output.")
+    ] = False,
+) -> None:
+    """Print the full disclosure record of a run or a sweep."""
+    import json
+
+    from sweeper.disclosure import RUN_ID_RE, run_disclosure, sweep_disclosure, to_yaml
+    from sweeper.store import open_store
+
+    if fmt not in ("yaml", "json"):
+        _fail_input(ValueError(f"--format: {fmt!r} is not yaml or json"))
+    results = open_store(store)
+    if what is not None and RUN_ID_RE.match(what):
+        doc = run_disclosure(results, what, fio_output=fio_output)
+        if doc is None:
+            _fail_input(StoreError(f"no run {what} in {results.root}"))
+    else:
+        doc = sweep_disclosure(results, _latest_sweep(results, what))
+    if fmt == "json":
+        print(json.dumps(doc, indent=2, default=str))
+    else:
+        print(to_yaml(doc), end="")
 
 
 @app.command(name="app")

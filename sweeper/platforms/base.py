@@ -88,6 +88,10 @@ class Platform(ABC):
         """Array time (seconds) the step from ``previous`` to ``new`` takes on real storage."""
         return 0.0
 
+    def plan_lines(self, matrix: Any) -> list[str]:
+        """What the sweep will change or write on this platform, for ``--check``."""
+        return []
+
     def run_time(self, matrix: Any) -> float:
         """Array time (seconds) of one run of the matrix."""
         return float(matrix.ramp + matrix.runtime)

@@ -21,7 +21,7 @@ from sweeper.fio.runner import Fio, FioMissingError, find_fio, run_fio
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
-from sweeper.units import parse_size
+from sweeper.units import format_size, parse_size
 from sweeper.workload import WorkloadCell
 
 #: fio is given this long beyond ramp + runtime before it counts as hung
@@ -123,6 +123,22 @@ class LocalPlatform(Platform):
 
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
         return LocalRunner(self.opts, self.state_dir, matrix)
+
+    def plan_lines(self, matrix: Any) -> list[str]:
+        t = inspect_target(self.opts.target)
+        size = t.size if t.kind != "missing" else (self.opts.file_size or 0)
+        ws = matrix.working_set or size
+        lines = []
+        if t.kind == "missing":
+            lines.append(f"creates {self.opts.target} as a file of {format_size(size)}")
+        what = {"block": "block device", "file": "file"}.get(t.kind, "file")
+        lines.append(
+            f"fio writes to {self.opts.target} ({what}, {format_size(size)}), "
+            f"bytes 0 to {format_size(ws)}; its contents there are destroyed"
+        )
+        if self.opts.fill and any(p.reads for p in matrix.patterns):
+            lines.append(f"fills those {format_size(ws)} sequentially once before any read")
+        return lines
 
 
 class LocalRunner(WorkloadRunner):

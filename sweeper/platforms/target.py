@@ -150,7 +150,18 @@ def target_problems(
     if t.kind == "other":
         return [("target", f"{path} is neither a block device nor a regular file")]
     problems: list[tuple[str, str]] = []
-    if t.realpath not in allowed:
+    # A file of exactly file_size is the scratch file the spec asked for (made by an earlier
+    # run of this sweep); any other existing target is the user's and needs the allow-list.
+    scratch = t.kind == "file" and file_size is not None and t.size == file_size
+    if t.kind == "file" and file_size is not None and not scratch and t.realpath not in allowed:
+        problems.append(
+            (
+                "file_size",
+                f"{path} exists with {t.size} bytes, not the {file_size} asked for; "
+                "remove it, or name it under platform_options.allow to use it as it is",
+            )
+        )
+    elif not scratch and t.realpath not in allowed:
         what = "device" if t.kind == "block" else "existing file"
         problems.append(
             (

@@ -198,7 +198,9 @@ class ParquetStore(ResultsStore):
             return None
         for path in self.root.glob(f"*/runs/*/{run_id}.parquet"):
             return pq.read_table(path).to_pylist()[0]
-        return None
+        # No stored run at that address: its latest failed attempt, if any.
+        failed = sorted(self.root.glob(f"*/runs/*/{run_id}.failed-*.parquet"))
+        return pq.read_table(failed[-1]).to_pylist()[0] if failed else None
 
     # configurations -----------------------------------------------------
     def put_configuration(self, row: dict[str, Any]) -> bool:

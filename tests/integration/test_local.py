@@ -138,6 +138,58 @@ def test_file_target_is_created_filled_and_measured(tmp_path: Path) -> None:
     assert (by_hand.write is None) == (stored.write is None)
 
 
+def test_check_shows_what_fio_will_write_and_writes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "target.img"
+    proc = _cli(
+        _spec(tmp_path, {"target": str(target), "file_size": "48m"}), tmp_path / "s", "--check"
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert f"creates {target} as a file of 48m" in text
+    assert f"fio writes to {target} (file, 48m), bytes 0 to 32m" in text
+    assert "fills those 32m sequentially once before any read" in text
+    assert not target.exists() and not (tmp_path / "s").exists()
+
+
+def test_scratch_file_is_reused_and_a_foreign_file_refused(tmp_path: Path) -> None:
+    target = tmp_path / "target.img"
+    spec = _spec(tmp_path, {"target": str(target), "file_size": "48m"}, patterns=["write"])
+    assert _cli(spec, tmp_path / "s").returncode == 0
+    # The second sweep (or a resume) finds the file it made and uses it again.
+    assert _cli(spec, tmp_path / "s2").returncode == 0
+    before = _digest(target)
+    proc = _cli(_spec(tmp_path, {"target": str(target), "file_size": "64m"}), tmp_path / "s3")
+    assert proc.returncode == 2
+    assert "exists with 50331648 bytes, not the 67108864 asked for" in " ".join(proc.stderr.split())
+    assert _digest(target) == before and not (tmp_path / "s3").exists()
+
+
+def test_disclose_prints_the_record_of_a_sweep_and_of_a_run(tmp_path: Path) -> None:
+    target = tmp_path / "target.img"
+    spec = _spec(tmp_path, {"target": str(target), "file_size": "48m"})
+    assert _cli(spec, tmp_path / "s").returncode == 0
+    cmd = [sys.executable, "-m", "sweeper.cli", "disclose", "--store", str(tmp_path / "s")]
+    sweep = subprocess.run([*cmd, "local-test"], capture_output=True, text=True, check=True)
+    doc = yaml.safe_load(sweep.stdout)
+    assert doc["tool"] == {"name": "fio", "version": find_fio().version}
+    assert doc["measurement"]["ramp"] == "0s" and doc["measurement"]["measurement_interval"] == "1s"
+    assert doc["configurations"][0]["facts"]["kind"] == "file"
+    assert set(doc["job_files"]) == {"randread/4k/qd4x1", "write/4k/qd4x1"}
+    assert doc["load_hosts"][0]["cpus"] >= 1
+    run_id = ParquetStore(tmp_path / "s").runs("local-test")["run_id"].iloc[0]
+    run = subprocess.run(
+        [*cmd, run_id, "--format", "json", "--fio-output"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rec = json.loads(run.stdout)
+    assert rec["run_id"] == run_id and rec["job_file"].startswith("; raidsweep fio job")
+    assert rec["fio_json"]["fio version"] == find_fio().version
+    missing = subprocess.run([*cmd, "0" * 24], capture_output=True, text=True)
+    assert missing.returncode == 2 and "no run 000000000000000000000000" in missing.stderr
+
+
 def test_loop_device_allowed_by_name(tmp_path: Path, loop_device: tuple[str, Path]) -> None:
     dev, _ = loop_device
     store = _sweep(_spec(tmp_path, {"target": dev, "allow": [dev]}), tmp_path / "s")
