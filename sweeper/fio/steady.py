@@ -188,7 +188,7 @@ def rounds(
                 f" {s.time_ms} ms: merge several jobs' logs with merge_job_logs first"
             )
         seen.add((b, s.direction))
-        windows[b] = s.value
+        windows[b] += s.value
     if not windows:
         return []
     first_round = min(windows) // per_round

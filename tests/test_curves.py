@@ -1,0 +1,204 @@
+"""Concurrency curves generated from closed-queue formulas: Speed, Optimum (knee), Maximum."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from recommender.curves import (
+    GAIN_VS_LATENCY,
+    KNEEDLE,
+    NO_KNEE,
+    CurvePoint,
+    analyse_curve,
+    should_stop,
+)
+
+GEOMETRIC = tuple(2**k for k in range(10))  # 1 … 512 outstanding
+SERVICE_MS = 0.1  # one I/O alone takes 0.1 ms: 10,000 IOPS per outstanding I/O
+
+
+def saturating(
+    capacity: float, overload: float = 1.0, ns: Sequence[int] = GEOMETRIC
+) -> list[CurvePoint]:
+    """IOPS = min(N / S, C), each doubling past saturation keeping ``overload`` of the IOPS;
+    latency from Little's law, N / IOPS."""
+    points = []
+    saturation = capacity * SERVICE_MS / 1000
+    for n in ns:
+        iops = min(n / SERVICE_MS * 1000, capacity)
+        if n > saturation:
+            iops *= overload ** math.log2(n / saturation)
+        points.append(CurvePoint(n, iops, 1000 * n / iops))
+    return points
+
+
+def mva(demand_ms: float, delay_ms: float, ns: Sequence[int] = GEOMETRIC) -> list[CurvePoint]:
+    """Exact mean-value analysis of a closed network: a queueing station (the array's
+    bottleneck, ``demand_ms`` per I/O) and a pure delay. Throughput bends smoothly towards
+    1 / demand; the saturation point is N* = (demand + delay) / demand."""
+    queue, points = 0.0, []
+    for n in range(1, max(ns) + 1):
+        response = delay_ms + demand_ms * (1 + queue)
+        throughput = n / response  # per ms
+        queue = throughput * demand_ms * (1 + queue)
+        if n in ns:
+            points.append(CurvePoint(n, 1000 * throughput, response))
+    return points
+
+
+@pytest.mark.parametrize("saturation", [2, 4, 8, 32, 128, 256])
+def test_knee_is_the_saturation_point_of_a_hard_corner(saturation: int) -> None:
+    summary = analyse_curve(saturating(capacity=saturation * 1000 / SERVICE_MS))
+    assert summary.method == KNEEDLE
+    assert summary.optimum is not None and summary.optimum.outstanding == saturation
+    assert summary.speed == CurvePoint(1, 10_000.0, SERVICE_MS)
+    # A plateau: the Maximum is its first point (fewest outstanding for the same IOPS).
+    assert summary.maximum.outstanding == saturation
+
+
+@pytest.mark.parametrize("saturation", [4, 8, 16, 32, 64, 128])
+def test_knee_lands_near_saturation_of_a_smooth_closed_queue(saturation: int) -> None:
+    demand = 0.01
+    summary = analyse_curve(mva(demand, delay_ms=demand * (saturation - 1)))
+    assert summary.method == KNEEDLE
+    assert summary.optimum is not None
+    assert saturation <= summary.optimum.outstanding <= 2 * saturation
+    assert summary.speed.outstanding == 1
+    top = max(summary.points, key=lambda p: p.iops)
+    assert summary.maximum.iops == top.iops
+    # Little's law holds on the generated curve, so latency grows past the knee.
+    assert summary.maximum.latency_ms > summary.optimum.latency_ms > summary.speed.latency_ms
+
+
+@pytest.mark.parametrize(("saturation", "overload"), [(32, 0.9), (8, 0.3)])
+def test_overload_after_saturation(saturation: int, overload: float) -> None:
+    # A collapse (× 0.3 per doubling) would put Kneedle's knee at 1 outstanding if the falling
+    # tail were not read as flat.
+    summary = analyse_curve(saturating(capacity=saturation * 10_000, overload=overload))
+    assert summary.maximum.outstanding == saturation
+    assert summary.optimum is not None and summary.optimum.outstanding == saturation
+    assert summary.points[-1].iops < summary.maximum.iops
+
+
+def test_knee_on_a_noisy_curve() -> None:
+    rng = np.random.default_rng(7)
+    clean = saturating(capacity=320_000)  # saturates at 32
+    noisy = [
+        CurvePoint(p.outstanding, p.iops * f, p.latency_ms / f)
+        for p, f in zip(clean, rng.uniform(0.97, 1.03, len(clean)), strict=True)
+    ]
+    summary = analyse_curve(noisy)
+    assert summary.method == KNEEDLE
+    assert summary.optimum is not None and 16 <= summary.optimum.outstanding <= 64
+    assert summary.maximum.iops == max(p.iops for p in noisy)
+
+
+def test_points_are_taken_in_any_order() -> None:
+    points = saturating(capacity=80_000)
+    assert analyse_curve(points[::-1]) == analyse_curve(points)
+    assert analyse_curve(points[::-1]).points == tuple(points)
+
+
+def test_speed_is_the_lowest_outstanding_even_when_not_one() -> None:
+    summary = analyse_curve(saturating(capacity=80_000, ns=[4, 8, 16, 32, 64]))
+    assert summary.speed.outstanding == 4
+
+
+def test_no_saturation_falls_back_to_gain_versus_latency() -> None:
+    # Perfect scaling, latency constant: log–log is a straight line, Kneedle finds no knee, and
+    # every step gains 100 % throughput for 0 % latency.
+    points = [CurvePoint(n, 1000.0 * n, 1.0) for n in (1, 2, 4, 8, 16)]
+    summary = analyse_curve(points)
+    assert summary.method == GAIN_VS_LATENCY and "Kneedle found no knee" in summary.note
+    assert summary.optimum == points[-1] == summary.maximum
+
+
+def test_flat_curve_falls_back_to_the_first_point() -> None:
+    # Saturated from one outstanding I/O: more only adds latency.
+    points = [CurvePoint(n, 5000.0, n / 5.0) for n in (1, 2, 4, 8)]
+    summary = analyse_curve(points)
+    assert summary.method == GAIN_VS_LATENCY
+    assert summary.optimum == points[0] == summary.maximum == summary.speed
+
+
+@pytest.mark.parametrize(
+    ("iops", "latency", "optimum"),
+    [
+        ([1000.0, 2000.0, 3000.0], [1.0, 1.0, 4 / 3], 4),  # +100 % vs +0 %, +50 % vs +33 %
+        ([1000.0, 1900.0, 2000.0], [1.0, 1.0, 2.0], 2),  # the last step: +5 % for +100 %
+    ],
+)
+def test_gain_versus_latency_rule(iops: list[float], latency: list[float], optimum: int) -> None:
+    points = [CurvePoint(n, i, lat) for n, i, lat in zip((1, 2, 4), iops, latency, strict=True)]
+    summary = analyse_curve(points)
+    assert summary.method == GAIN_VS_LATENCY  # three points: Kneedle finds no knee here
+    assert summary.optimum is not None and summary.optimum.outstanding == optimum
+
+
+@pytest.mark.parametrize("n_points", [1, 2])
+def test_one_or_two_points_have_no_knee(n_points: int) -> None:
+    points = saturating(capacity=80_000, ns=[1, 2][:n_points])
+    summary = analyse_curve(points)
+    assert summary.optimum is None and summary.method == NO_KNEE
+    assert "too few to find a knee" in summary.note
+    assert summary.speed == points[0] and summary.maximum == points[-1]
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        [],
+        [CurvePoint(1, 100.0, 1.0), CurvePoint(1, 120.0, 1.0)],
+        [CurvePoint(0, 100.0, 1.0)],
+        [CurvePoint(1, 0.0, 1.0)],
+        [CurvePoint(1, math.nan, 1.0)],
+        [CurvePoint(1, 100.0, 0.0)],
+    ],
+)
+def test_analyse_rejects_bad_curves(points: list[CurvePoint]) -> None:
+    with pytest.raises(ValueError):
+        analyse_curve(points)
+
+
+# --- stopping a sweep early -----------------------------------------------------------------
+
+
+def test_stop_when_latency_passes_the_limit() -> None:
+    curve = saturating(capacity=80_000)  # latency 0.1 ms up to 8, then N / 80 ms
+    assert should_stop(curve[:7], latency_limit_ms=1.0) is None  # 64 outstanding: 0.8 ms
+    reason = should_stop(curve[:8], latency_limit_ms=1.0)  # 128 outstanding: 1.6 ms
+    assert reason is not None
+    assert "latency 1.6 ms at 128 outstanding" in reason and "limit of 1 ms" in reason
+    assert should_stop(curve, latency_limit_ms=None) is None
+
+
+def test_stop_when_throughput_falls() -> None:
+    curve = saturating(capacity=80_000, overload=0.9)  # 8: 80,000; 16: 72,000 (−10 %)
+    assert should_stop(curve[:4], latency_limit_ms=None) is None
+    reason = should_stop(curve[:5], latency_limit_ms=None)
+    assert reason is not None
+    assert "fell 10.0% from 80000 IOPS at 8 outstanding to 72000 IOPS at 16" in reason
+    assert should_stop(curve[:5], latency_limit_ms=None, drop_pct=15.0) is None
+
+
+def test_a_drop_of_exactly_the_limit_does_not_stop() -> None:
+    points = [CurvePoint(1, 1000.0, 1.0), CurvePoint(2, 950.0, 2.1)]
+    assert should_stop(points, latency_limit_ms=None, drop_pct=5.0) is None
+    assert should_stop(points, latency_limit_ms=None, drop_pct=4.9) is not None
+
+
+def test_stop_judges_the_highest_outstanding_point_and_allows_zero_iops() -> None:
+    stalled = [CurvePoint(4, 0.0, 50.0), CurvePoint(1, 1000.0, 1.0), CurvePoint(2, 1500.0, 1.3)]
+    assert "fell 100.0%" in (should_stop(stalled, latency_limit_ms=None) or "")
+    assert should_stop([], latency_limit_ms=1.0) is None
+    assert should_stop(stalled[1:2], latency_limit_ms=None) is None
+
+
+@pytest.mark.parametrize(("limit", "drop"), [(0.0, 5.0), (-1.0, 5.0), (None, -1.0), (None, 100.0)])
+def test_should_stop_rejects_bad_limits(limit: float | None, drop: float) -> None:
+    with pytest.raises(ValueError):
+        should_stop([CurvePoint(1, 1.0, 1.0)], latency_limit_ms=limit, drop_pct=drop)
