@@ -32,7 +32,7 @@ FORMULA = (
 RANK_COLUMNS = [
     "class", "rank", "tied", "config_key", "score", "score_lo", "score_hi", "cv_pct",
     "repetitions", "cells_measured", "cells_missing", "meets_limits", "violations",
-    "key_cell", "key_value", "worst_latency",
+    "key_cell", "key_value", "worst_latency", "unsteady_runs",
 ]  # fmt: skip
 
 
@@ -91,6 +91,10 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
                 "key_cell": key_cell,
                 "key_value": float(key_vals.mean()) if len(key_vals) else float("nan"),
                 "worst_latency": worst,
+                # Runs the SNIA PTS rule found not steady: counted in, and shown, never hidden.
+                "unsteady_runs": int((grp["steady"] == False).sum())  # noqa: E712
+                if "steady" in grp
+                else 0,
             }
         )
     df = pd.DataFrame(rows, columns=[c for c in RANK_COLUMNS if c not in ("rank", "tied")])

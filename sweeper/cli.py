@@ -262,6 +262,12 @@ def recommend(
                 figures = f"{score} {wclass.metric} · CV {cv} · n={n}\n{limits}"
                 table.add_row(rank_text, f"[bold]{r.config_key}[/]\n{figures}")
         console.print(table)
+        unsteady = int(part["unsteady_runs"].sum()) if len(part) else 0
+        if unsteady:
+            console.print(
+                f"[yellow]{unsteady} run(s) behind these figures did not reach steady state "
+                "(SNIA PTS rule); `raidsweep disclose RUN` shows their rounds[/]"
+            )
         missing = part["cells_missing"].iloc[0] if len(part) else ""
         if missing:
             console.print(f"[yellow]cells not measured for {wclass.name}: {missing}[/]")

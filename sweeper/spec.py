@@ -147,6 +147,29 @@ class ConfigSpace(_Strict):
         return list(value[layout]) if isinstance(value, dict) else list(value)
 
 
+class SteadyStateRule(_Strict):
+    """SNIA PTS steady state, judged over the last ``window`` rounds of each run.
+
+    ``round`` is the length of one round; by default the measurement interval is cut into
+    twice ``window`` rounds (a 300 s run: 30 s rounds, the last 150 s judged).
+    """
+
+    round: Duration | None = None
+    window: int = Field(default=5, ge=2, le=100)
+    max_range_pct: float = Field(default=20.0, gt=0, le=100)
+    max_slope_pct: float = Field(default=10.0, gt=0, le=100)
+
+    @field_validator("round")
+    @classmethod
+    def _whole_seconds(cls, v: float | None) -> float | None:
+        if v is not None and (v < 1 or v != int(v)):
+            raise ValueError(f"{format_duration(v)} is not a whole number of seconds (>= 1s)")
+        return v
+
+    def round_s(self, runtime_s: float) -> int:
+        return int(self.round) if self.round else max(1, int(runtime_s // (2 * self.window)))
+
+
 class Matrix(_Strict):
     """The fio workload matrix run on every configuration."""
 
@@ -158,6 +181,7 @@ class Matrix(_Strict):
     ramp: Duration = 10.0
     repetitions: int = Field(default=3, ge=1, le=100)
     working_set: Size | None = None
+    steady_state: SteadyStateRule = SteadyStateRule()
 
     @field_validator("patterns", "concurrency")
     @classmethod

@@ -409,6 +409,10 @@ class Sweeper:
                 total_mbps += stats.mbps
             row["iops"] = total_iops
             row["mbps"] = total_mbps
+        steady = (out.extra.get("steady_state") if out else None) or {}
+        row["steady"] = steady.get("steady")
+        row["steady_range_pct"] = steady.get("range_pct")
+        row["steady_slope_pct"] = steady.get("slope_pct")
         disclosure = dict(self.host)
         disclosure |= {
             "platform": self.spec.platform,
@@ -423,6 +427,8 @@ class Sweeper:
             # The storage as Ansible found it when it configured it (devices, filesystems).
             "facts": play.facts,
         }
+        if steady:
+            disclosure["steady_state"] = steady
         if out and out.extra.get("fill"):
             disclosure["fill"] = out.extra["fill"]
         if out and out.extra.get("model"):

@@ -323,8 +323,13 @@ def test_template_is_strict() -> None:
         "bs": "4k",
         "iodepth": 1,
         "numjobs": 1,
+        "iops_log": None,
     }
     assert "numjobs=1" in job_template().render(**context)
+    assert "write_iops_log" not in job_template().render(**context)
+    assert "write_iops_log=r1\nlog_avg_msec=1000\n" in job_template().render(
+        **(context | {"iops_log": "r1"})
+    )
     del context["numjobs"]
     with pytest.raises(jinja2.UndefinedError):
         job_template().render(**context)

@@ -72,12 +72,17 @@ def render_job(
     offset: int = 0,
     direct: bool = True,
     job_name: str | None = None,
+    iops_log: str | None = None,
 ) -> str:
     """The fio job file text for ``cell`` against ``filename``.
 
     Runtime and ramp are whole seconds (runtime at least 1). Synchronous engines (sync, psync)
     get ``iodepth=1``: fio caps them at 1 anyway and would otherwise print a notice on stdout.
+    ``iops_log`` names the per-job IOPS interval logs (one-second averages, written beside the
+    job file) from which steady state is judged.
     """
+    if iops_log is not None and not _JOB_NAME_RE.match(iops_log):
+        raise ValueError(f"iops_log {iops_log!r} must be 1-64 of [A-Za-z0-9_.+-]")
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
@@ -104,4 +109,5 @@ def render_job(
         bs=format_size(cell.block_size),
         iodepth=iodepth,
         numjobs=cell.concurrency.numjobs,
+        iops_log=iops_log,
     )

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import render_job
 from sweeper.fio.runner import Fio, FioMissingError, find_fio, run_fio
+from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
@@ -208,11 +209,13 @@ class LocalRunner(WorkloadRunner):
             runtime_s=m.runtime,
             ramp_s=m.ramp,
             size=self.working_set,
+            iops_log=f"{cell.key.replace('/', '_')}-r{repetition}",
         )
-        name = f"{cell.key.replace('/', '_')}-r{repetition}.fio"
-        path = self.state_dir / "jobs" / name
+        stem = f"{cell.key.replace('/', '_')}-r{repetition}"
+        path = self.state_dir / "jobs" / f"{stem}.fio"
         path.write_text(job_text)
         out = run_fio(self.fio, path, timeout_s=m.ramp + m.runtime + TIMEOUT_GRACE_S)
+        steady = judge_steady_state(path.parent, stem, m.steady_state, m.runtime)
         return RunOutput(
             stdout=out.stdout,
             stderr=out.stderr,
@@ -221,5 +224,44 @@ class LocalRunner(WorkloadRunner):
             tool="fio",
             tool_version=self.fio.version,
             job_file=job_text,
-            extra={"fill": {k: v for k, v in self.fill_record.items() if k != "job_file"}},
+            extra={
+                "fill": {k: v for k, v in self.fill_record.items() if k != "job_file"},
+                "steady_state": steady,
+            },
         )
+
+
+def judge_steady_state(folder: Path, stem: str, rule: Any, runtime_s: float) -> dict[str, Any]:
+    """The SNIA PTS rule over the last ``rule.window`` rounds of fio's IOPS interval logs.
+
+    The logs are read and removed; the rounds themselves are kept in the run's disclosure.
+    """
+    logs = sorted(folder.glob(f"{stem}_iops.*.log"))
+    round_s = rule.round_s(runtime_s)
+    record: dict[str, Any] = {"rule": "SNIA PTS", "round_s": round_s, "window": rule.window,
+                              "max_range_pct": rule.max_range_pct,
+                              "max_slope_pct": rule.max_slope_pct}  # fmt: skip
+    try:
+        merged = merge_job_logs([parse_interval_log(p.read_text()) for p in logs])
+        values = rounds(merged, round_s, None)
+    except (OSError, ValueError) as exc:
+        return record | {"steady": None, "reason": f"interval logs unusable: {exc}"}
+    finally:
+        for p in logs:
+            p.unlink(missing_ok=True)
+    record["rounds_iops"] = [round(v, 1) for v in values]
+    if len(values) < rule.window:
+        reason = f"{len(values)} round(s) of {round_s}s, fewer than the window of {rule.window}"
+        return record | {"steady": None, "reason": reason}
+    verdict = snia_steady_state(
+        values[-rule.window :],
+        rule.window,
+        rule.max_range_pct / 100,
+        rule.max_slope_pct / 100,
+    )
+    return record | {
+        "steady": verdict.steady,
+        "range_pct": verdict.range_pct,
+        "slope_pct": verdict.slope_pct,
+        "window_average_iops": verdict.average,
+    }

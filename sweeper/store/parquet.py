@@ -174,7 +174,13 @@ class ParquetStore(ResultsStore):
                 con.register("parts", schema.empty_table())
             else:
                 # Read through the API, not SQL text: the path never becomes part of a query.
-                con.read_parquet(glob, union_by_name=True).create_view("parts")
+                # Unioned with the current schema's empty table, so that parts written by an
+                # older raidsweep (without newer columns) read as nulls there.
+                files = con.read_parquet(glob, union_by_name=True)
+                con.register("current", schema.empty_table())
+                files.create_view("files")
+                con.sql("CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME "
+                        "SELECT * FROM current")  # fmt: skip
             return con.sql(sql, params=params or None).to_arrow_table().to_pandas()
         finally:
             con.close()

@@ -43,6 +43,9 @@ RUN_SCHEMA = pa.schema(
         ("started_at", pa.timestamp("us", tz="UTC")),
         ("finished_at", pa.timestamp("us", tz="UTC")),
         ("wall_s", pa.float64()),
+        ("steady", pa.bool_()),  # SNIA PTS rule over the run's last window; null: not judged
+        ("steady_range_pct", pa.float64()),
+        ("steady_slope_pct", pa.float64()),
         ("tool", pa.string()),
         ("tool_version", pa.string()),
         ("job_file", pa.string()),

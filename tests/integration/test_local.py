@@ -303,3 +303,39 @@ def test_fio_version_rule() -> None:
     assert Fio("/usr/bin/fio", "fio-2.2.10").version_tuple < MIN_FIO_VERSION
     assert find_fio().version_tuple >= MIN_FIO_VERSION
     assert shutil.which("fio")
+
+
+def test_steady_state_is_judged_from_fios_interval_logs(tmp_path: Path) -> None:
+    from sweeper.fio.steady import snia_steady_state
+
+    options = {"target": str(tmp_path / "t.img"), "file_size": "48m"}
+    steady_rule = {"round": "1s", "window": 5}
+    spec = _spec(tmp_path, options, patterns=["randread"], runtime="6s", steady_state=steady_rule)
+    store = _sweep(spec, tmp_path / "s")
+    (run,) = _runs(store)
+    judged = json.loads(run["disclosure"])["steady_state"]
+    assert judged["rule"] == "SNIA PTS" and judged["round_s"] == 1
+    assert len(judged["rounds_iops"]) >= 5
+    again = snia_steady_state(judged["rounds_iops"][-5:], 5, 0.20, 0.10)
+    assert run["steady"] is again.steady is judged["steady"]
+    assert run["steady_range_pct"] == pytest.approx(again.range_pct)
+    assert "write_iops_log=" in run["job_file"]
+    # The logs were read and removed; the job files stay.
+    jobs = tmp_path / "s" / "local-test" / "array" / "jobs"
+    assert not list(jobs.glob("*.log")) and list(jobs.glob("*.fio"))
+
+
+def test_a_run_too_short_to_judge_says_so(tmp_path: Path) -> None:
+    options = {"target": str(tmp_path / "t.img"), "file_size": "48m"}
+    store = _sweep(_spec(tmp_path, options, patterns=["randread"]), tmp_path / "s")
+    (run,) = _runs(store)
+    judged = json.loads(run["disclosure"])["steady_state"]
+    assert run["steady"] is None and judged["steady"] is None
+    assert "fewer than the window of 5" in judged["reason"]
+
+
+def test_steady_round_must_be_whole_seconds(tmp_path: Path) -> None:
+    options = {"target": str(tmp_path / "t.img"), "file_size": "48m"}
+    proc = _cli(_spec(tmp_path, options, steady_state={"round": "1.5s"}), tmp_path / "s")
+    assert proc.returncode == 2
+    assert "matrix.steady_state.round" in proc.stderr and "whole number" in proc.stderr
