@@ -130,7 +130,11 @@ def test_file_target_is_created_filled_and_measured(tmp_path: Path) -> None:
     job = tmp_path / "by-hand.fio"
     job.write_text(runs[0]["job_file"])
     out = subprocess.run(
-        [fio.path, "--output-format=json", str(job)], capture_output=True, text=True, check=True
+        [fio.path, "--output-format=json", str(job)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,  # fio writes the job's interval logs beside it
     )
     by_hand = parse_fio_output(out.stdout)
     stored = parse_fio_output(runs[0]["fio_json"])
