@@ -166,6 +166,12 @@ def _print_plan(spec, plan) -> None:
         f"{len(plan.configurations)} configuration(s) × {len(plan.cells)} cell(s) × "
         f"{plan.repetitions} repetition(s) = {plan.runs} runs"
     )
+    dyn = spec.matrix.dynamic_repetitions
+    if dyn is not None:
+        console.print(
+            f"a cell is repeated up to {dyn.max} times while its IOPS vary by more than "
+            f"{dyn.cv_pct:g}% (CV); totals below count {plan.repetitions}"
+        )
     console.print(
         f"array time: runs {format_duration(plan.run_array_s * plan.runs)}, "
         f"reconfiguration {format_duration(plan.reconfig_array_s)}, "

@@ -170,6 +170,13 @@ class SteadyStateRule(_Strict):
         return int(self.round) if self.round else max(1, int(runtime_s // (2 * self.window)))
 
 
+class DynamicRepetitions(_Strict):
+    """Repeat a cell beyond ``repetitions`` while its IOPS vary by more than ``cv_pct``."""
+
+    cv_pct: float = Field(default=3.0, gt=0, le=100)
+    max: int = Field(default=10, ge=2, le=100)
+
+
 class Matrix(_Strict):
     """The fio workload matrix run on every configuration."""
 
@@ -182,6 +189,7 @@ class Matrix(_Strict):
     repetitions: int = Field(default=3, ge=1, le=100)
     working_set: Size | None = None
     steady_state: SteadyStateRule = SteadyStateRule()
+    dynamic_repetitions: DynamicRepetitions | None = None
 
     @field_validator("patterns", "concurrency")
     @classmethod
@@ -211,6 +219,15 @@ class Matrix(_Strict):
         if v > 86400:
             raise ValueError(f"{format_duration(v)} is longer than a day")
         return v
+
+    @model_validator(mode="after")
+    def _cap_above_minimum(self) -> Matrix:
+        dyn = self.dynamic_repetitions
+        if dyn is not None and dyn.max < self.repetitions:
+            raise ValueError(
+                f"dynamic_repetitions.max ({dyn.max}) is below repetitions ({self.repetitions})"
+            )
+        return self
 
     def cells(self) -> list[WorkloadCell]:
         return [

@@ -24,6 +24,7 @@ from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
+from sweeper.repetitions import needs_more
 from sweeper.spec import SweepSpec
 from sweeper.status import array_seconds
 from sweeper.store import ResultsStore, RunAddress
@@ -297,10 +298,13 @@ class Sweeper:
         self._previous = config
         runner = self.platform.runner(config, self.spec.matrix, self.spec.study.seed)
         self.progress.configuration(key, "running")
+        measured = self._measured(key)
         try:
             runner.prepare()
             for cell in self.plan.cells:
-                for rep in range(1, self.plan.repetitions + 1):
+                rep = 0
+                while self._wants_another(cell, rep, measured):
+                    rep += 1
                     if self.stop.is_set():
                         study.tell(trial, state=TrialState.FAIL)
                         return
@@ -308,11 +312,12 @@ class Sweeper:
                     if address in done or self.store.has_run(address):
                         outcome.runs_skipped += 1
                         continue
-                    ok, array_s = self._one_run(runner, config, cell, address, play)
+                    ok, array_s, iops = self._one_run(runner, config, cell, address, play)
                     outcome.array_s += array_s
                     if ok:
                         done.add(address)
                         outcome.runs_written += 1
+                        measured.setdefault(cell.key, {})[rep] = iops
                     else:
                         outcome.runs_failed += 1
                     self.progress.run_done(address, ok, outcome.array_s)
@@ -332,6 +337,31 @@ class Sweeper:
         self.progress.configuration_done(key, "complete", outcome.array_s)
         self._write_progress("running", outcome)
 
+    def _measured(self, key: str) -> dict[str, dict[int, float]]:
+        """IOPS per cell and repetition already stored for configuration ``key``."""
+        if self.spec.matrix.dynamic_repetitions is None:
+            return {}
+        runs = self.store.runs(self.spec.name, config_key=key)
+        out: dict[str, dict[int, float]] = {}
+        for r in runs.itertuples():
+            out.setdefault(r.cell_key, {})[int(r.repetition)] = float(r.iops)
+        return out
+
+    def _wants_another(
+        self, cell: WorkloadCell, done_reps: int, measured: dict[str, dict[int, float]]
+    ) -> bool:
+        """The fixed repetitions first; then, if asked, more while the IOPS still vary."""
+        m = self.spec.matrix
+        if done_reps < m.repetitions:
+            return True
+        dyn = m.dynamic_repetitions
+        if dyn is None:
+            return False
+        values = list(measured.get(cell.key, {}).values())
+        return done_reps < dyn.max and needs_more(
+            values, cv_threshold_pct=dyn.cv_pct, cap=dyn.max, minimum=m.repetitions
+        )
+
     def _one_run(
         self,
         runner: Any,
@@ -339,7 +369,7 @@ class Sweeper:
         cell: WorkloadCell,
         address: RunAddress,
         play: PlayResult,
-    ) -> tuple[bool, float]:
+    ) -> tuple[bool, float, float | None]:
         started = now()
         t0 = time.monotonic()
         error = None
@@ -359,7 +389,7 @@ class Sweeper:
             config, cell, address, out, parsed, error, started, time.monotonic() - t0, play
         )
         self.store.put_run(row)
-        return error is None, (out.array_time_s if out else 0.0)
+        return error is None, (out.array_time_s if out else 0.0), row.get("iops")
 
     def _run_row(
         self, config, cell, address, out, parsed, error, started, wall, play
