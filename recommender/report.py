@@ -118,6 +118,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "spec_yaml": html.escape(json.dumps(spec, indent=2)),
         "job_files": disclosure["job_files"],
         "measurement": to_yaml(disclosure["measurement"]),
+        "repeatability": disclosure["repeatability"],
         "facts": {
             c["configuration"]: to_yaml(c["facts"] or {}) for c in disclosure["configurations"]
         },

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from recommender.repeatability import cell_statistics, repeatability_summary
 from sweeper.units import format_duration
 
 RUN_ID_RE = re.compile(r"^[0-9a-f]{24}$")
@@ -95,6 +96,7 @@ def sweep_disclosure(store: Any, record: dict[str, Any]) -> dict[str, Any]:
             "first_started": _plain(attempts["started_at"].min()) if len(attempts) else None,
             "last_finished": _plain(attempts["finished_at"].max()) if len(attempts) else None,
         },
+        "repeatability": repeatability_summary(cell_statistics(ok)) if len(ok) else {"cells": 0},
         "configurations": configurations,
         "job_files": job_files,
         "spec": spec,

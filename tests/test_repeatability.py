@@ -1,0 +1,39 @@
+"""Per-cell agreement of repetitions: spread, outliers and unsteady runs are named."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from recommender.repeatability import cell_statistics, repeatability_summary
+
+
+def _runs(rows: list[tuple[str, str, int, float, object]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["config_key", "cell_key", "repetition", "iops", "steady"])
+
+
+def test_outlier_and_unsteady_repetitions_are_named() -> None:
+    runs = _runs(
+        [("a", "randread/4k/qd1x1", r, v, True) for r, v in enumerate([100, 101, 99, 100, 160], 1)]
+        + [("a", "write/1m/qd1x1", r, 50.0, r != 2) for r in (1, 2, 3)]
+    )
+    stats = cell_statistics(runs).set_index("cell_key")
+    assert stats.loc["randread/4k/qd1x1", "outlier_repetitions"] == [5]
+    assert stats.loc["randread/4k/qd1x1", "n"] == 5
+    assert stats.loc["write/1m/qd1x1", "unsteady_repetitions"] == [2]
+    assert stats.loc["write/1m/qd1x1", "cv_pct"] == 0.0
+    summary = repeatability_summary(cell_statistics(runs))
+    assert summary["cells"] == 2
+    assert summary["cells_with_outliers"] == 1 and summary["cells_with_unsteady_runs"] == 1
+    assert summary["cells_above_cv_limit"] == 1  # the cell with 160 in it
+    assert {f["cell"] for f in summary["flagged"]} == {"randread/4k/qd1x1", "write/1m/qd1x1"}
+
+
+def test_cv_and_interval_match_the_textbook() -> None:
+    runs = _runs([("a", "c", r, v, None) for r, v in enumerate([10.0, 12.0, 14.0], 1)])
+    row = cell_statistics(runs).iloc[0]
+    assert row["mean"] == pytest.approx(12.0) and row["sd"] == pytest.approx(2.0)
+    assert row["cv_pct"] == pytest.approx(100 * 2 / 12)
+    # t(0.975, 2) = 4.302653: half-width 4.302653 * 2 / sqrt(3)
+    assert row["ci_hi"] - row["mean"] == pytest.approx(4.302653 * 2 / 3**0.5, rel=1e-6)
+    assert repeatability_summary(cell_statistics(runs.iloc[:0]))["cells"] == 0
