@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from kneed import KneeLocator
 
 KNEEDLE = "kneedle"
@@ -163,3 +164,80 @@ def should_stop(
                 f" {drop_pct:g}%)"
             )
     return None
+
+
+# --- from the results store's runs ---------------------------------------------------------
+
+SYNC_ENGINES = ("sync", "psync")
+CURVE_COLUMNS = [
+    "config_key", "pattern", "block_size", "points", "speed", "optimum", "maximum", "method",
+    "note", "stopped",
+]  # fmt: skip
+
+
+def outstanding(iodepth: int, numjobs: int, engine: str) -> int:
+    """I/Os in flight: synchronous engines keep one per job whatever the iodepth."""
+    return (1 if engine in SYNC_ENGINES else int(iodepth)) * int(numjobs)
+
+
+def curve_points(runs: pd.DataFrame) -> list[CurvePoint]:
+    """One point per concurrency of the runs of one configuration, pattern and block size.
+
+    IOPS is the mean over repetitions; latency the mean latency of all I/Os, reads and
+    writes weighted by their IOPS.
+    """
+    points = []
+    frame = runs.assign(
+        outstanding=[
+            outstanding(d, j, e)
+            for d, j, e in zip(runs["iodepth"], runs["numjobs"], runs["engine"], strict=True)
+        ]
+    )
+    for n, grp in frame.groupby("outstanding", sort=True):
+        weighted = 0.0
+        total = 0.0
+        for d in ("read", "write"):
+            iops = grp[f"{d}_iops"].astype(float).fillna(0.0)
+            lat = grp[f"{d}_lat_mean_ms"].astype(float).fillna(0.0)
+            weighted += float((iops * lat).sum())
+            total += float(iops.sum())
+        if total <= 0:
+            continue
+        points.append(CurvePoint(int(n), float(grp["iops"].astype(float).mean()), weighted / total))
+    return points
+
+
+def curves_table(
+    runs: pd.DataFrame, latency_limit_ms: float | None = None, drop_pct: float = 5.0
+) -> pd.DataFrame:
+    """Speed, Optimum and Maximum of every curve (two or more concurrencies) in ``runs``."""
+    rows = []
+    if runs.empty:
+        return pd.DataFrame(columns=CURVE_COLUMNS)
+    for (config_key, pattern, bs), grp in runs.groupby(
+        ["config_key", "pattern", "block_size"], sort=True
+    ):
+        points = curve_points(grp)
+        if len(points) < 2:
+            continue
+        summary = analyse_curve(points)
+        stopped = None
+        for k in range(2, len(points) + 1):  # where a sweep with this rule stopped
+            stopped = should_stop(points[:k], latency_limit_ms, drop_pct)
+            if stopped:
+                break
+        rows.append(
+            {
+                "config_key": config_key,
+                "pattern": pattern,
+                "block_size": int(bs),
+                "points": list(summary.points),
+                "speed": summary.speed,
+                "optimum": summary.optimum,
+                "maximum": summary.maximum,
+                "method": summary.method,
+                "note": summary.note,
+                "stopped": stopped,
+            }
+        )
+    return pd.DataFrame(rows, columns=CURVE_COLUMNS)

@@ -21,7 +21,7 @@ from rich.progress import (
 from rich.table import Table
 
 from sweeper.errors import InputError, StoreError
-from sweeper.units import format_duration
+from sweeper.units import format_duration, format_size, parse_latency_ms
 
 app = typer.Typer(
     add_completion=False,
@@ -148,6 +148,11 @@ def run(
         f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
         f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
     )
+    if outcome.cells_skipped:
+        console.print(
+            f"{len(outcome.cells_skipped)} cell(s) not run: their concurrency curve had stopped "
+            "(`raidsweep curves` shows where and why)"
+        )
     for key, reason in outcome.configurations_failed.items():
         console.print(f"[red]configuration failed:[/] {key}: {reason}", highlight=False)
     if outcome.interrupted:
@@ -278,6 +283,47 @@ def recommend(
         if missing:
             console.print(f"[yellow]cells not measured for {wclass.name}: {missing}[/]")
     console.print(f"[dim]{FORMULA}; '=' marks a tie; n = repetitions[/]")
+
+
+@app.command()
+def curves(
+    sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
+    from recommender.curves import curves_table
+    from sweeper.store import open_store
+
+    results = open_store(store)
+    record = _latest_sweep(results, sweep)
+    rule = (record["spec"]["matrix"].get("curve_stop") or {}) if record.get("spec") else {}
+    limit = rule.get("latency_limit")
+    table_df = curves_table(
+        results.runs(record["sweep_id"]),
+        parse_latency_ms(limit) if limit else None,
+        float(rule.get("throughput_drop_pct", 5.0)),
+    )
+    if table_df.empty:
+        console.print(f"sweep {record['sweep_id']} has no curve (a pattern and block size "
+                      "measured at two or more concurrencies)")  # fmt: skip
+        return
+    table = Table("configuration", "curve", "points", "Speed", "Optimum (knee)", "Maximum",
+                  title="IOPS @ mean latency, by I/Os in flight", title_justify="left")  # fmt: skip
+
+    def point(p) -> str:
+        return "–" if p is None else f"{p.outstanding}: {p.iops:,.0f} @ {p.latency_ms:.3g} ms"
+
+    for r in table_df.itertuples():
+        curve = f"{r.pattern}/{format_size(r.block_size)}"
+        optimum = point(r.optimum) + ("" if r.method == "kneedle" else f" ({r.method})")
+        table.add_row(r.config_key, curve, str(len(r.points)), point(r.speed), optimum,
+                      point(r.maximum))  # fmt: skip
+    console.print(table)
+    for r in table_df[table_df["stopped"].notna()].itertuples():
+        console.print(f"[yellow]{r.config_key} {r.pattern}/{format_size(r.block_size)}: "
+                      f"stopped: {r.stopped}[/]", highlight=False)  # fmt: skip
+    console.print("[dim]Optimum: Kneedle (Satopää et al. 2011) on log2 IOPS vs log2 I/Os in "
+                  "flight; Speed: fewest I/Os in flight; Maximum: highest IOPS[/]")  # fmt: skip
 
 
 @app.command()

@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from sweeper.errors import InputError, SpecError
-from sweeper.units import format_duration, parse_duration, parse_size
+from sweeper.units import format_duration, parse_duration, parse_latency_ms, parse_size
 from sweeper.workload import ENGINES, Concurrency, Pattern, WorkloadCell
 from sweeper.yamlsource import YamlSource, format_loc, pydantic_problems
 
@@ -177,6 +177,24 @@ class DynamicRepetitions(_Strict):
     max: int = Field(default=10, ge=2, le=100)
 
 
+class CurveStop(_Strict):
+    """Stop a concurrency curve early: latency above the limit, or throughput falling."""
+
+    latency_limit: str | None = None  # with its unit, e.g. 20ms
+    throughput_drop_pct: float = Field(default=5.0, ge=0, lt=100)
+
+    @field_validator("latency_limit")
+    @classmethod
+    def _unit(cls, v: str | None) -> str | None:
+        if v is not None and parse_latency_ms(v) <= 0:
+            raise ValueError(f"{v!r} is not a positive latency")
+        return v
+
+    @property
+    def latency_limit_ms(self) -> float | None:
+        return None if self.latency_limit is None else parse_latency_ms(self.latency_limit)
+
+
 class Matrix(_Strict):
     """The fio workload matrix run on every configuration."""
 
@@ -190,6 +208,7 @@ class Matrix(_Strict):
     working_set: Size | None = None
     steady_state: SteadyStateRule = SteadyStateRule()
     dynamic_repetitions: DynamicRepetitions | None = None
+    curve_stop: CurveStop | None = None
 
     @field_validator("patterns", "concurrency")
     @classmethod

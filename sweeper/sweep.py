@@ -18,6 +18,7 @@ import optuna
 from optuna.trial import TrialState
 
 from recommender.classes import load_classes
+from recommender.curves import curve_points, should_stop
 from recommender.scoring import objective_values
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
@@ -114,6 +115,8 @@ class Outcome:
     runs_written: int = 0
     runs_skipped: int = 0
     runs_failed: int = 0
+    #: "config cell" -> why the cell was not run (its concurrency curve had stopped)
+    cells_skipped: dict[str, str] = field(default_factory=dict)
     array_s: float = 0.0
     interrupted: bool = False
     recovered_trials: int = 0
@@ -299,9 +302,14 @@ class Sweeper:
         runner = self.platform.runner(config, self.spec.matrix, self.spec.study.seed)
         self.progress.configuration(key, "running")
         measured = self._measured(key)
+        stopped_curves: dict[tuple[str, int], str] = {}
         try:
             runner.prepare()
-            for cell in self.plan.cells:
+            for cell in self._cell_order():
+                curve = (cell.pattern.name, cell.block_size)
+                if curve in stopped_curves:
+                    outcome.cells_skipped[f"{key} {cell.key}"] = stopped_curves[curve]
+                    continue
                 rep = 0
                 while self._wants_another(cell, rep, measured):
                     rep += 1
@@ -321,6 +329,13 @@ class Sweeper:
                     else:
                         outcome.runs_failed += 1
                     self.progress.run_done(address, ok, outcome.array_s)
+                reason = self._curve_stop(key, cell)
+                if reason:
+                    stopped_curves[curve] = reason
+            if stopped_curves:
+                trial.set_user_attr(
+                    "curves_stopped", {f"{p}/{bs}": r for (p, bs), r in stopped_curves.items()}
+                )
         finally:
             runner.cleanup()
         runs = self.store.runs(self.spec.name, config_key=key)
@@ -336,6 +351,33 @@ class Sweeper:
         outcome.configurations_done += 1
         self.progress.configuration_done(key, "complete", outcome.array_s)
         self._write_progress("running", outcome)
+
+    def _cell_order(self) -> list[WorkloadCell]:
+        """The matrix's cells; with a curve stop, each curve from the fewest I/Os in flight."""
+        cells = self.plan.cells
+        if self.spec.matrix.curve_stop is None:
+            return cells
+        engine = self.spec.matrix.engine
+        order = {p: i for i, p in enumerate(self.spec.matrix.patterns)}
+        return sorted(
+            cells,
+            key=lambda c: (order[c.pattern], c.block_size, c.concurrency.outstanding(engine)),
+        )
+
+    def _curve_stop(self, key: str, cell: WorkloadCell) -> str | None:
+        """Why the curve of ``cell`` (its pattern and block size) goes no higher, if it should."""
+        rule = self.spec.matrix.curve_stop
+        if rule is None:
+            return None
+        runs = self.store.runs(self.spec.name, config_key=key)
+        mine = runs[
+            (runs["pattern"] == cell.pattern.name) & (runs["block_size"] == cell.block_size)
+        ]
+        limit = cell.concurrency.outstanding(self.spec.matrix.engine)
+        points = [p for p in curve_points(mine) if p.outstanding <= limit]
+        if not points or points[-1].outstanding != limit:
+            return None  # this cell gave no point: nothing to judge it by
+        return should_stop(points, rule.latency_limit_ms, rule.throughput_drop_pct)
 
     def _measured(self, key: str) -> dict[str, dict[int, float]]:
         """IOPS per cell and repetition already stored for configuration ``key``."""

@@ -1,0 +1,90 @@
+"""Concurrency curves on the simulated all-flash array: Speed, Optimum, Maximum, early stop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from recommender.curves import KNEEDLE, curves_table
+from sweeper.spec import load_spec
+from sweeper.store import ParquetStore
+from sweeper.sweep import run_sweep
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+WORKERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+
+
+def _spec(tmp_path: Path, **matrix: Any) -> Path:
+    spec = {
+        "name": "curves",
+        "platform": "sim",
+        "inventory": str(ROOT / "inventories/sim/hosts.yml"),
+        "platform_options": {"profile": "allflash-nvme"},
+        "config_space": {"raid_level": ["raid10"], "layout": ["single_rank"]},
+        "matrix": {
+            "patterns": ["randread"],
+            "block_sizes": ["8k"],
+            # Listed out of order on purpose: a curve is swept from the fewest I/Os in flight.
+            "concurrency": [f"1x{n}" for n in reversed(WORKERS)],
+            "engine": "sync",
+            "runtime": "60s",
+            "ramp": "5s",
+            "repetitions": 1,
+            "working_set": "100g",
+        }
+        | matrix,
+        "classes": ["data_file"],
+    }
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _sweep(path: Path, store_dir: Path) -> tuple[ParquetStore, Any]:
+    spec, inventory = load_spec(path)
+    store = ParquetStore(store_dir)
+    return store, run_sweep(spec, inventory, store, spec_path=path)
+
+
+def test_whole_curve_has_speed_knee_and_maximum(tmp_path: Path) -> None:
+    store, outcome = _sweep(_spec(tmp_path), tmp_path / "s")
+    assert not outcome.cells_skipped
+    (row,) = curves_table(store.runs("curves")).itertuples()
+    assert [p.outstanding for p in row.points] == WORKERS
+    assert row.speed.outstanding == 1
+    assert row.maximum.iops == max(p.iops for p in row.points)
+    assert row.method == KNEEDLE
+    # The knee lies where latency has barely moved yet throughput has grown most of the way.
+    assert 8 <= row.optimum.outstanding <= 256
+    assert row.optimum.latency_ms < 2 * row.speed.latency_ms
+    assert row.optimum.iops > 0.5 * row.maximum.iops
+
+
+def test_curve_stops_once_latency_passes_the_limit(tmp_path: Path) -> None:
+    store, outcome = _sweep(_spec(tmp_path, curve_stop={"latency_limit": "200us"}), tmp_path / "s")
+    runs = store.runs("curves").sort_values("numjobs")
+    lat = runs["read_lat_mean_ms"].to_list()
+    assert lat[-1] > 0.2 and all(v <= 0.2 for v in lat[:-1])
+    measured = runs["numjobs"].to_list()
+    assert measured == WORKERS[: len(measured)] and len(measured) < len(WORKERS)
+    assert len(outcome.cells_skipped) == len(WORKERS) - len(measured)
+    assert all("above the limit of 0.2 ms" in r for r in outcome.cells_skipped.values())
+    cli = subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", "curves", "--store", str(tmp_path / "s")],
+        capture_output=True, text=True, check=True, env={"COLUMNS": "200", "PATH": ""},
+    )  # fmt: skip
+    assert "stopped: latency" in cli.stdout and "Kneedle" in cli.stdout
+    # Run again, the sweep finds the configuration complete: nothing past the stop is run.
+    _, again = _sweep(_spec(tmp_path, curve_stop={"latency_limit": "200us"}), tmp_path / "s")
+    assert again.runs_written == 0 and len(store.runs("curves")) == len(measured)
+
+
+def test_latency_limit_needs_a_unit(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="curve_stop.latency_limit"):
+        load_spec(_spec(tmp_path, curve_stop={"latency_limit": "20"}))
