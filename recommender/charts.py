@@ -42,3 +42,25 @@ def heatmap(frame: pd.DataFrame, metric_label: str, *, higher_is_better: bool = 
         color=alt.value("white"),
     )
     return (rect + text).properties(height=alt.Step(22), width=alt.Step(56))
+
+
+def curve_chart(frame: pd.DataFrame) -> alt.Chart:
+    """IOPS against mean latency as I/Os in flight grow, one line per curve.
+
+    ``frame``: curve, outstanding, iops, latency_ms, and role (Speed, Optimum, Maximum or "").
+    """
+    base = alt.Chart(frame).encode(
+        x=alt.X("iops:Q", title="IOPS"),
+        y=alt.Y("latency_ms:Q", title="mean latency (ms)", scale=alt.Scale(type="log")),
+        color=alt.Color("curve:N", title=None, legend=alt.Legend(labelLimit=360)),
+        tooltip=[
+            alt.Tooltip("curve:N"),
+            alt.Tooltip("outstanding:Q", title="I/Os in flight"),
+            alt.Tooltip("iops:Q", format=",.0f"),
+            alt.Tooltip("latency_ms:Q", title="latency (ms)", format=",.3f"),
+            alt.Tooltip("role:N"),
+        ],
+    )
+    line = base.mark_line(point=True).encode(order="outstanding:Q")
+    marks = base.transform_filter(alt.datum.role != "").mark_point(size=120, shape="diamond")
+    return (line + marks).properties(width=520, height=300)

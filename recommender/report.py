@@ -12,7 +12,8 @@ import jinja2
 import pandas as pd
 import vl_convert as vlc
 
-from recommender.charts import heatmap
+from recommender.charts import curve_chart, heatmap
+from recommender.curves import curves_table
 from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
 from recommender.scoring import FORMULA, rank_classes
 from sweeper.disclosure import sweep_disclosure, to_yaml
@@ -77,6 +78,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                         continue
                     chart = heatmap(frame, label, higher_is_better=metric in ("iops", "mbps"))
                     heatmaps.append({"title": f"{pattern} · {conc} · {label}", "svg": _svg(chart)})
+    curves = _curves(runs, matrix_rule=spec["matrix"].get("curve_stop") or {})
     host = {}
     tools = {}
     if len(runs):
@@ -94,6 +96,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "formula": FORMULA,
         "sections": sections,
         "heatmaps": heatmaps,
+        "curves": curves,
         "n_runs": len(runs),
         "n_failed": len(attempts) - len(runs),
         "n_configs": runs["config_key"].nunique() if len(runs) else 0,
@@ -123,6 +126,31 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
             c["configuration"]: to_yaml(c["facts"] or {}) for c in disclosure["configurations"]
         },
     }
+
+
+def _curves(runs: pd.DataFrame, matrix_rule: dict[str, Any]) -> dict[str, Any]:
+    from sweeper.units import parse_latency_ms
+
+    limit = matrix_rule.get("latency_limit")
+    table = curves_table(
+        runs,
+        parse_latency_ms(limit) if limit else None,
+        float(matrix_rule.get("throughput_drop_pct", 5.0)),
+    )
+    rows, points = [], []
+    for r in table.itertuples():
+        name = f"{r.config_key} · {r.pattern}/{format_size(r.block_size)}"
+        roles = {r.speed.outstanding: "Speed", r.maximum.outstanding: "Maximum"}
+        if r.optimum is not None:
+            roles[r.optimum.outstanding] = "Optimum"
+        for p in r.points:
+            role = roles.get(p.outstanding, "")
+            points.append({"curve": name, "outstanding": p.outstanding, "iops": p.iops,
+                           "latency_ms": p.latency_ms, "role": role})  # fmt: skip
+        rows.append({"curve": name, "speed": r.speed, "optimum": r.optimum,
+                     "maximum": r.maximum, "method": r.method, "stopped": r.stopped})  # fmt: skip
+    svg = _svg(curve_chart(pd.DataFrame(points))) if points and len(rows) <= 12 else None
+    return {"rows": rows, "svg": svg}
 
 
 def render_report(store: Any, record: dict[str, Any]) -> str:

@@ -88,3 +88,13 @@ def test_curve_stops_once_latency_passes_the_limit(tmp_path: Path) -> None:
 def test_latency_limit_needs_a_unit(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="curve_stop.latency_limit"):
         load_spec(_spec(tmp_path, curve_stop={"latency_limit": "20"}))
+
+
+def test_report_shows_the_curves(tmp_path: Path) -> None:
+    from recommender.report import render_report
+
+    store, _ = _sweep(_spec(tmp_path), tmp_path / "s")
+    html = render_report(store, store.get_sweep("curves") or {})
+    section = html[html.index("<h2>Concurrency curves</h2>") : html.index("<h2>Disclosure</h2>")]
+    assert "raid10/single_rank/wb-ra · randread/8k" in section
+    assert "1: " in section and "512: " in section and "<svg" in section
