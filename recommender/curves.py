@@ -170,8 +170,8 @@ def should_stop(
 
 SYNC_ENGINES = ("sync", "psync")
 CURVE_COLUMNS = [
-    "config_key", "pattern", "block_size", "points", "speed", "optimum", "maximum", "method",
-    "note", "stopped",
+    "config_key", "pattern", "block_size", "active_pct", "points", "speed", "optimum",
+    "maximum", "method", "note", "stopped",
 ]  # fmt: skip
 
 
@@ -214,8 +214,10 @@ def curves_table(
     rows = []
     if runs.empty:
         return pd.DataFrame(columns=CURVE_COLUMNS)
-    for (config_key, pattern, bs), grp in runs.groupby(
-        ["config_key", "pattern", "block_size"], sort=True
+    if "active_pct" not in runs:
+        runs = runs.assign(active_pct=None)
+    for (config_key, pattern, bs, active), grp in runs.groupby(
+        ["config_key", "pattern", "block_size", "active_pct"], sort=True, dropna=False
     ):
         points = curve_points(grp)
         if len(points) < 2:
@@ -231,6 +233,7 @@ def curves_table(
                 "config_key": config_key,
                 "pattern": pattern,
                 "block_size": int(bs),
+                "active_pct": None if pd.isna(active) else int(active),
                 "points": list(summary.points),
                 "speed": summary.speed,
                 "optimum": summary.optimum,

@@ -29,10 +29,17 @@ HEATMAP_METRICS = {
 
 
 def heatmap_frame(
-    runs: pd.DataFrame, pattern: str, metric: str, concurrency: str | None = None
+    runs: pd.DataFrame,
+    pattern: str,
+    metric: str,
+    concurrency: str | None = None,
+    active_pct: int | None = None,
 ) -> pd.DataFrame:
-    """Mean of ``metric`` per configuration × block size for one pattern (and concurrency)."""
+    """Mean of ``metric`` per configuration × block size for one pattern (and concurrency,
+    and active range when the matrix has one)."""
     sel = runs[runs["pattern"] == pattern]
+    if active_pct is not None:
+        sel = sel[sel["active_pct"] == active_pct]
     if concurrency:
         qd = sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)
         sel = sel[("qd" + qd) == concurrency]

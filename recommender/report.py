@@ -70,14 +70,20 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                 set("qd" + sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)),
                 key=lambda s: [int(x) for x in s[2:].split("x")],
             )
+            ranges = sorted(int(v) for v in sel["active_pct"].dropna().unique()) or [None]
             for conc in qd:
-                for label in ("IOPS", "p99 read latency (ms)", "p99 write latency (ms)"):
-                    metric = HEATMAP_METRICS[label]
-                    frame = heatmap_frame(runs, pattern, metric, conc).dropna(subset=["value"])
-                    if frame.empty:
-                        continue
-                    chart = heatmap(frame, label, higher_is_better=metric in ("iops", "mbps"))
-                    heatmaps.append({"title": f"{pattern} · {conc} · {label}", "svg": _svg(chart)})
+                for ws in ranges:
+                    for label in ("IOPS", "p99 read latency (ms)", "p99 write latency (ms)"):
+                        metric = HEATMAP_METRICS[label]
+                        frame = heatmap_frame(runs, pattern, metric, conc, ws)
+                        frame = frame.dropna(subset=["value"])
+                        if frame.empty:
+                            continue
+                        better = metric in ("iops", "mbps")
+                        chart = heatmap(frame, label, higher_is_better=better)
+                        where = f" · ws{ws}" if ws is not None else ""
+                        title = f"{pattern} · {conc}{where} · {label}"
+                        heatmaps.append({"title": title, "svg": _svg(chart)})
     curves = _curves(runs, matrix_rule=spec["matrix"].get("curve_stop") or {})
     host = {}
     tools = {}
@@ -139,7 +145,8 @@ def _curves(runs: pd.DataFrame, matrix_rule: dict[str, Any]) -> dict[str, Any]:
     )
     rows, points = [], []
     for r in table.itertuples():
-        name = f"{r.config_key} · {r.pattern}/{format_size(r.block_size)}"
+        ws = f"/ws{r.active_pct}" if r.active_pct is not None else ""
+        name = f"{r.config_key} · {r.pattern}/{format_size(r.block_size)}{ws}"
         roles = {r.speed.outstanding: "Speed", r.maximum.outstanding: "Maximum"}
         if r.optimum is not None:
             roles[r.optimum.outstanding] = "Optimum"

@@ -56,6 +56,9 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, floa
 def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
     """One row per configuration: score, interval, limits and evidence for ``wclass``."""
     weights = {c.cell: c.weight for c in wclass.cells}
+    # A class cell without an active range means the whole working set: ws100 where the
+    # matrix sweeps active ranges.
+    runs = runs.assign(cell_key=runs["cell_key"].str.replace(r"/ws100$", "", regex=True))
     mine = runs[runs["cell_key"].isin(weights)]
     rows = []
     for config_key, grp in mine.groupby("config_key", sort=True):

@@ -314,13 +314,15 @@ def curves(
         return "–" if p is None else f"{p.outstanding}: {p.iops:,.0f} @ {p.latency_ms:.3g} ms"
 
     for r in table_df.itertuples():
-        curve = f"{r.pattern}/{format_size(r.block_size)}"
+        ws = f"/ws{r.active_pct}" if r.active_pct is not None else ""
+        curve = f"{r.pattern}/{format_size(r.block_size)}{ws}"
         optimum = point(r.optimum) + ("" if r.method == "kneedle" else f" ({r.method})")
         table.add_row(r.config_key, curve, str(len(r.points)), point(r.speed), optimum,
                       point(r.maximum))  # fmt: skip
     console.print(table)
     for r in table_df[table_df["stopped"].notna()].itertuples():
-        console.print(f"[yellow]{r.config_key} {r.pattern}/{format_size(r.block_size)}: "
+        ws = f"/ws{r.active_pct}" if r.active_pct is not None else ""
+        console.print(f"[yellow]{r.config_key} {r.pattern}/{format_size(r.block_size)}{ws}: "
                       f"stopped: {r.stopped}[/]", highlight=False)  # fmt: skip
     console.print("[dim]Optimum: Kneedle (Satopää et al. 2011) on log2 IOPS vs log2 I/Os in "
                   "flight; Speed: fewest I/Os in flight; Maximum: highest IOPS[/]")  # fmt: skip

@@ -209,11 +209,15 @@ class Matrix(_Strict):
     steady_state: SteadyStateRule = SteadyStateRule()
     dynamic_repetitions: DynamicRepetitions | None = None
     curve_stop: CurveStop | None = None
+    #: percent of the volume (working_set, else the whole target) each cell's I/O spans
+    active_range: list[Annotated[int, Field(ge=1, le=100)]] | None = Field(
+        default=None, min_length=1
+    )
 
-    @field_validator("patterns", "concurrency")
+    @field_validator("patterns", "concurrency", "active_range")
     @classmethod
-    def _unique(cls, v: list[Any]) -> list[Any]:
-        return _no_duplicates(v, "the entry")
+    def _unique(cls, v: list[Any] | None) -> list[Any] | None:
+        return None if v is None else _no_duplicates(v, "the entry")
 
     @field_validator("block_sizes")
     @classmethod
@@ -250,10 +254,11 @@ class Matrix(_Strict):
 
     def cells(self) -> list[WorkloadCell]:
         return [
-            WorkloadCell(p, bs, c)
+            WorkloadCell(p, bs, c, ws)
             for p in self.patterns
             for bs in self.block_sizes
             for c in self.concurrency
+            for ws in (self.active_range or [None])
         ]
 
 

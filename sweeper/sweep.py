@@ -456,6 +456,7 @@ class Sweeper:
             "block_size": cell.block_size,
             "iodepth": cell.concurrency.iodepth,
             "numjobs": cell.concurrency.numjobs,
+            "active_pct": cell.active_pct,
             "engine": m.engine,
             "runtime_s": m.runtime,
             "ramp_s": m.ramp,

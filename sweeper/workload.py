@@ -11,6 +11,7 @@ PATTERNS = ("read", "write", "randread", "randwrite", "randrw")
 ENGINES = ("sync", "psync", "libaio", "io_uring")
 _PATTERN_RE = re.compile(r"^(read|write|randread|randwrite|randrw)(\d{1,2})?$")
 _CONCURRENCY_RE = re.compile(r"^(?:qd)?(\d+)x(\d+)$")
+_ACTIVE_RE = re.compile(r"^ws(\d{1,3})$")
 
 
 @dataclass(frozen=True, order=True)
@@ -89,19 +90,39 @@ class Concurrency:
 
 @dataclass(frozen=True, order=True)
 class WorkloadCell:
-    """One point of the workload matrix, e.g. ``randwrite/8k/qd1x20``."""
+    """One point of the workload matrix, e.g. ``randwrite/8k/qd1x20``.
+
+    With an active range the cell also names the share of the volume its I/O spans:
+    ``randread/8k/qd1x20/ws10`` touches the first 10%.
+    """
 
     pattern: Pattern
     block_size: int
     concurrency: Concurrency
+    active_pct: int | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.pattern.name}/{format_size(self.block_size)}/{self.concurrency.name}"
+        key = f"{self.pattern.name}/{format_size(self.block_size)}/{self.concurrency.name}"
+        return key if self.active_pct is None else f"{key}/ws{self.active_pct}"
+
+    def active_bytes(self, volume: int, align: int = 1024**2) -> int:
+        """The bytes this cell's I/O spans within a volume (its working set) of ``volume``."""
+        if self.active_pct is None:
+            return volume
+        size = volume * self.active_pct // 100
+        return max(align, size - size % align) if size >= align else volume
 
     @classmethod
     def parse(cls, key: str) -> WorkloadCell:
         parts = str(key).split("/")
-        if len(parts) != 3:
-            raise ValueError(f"{key!r} is not a cell key (pattern/block size/qdNxM)")
-        return cls(Pattern.parse(parts[0]), parse_size(parts[1]), Concurrency.parse(parts[2]))
+        if len(parts) not in (3, 4):
+            raise ValueError(f"{key!r} is not a cell key (pattern/block size/qdNxM[/wsPCT])")
+        active = None
+        if len(parts) == 4:
+            m = _ACTIVE_RE.match(parts[3].strip().lower())
+            if not m or not 1 <= int(m.group(1)) <= 100:
+                raise ValueError(f"{key!r}: {parts[3]!r} is not an active range (ws1 to ws100)")
+            active = int(m.group(1))
+        pattern, bs = Pattern.parse(parts[0]), parse_size(parts[1])
+        return cls(pattern, bs, Concurrency.parse(parts[2]), active)

@@ -208,10 +208,10 @@ class LocalRunner(WorkloadRunner):
             engine=m.engine,
             runtime_s=m.runtime,
             ramp_s=m.ramp,
-            size=self.working_set,
+            size=cell.active_bytes(self.working_set),
             iops_log=f"{cell.key.replace('/', '_')}-r{repetition}",
         )
-        stem = f"{cell.key.replace('/', '_')}-r{repetition}"
+        stem = f"{cell.key.replace('/', '_')}-r{repetition}"  # the iops_log name above
         path = self.state_dir / "jobs" / f"{stem}.fio"
         path.write_text(job_text)
         out = run_fio(self.fio, path, timeout_s=m.ramp + m.runtime + TIMEOUT_GRACE_S)

@@ -241,10 +241,10 @@ class SimRunner(WorkloadRunner):
             engine=m.engine,
             runtime_s=m.runtime,
             ramp_s=m.ramp,
-            size=working_set,
+            size=cell.active_bytes(working_set),
         )
         glob, opts, name = read_job_file(job_text)
-        job = job_from_options(glob | opts, working_set)
+        job = job_from_options(glob | opts, cell.active_bytes(working_set))
         out = simulate_fio(
             self.profile,
             self.state,

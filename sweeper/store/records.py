@@ -32,6 +32,7 @@ RUN_SCHEMA = pa.schema(
         ("block_size", pa.int64()),
         ("iodepth", pa.int32()),
         ("numjobs", pa.int32()),
+        ("active_pct", pa.int32()),  # share of the volume the I/O spans; null: all of it
         ("engine", pa.string()),
         *[(f"read_{f}", pa.float64()) for f in DIRECTION_FIELDS],
         *[(f"write_{f}", pa.float64()) for f in DIRECTION_FIELDS],

@@ -1,0 +1,347 @@
+"""Several load hosts at once: real fio servers started by the loadgen playbook, driven by fio.
+
+Three "hosts" share this machine, each on its own loopback address (127.0.0.1-3) and with its
+own state directory (the server's working directory, so a job file's relative ``data.bin`` is
+one file per host). Every server a test starts is stopped by its fixture, through the
+playbook, and by pid from the pidfile if the playbook cannot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sweeper.ansible import PlayResult, run_playbook
+from sweeper.fio import FioRunError
+from sweeper.fio.clients import (
+    FioServerUnreachableError,
+    parse_client_output,
+    run_fio_clients,
+    wait_for_servers,
+)
+from sweeper.fio.runner import find_fio
+
+pytestmark = pytest.mark.integration
+ADDRESSES = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
+PIDFILE = "fio-server.pid"
+FILE_SIZE = 64 * 1024**2
+
+
+def _free_port() -> int:
+    """A TCP port nothing listens on at any of the three addresses.
+
+    fio's server sets SO_REUSEPORT, so a port another fio server holds would not even fail
+    to bind: the port is checked here with plain sockets, which do not share.
+    """
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind((ADDRESSES[0], 0))
+            port = probe.getsockname()[1]
+        try:
+            for address in ADDRESSES:
+                with socket.socket() as s:
+                    s.bind((address, port))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port on 127.0.0.1-3")
+
+
+def _accepts(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@dataclass
+class LoadGen:
+    """Three load hosts in a temporary inventory, each with its own state directory."""
+
+    root: Path
+    port: int
+
+    @property
+    def inventory(self) -> Path:
+        return self.root / "hosts.yml"
+
+    @property
+    def hosts(self) -> list[tuple[str, int]]:
+        return [(address, self.port) for address in ADDRESSES]
+
+    def state_dir(self, address: str) -> Path:
+        return self.root / f"lg-{address}"
+
+    def pidfiles(self) -> list[Path]:
+        return [self.state_dir(a) / PIDFILE for a in ADDRESSES]
+
+    def write_inventory(self) -> None:
+        hosts = {
+            f"lg{i}": {"ansible_host": address, "loadgen_state_dir": str(self.state_dir(address))}
+            for i, address in enumerate(ADDRESSES, start=1)
+        }
+        group = {
+            "vars": {
+                "ansible_connection": "local",
+                "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                "loadgen_port": self.port,
+            },
+            "hosts": hosts,
+        }
+        self.inventory.write_text(yaml.safe_dump({"all": {"children": {"loadgen": group}}}))
+
+    def play(self, state: str = "started", *, check: bool = False) -> PlayResult:
+        return run_playbook(
+            "loadgen.yml", self.inventory, {"loadgen_state": state}, check=check, timeout_s=120
+        )
+
+    def server_pids(self) -> list[int]:
+        """The live fio servers started from this instance's pidfiles."""
+        pids = []
+        for pidfile in self.pidfiles():
+            try:
+                pid = int(pidfile.read_text().strip())
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except (OSError, ValueError):
+                continue
+            if f"--daemonize={pidfile}".encode() in cmdline:
+                pids.append(pid)
+        return pids
+
+    def force_stop(self) -> None:
+        """Last resort after the playbook: signal our own servers by pid, wait until gone."""
+        pids = self.server_pids()
+        for sig, wait_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+            deadline = time.monotonic() + wait_s
+            while (pids := [p for p in pids if Path(f"/proc/{p}").exists()]) and (
+                time.monotonic() < deadline
+            ):
+                time.sleep(0.1)
+            if not pids:
+                return
+
+
+@pytest.fixture
+def make_loadgen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], LoadGen]]:
+    """Makes LoadGen instances; stops every server any of them started, however the test ends."""
+    made: list[LoadGen] = []
+
+    def make() -> LoadGen:
+        lg = LoadGen(tmp_path_factory.mktemp("loadgen"), _free_port())
+        lg.write_inventory()
+        made.append(lg)
+        return lg
+
+    yield make
+    for lg in made:
+        try:
+            if lg.server_pids():
+                lg.play("stopped")
+        finally:
+            lg.force_stop()
+        assert not lg.server_pids()
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoadGen]:
+    """Three fio servers, started once for the module through the playbook."""
+    lg = LoadGen(tmp_path_factory.mktemp("loadgen-running"), _free_port())
+    lg.write_inventory()
+    try:
+        play = lg.play()
+        assert play.ok, play.error
+        yield lg
+    finally:
+        try:
+            if lg.server_pids():
+                lg.play("stopped")
+        finally:
+            lg.force_stop()
+
+
+def _direct_io_works(directory: Path) -> bool:
+    probe = directory / ".odirect-probe"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | getattr(os, "O_DIRECT", 0), 0o600)
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            return False
+        raise
+    os.close(fd)
+    probe.unlink()
+    return True
+
+
+def _job_file(path: Path, *, direct: bool, runtime_s: int = 2) -> Path:
+    path.write_text(
+        "[global]\n"
+        "ioengine=psync\n"
+        f"direct={int(direct)}\n"
+        "time_based=1\n"
+        f"runtime={runtime_s}\n"
+        f"size={FILE_SIZE}\n"
+        "norandommap=1\n"
+        "randrepeat=0\n"
+        "lat_percentiles=1\n"
+        "group_reporting=1\n"
+        # relative: each server opens it in its own working directory, its state directory
+        "filename=data.bin\n"
+        "\n"
+        "[randread_4k]\n"
+        "rw=randread\n"
+        "bs=4k\n"
+        "iodepth=1\n"
+        "numjobs=1\n"
+    )
+    return path
+
+
+# --- the playbook -----------------------------------------------------------------------------
+
+
+def test_check_mode_starts_nothing(make_loadgen: Callable[[], LoadGen]) -> None:
+    lg = make_loadgen()
+    plan = lg.play(check=True)
+    assert plan.ok, plan.error
+    assert plan.changed == 3  # each host's state directory would be created
+    assert not any(_accepts(h, p) for h, p in lg.hosts)
+    assert not any(lg.state_dir(a).exists() for a in ADDRESSES)
+    assert not lg.server_pids()
+
+
+def test_start_is_idempotent_and_stop_closes_the_ports(make_loadgen: Callable[[], LoadGen]) -> None:
+    lg = make_loadgen()
+    first = lg.play()
+    assert first.ok, first.error
+    assert first.changed == 6  # per host: the state directory, the server
+    assert all(_accepts(h, p) for h, p in lg.hosts)
+    assert len(lg.server_pids()) == 3
+    pids = lg.server_pids()
+
+    again = lg.play()
+    assert again.ok, again.error
+    assert again.changed == 0
+    assert lg.server_pids() == pids
+
+    plan = lg.play(check=True)
+    assert plan.ok and plan.changed == 0
+
+    plan_stop = lg.play("stopped", check=True)
+    assert plan_stop.ok and plan_stop.changed == 6  # per host: the signal, the pidfile
+    assert lg.server_pids() == pids
+
+    down = lg.play("stopped")
+    assert down.ok, down.error
+    assert down.changed == 6
+    assert not any(_accepts(h, p) for h, p in lg.hosts)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+    assert not any(pidfile.exists() for pidfile in lg.pidfiles())
+
+    down_again = lg.play("stopped")
+    assert down_again.ok and down_again.changed == 0
+
+
+def test_a_server_started_with_other_settings_is_restarted(
+    make_loadgen: Callable[[], LoadGen],
+) -> None:
+    lg = make_loadgen()
+    assert lg.play().ok
+    old_port, old_pids = lg.port, lg.server_pids()
+    lg.port = _free_port()
+    lg.write_inventory()
+    moved = lg.play()
+    assert moved.ok, moved.error
+    assert moved.changed == 9  # per host: the signal, the pidfile, the new server
+    assert not set(lg.server_pids()) & set(old_pids)
+    assert all(_accepts(h, lg.port) for h, _ in lg.hosts)
+    assert not any(_accepts(h, old_port) for h, _ in lg.hosts)
+
+
+def test_an_unknown_state_is_refused(make_loadgen: Callable[[], LoadGen]) -> None:
+    lg = make_loadgen()
+    play = lg.play("stoped")
+    assert not play.ok
+    assert "loadgen_state must be started or stopped, not stoped" in (play.error or "")
+    assert not lg.server_pids()
+
+
+# --- driving the servers ----------------------------------------------------------------------
+
+
+def test_three_hosts_drive_one_load(running: LoadGen, tmp_path: Path) -> None:
+    direct = _direct_io_works(running.state_dir(ADDRESSES[0]))
+    job = _job_file(tmp_path / "randread.fio", direct=direct)
+    out = run_fio_clients(find_fio(), running.hosts, job, timeout_s=120)
+    assert out.exit_code == 0 and not out.timed_out, out.stderr
+    # the servers' text output comes first, each line tagged with the server's own name
+    assert re.match(r"<[^>]+> randread_4k: \(g=0\)", out.stdout)
+    result = parse_client_output(out.stdout, expected_hosts=running.hosts)
+
+    assert [(h.host, h.port) for h in result.hosts] == sorted(running.hosts)
+    for entry in result.hosts:
+        assert entry.result.read is not None and entry.result.read.iops > 0
+        assert entry.result.write is None
+        assert entry.result.job_options["direct"] == str(int(direct))
+        # each server laid out its own file in its working directory
+        assert (running.state_dir(entry.host) / "data.bin").stat().st_size == FILE_SIZE
+    assert result.aggregate_source == "all clients"
+    agg = result.aggregate.read
+    assert agg is not None
+    hosts = [h.result.read for h in result.hosts if h.result.read]
+    assert agg.iops == pytest.approx(sum(h.iops for h in hosts), abs=1e-5)
+    assert agg.total_ios == sum(h.total_ios for h in hosts)
+    assert agg.lat_p99_ms is not None
+    assert (
+        min(h.lat_p99_ms or 0 for h in hosts)
+        <= agg.lat_p99_ms
+        <= max(h.lat_p99_ms or 0 for h in hosts)
+    )
+
+
+def test_a_host_where_nothing_listens_is_named(running: LoadGen, tmp_path: Path) -> None:
+    nobody = ("127.0.0.2", _free_port())
+    with pytest.raises(FioServerUnreachableError, match=rf"127\.0\.0\.2:{nobody[1]} \("):
+        wait_for_servers([nobody], timeout_s=0.5)
+    job = _job_file(tmp_path / "job.fio", direct=False, runtime_s=1)
+    with pytest.raises(FioServerUnreachableError) as info:
+        run_fio_clients(
+            find_fio(), [*running.hosts, nobody], job, timeout_s=60, connect_timeout_s=0.5
+        )
+    assert f"127.0.0.2:{nobody[1]}" in str(info.value)
+    assert f"127.0.0.1:{running.port}" not in str(info.value)
+
+
+def test_fio_itself_carries_on_without_an_unreachable_server(
+    running: LoadGen, tmp_path: Path
+) -> None:
+    # Why run_fio_clients checks the servers first, and parse_client_output takes the hosts:
+    # fio drops a server it cannot reach, runs the others and exits 0.
+    nobody = ("127.0.0.2", _free_port())
+    job = str(_job_file(tmp_path / "job.fio", direct=False, runtime_s=1))
+    hosts = [running.hosts[0], nobody]
+    fio = find_fio()
+    cmd = [fio.path, "--output-format=json+"]
+    for host, port in hosts:
+        cmd += [f"--client={host},{port}", job]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0
+    assert f"failed to connect to 127.0.0.2:{nobody[1]}" in proc.stderr
+    assert parse_client_output(proc.stdout).aggregate_source == "single host"
+    with pytest.raises(FioRunError, match=rf"no results from 127\.0\.0\.2:{nobody[1]}"):
+        parse_client_output(proc.stdout, expected_hosts=hosts)
