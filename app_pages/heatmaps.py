@@ -21,11 +21,15 @@ pattern = cols[0].selectbox("Pattern", patterns, key="pattern")
 metric_label = cols[1].selectbox("Metric", list(HEATMAP_METRICS), key="metric")
 concurrency = cols[2].selectbox("Concurrency", concurrencies, key="concurrency")
 metric = HEATMAP_METRICS[metric_label]
+ranges = (record["spec"]["matrix"].get("active_range") or []) if record.get("spec") else []
+active = (
+    st.selectbox("Active range (% of the volume)", ranges, key="active_range") if ranges else None
+)
 
 
 def render() -> None:
     runs = _common.runs(store, sweep_id)
-    frame = heatmap_frame(runs, pattern, metric, concurrency) if len(runs) else runs
+    frame = heatmap_frame(runs, pattern, metric, concurrency, active) if len(runs) else runs
     frame = frame.dropna(subset=["value"]) if "value" in frame else frame.iloc[0:0]
     if frame.empty:
         st.info(f"No {metric_label} values for {pattern} at {concurrency} yet.")
