@@ -31,6 +31,8 @@ class PlayResult:
     stdout: str
     duration_s: float
     facts: dict[str, Any] = field(default_factory=dict)
+    #: per host, the ``raidsweep_facts`` it published (``facts`` merges them)
+    host_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -84,6 +86,7 @@ def run_playbook(
         )
         stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
         failed_task, error, facts, changed = None, None, {}, 0
+        host_facts: dict[str, dict[str, Any]] = {}
         for ev in runner.events:
             data = ev.get("event_data", {})
             if ev.get("event") in ("runner_on_failed", "runner_on_unreachable") and not data.get(
@@ -96,7 +99,10 @@ def run_playbook(
                 res = data.get("res", {})
                 if res.get("changed"):
                     changed += 1
-                facts |= res.get("ansible_facts", {}).get("raidsweep_facts", {}) or {}
+                published = res.get("ansible_facts", {}).get("raidsweep_facts", {}) or {}
+                facts |= published
+                if published:
+                    host_facts.setdefault(str(data.get("host")), {}).update(published)
         status = runner.status
         if status == "failed" and error is None:
             error = stdout.strip().splitlines()[-1] if stdout.strip() else "the play failed"
@@ -109,6 +115,7 @@ def run_playbook(
             stdout=stdout,
             duration_s=time.monotonic() - started,
             facts=facts,
+            host_facts=host_facts,
         )
     finally:
         shutil.rmtree(private, ignore_errors=True)

@@ -168,7 +168,9 @@ class Sweeper:
         self.progress = progress or Progress()
         self.stop = stop or threading.Event()
         self.sweep_dir = store.sweep_dir(spec.name)
-        self.platform = get_platform(spec.platform, spec.platform_options, self.sweep_dir / "array")
+        self.platform = get_platform(
+            spec.platform, spec.platform_options, self.sweep_dir / "array", inventory
+        )
         self.classes = load_classes(spec.classes)
         self.plan = make_plan(spec, self.platform)
         self.host = host_disclosure()
@@ -421,8 +423,10 @@ class Sweeper:
             out = runner.run(cell, address.repetition)
             if out.exit_code != 0:
                 error = f"fio exited {out.exit_code}: {out.stderr.strip()[-500:]}"
+            elif out.error:
+                error = out.error
             else:
-                parsed = parse_fio_output(out.stdout)
+                parsed = out.result or parse_fio_output(out.stdout)
         except (FioParseError, FioRunError) as exc:
             error = str(exc)
         except Exception as exc:  # a failed run is stored with its cause, never lost
@@ -502,6 +506,8 @@ class Sweeper:
         }
         if steady:
             disclosure["steady_state"] = steady
+        if out and out.extra.get("hosts"):
+            disclosure["load_hosts_results"] = out.extra["hosts"]
         if out and out.extra.get("fill"):
             disclosure["fill"] = out.extra["fill"]
         if out and out.extra.get("model"):

@@ -22,12 +22,14 @@ __all__ = [
 ]
 
 
-def get_platform(name: str, options: dict[str, Any], state_dir: Path) -> Platform:
+def get_platform(
+    name: str, options: dict[str, Any], state_dir: Path, inventory: Path | None = None
+) -> Platform:
     try:
         cls = PLATFORMS[name]
     except KeyError:
         raise ValueError(f"unknown platform {name!r} (known: {', '.join(PLATFORMS)})") from None
-    return cls(options, state_dir)
+    return cls(options, state_dir, inventory)
 
 
 def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:

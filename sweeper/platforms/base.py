@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sweeper.configuration import Configuration
+from sweeper.fio.parse import FioResult
 from sweeper.workload import WorkloadCell
 
 
@@ -23,6 +24,10 @@ class RunOutput:
     tool_version: str
     job_file: str
     extra: dict[str, Any] = field(default_factory=dict)
+    #: figures the runner already read from ``stdout`` (fio's client mode), else None
+    result: FioResult | None = None
+    #: why the run failed although fio exited 0 (e.g. a load host that reported nothing)
+    error: str | None = None
 
 
 class WorkloadRunner(ABC):
@@ -46,9 +51,10 @@ class Platform(ABC):
     #: dimension -> values this platform can build
     supported: ClassVar[dict[str, tuple[Any, ...]]]
 
-    def __init__(self, options: dict[str, Any], state_dir: Path):
+    def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
         self.options = options
         self.state_dir = state_dir
+        self.inventory = inventory
 
     @classmethod
     def supported_values(cls, options: dict[str, Any]) -> dict[str, tuple[Any, ...]]:

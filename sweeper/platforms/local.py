@@ -15,9 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import render_job
-from sweeper.fio.runner import Fio, FioMissingError, find_fio, run_fio
+from sweeper.fio.clients import parse_client_output, run_fio_clients
+from sweeper.fio.parse import FioParseError, FioResult, FioRunError
+from sweeper.fio.runner import Fio, FioMissingError, FioOutput, find_fio, run_fio
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
@@ -44,6 +47,8 @@ class LocalOptions(BaseModel):
     #: write the working set once before any read, so reads reach the medium
     fill: bool = True
     fio: str = "fio"
+    #: run fio on every host of the inventory's ``loadgen`` group at once (fio client/server)
+    multi_host: bool = False
 
     @field_validator("file_size", mode="before")
     @classmethod
@@ -59,8 +64,8 @@ class LocalPlatform(Platform):
     name = "local"
     supported = {"raid_level": RAID_LEVELS, "layout": LAYOUTS, "cache_policy": CACHE_POLICIES}
 
-    def __init__(self, options: dict[str, Any], state_dir: Path):
-        super().__init__(options, state_dir)
+    def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
+        super().__init__(options, state_dir, inventory)
         self.opts = _options(options)
 
     @classmethod
@@ -123,7 +128,7 @@ class LocalPlatform(Platform):
         return {"raidsweep_platform": "local", "local_target": self.opts.target}
 
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
-        return LocalRunner(self.opts, self.state_dir, matrix)
+        return LocalRunner(self.opts, self.state_dir, matrix, self.inventory)
 
     def plan_lines(self, matrix: Any) -> list[str]:
         t = inspect_target(self.opts.target)
@@ -145,16 +150,23 @@ class LocalPlatform(Platform):
 class LocalRunner(WorkloadRunner):
     """Runs each cell's job file with real fio against the target (prepare fills it once)."""
 
-    def __init__(self, opts: LocalOptions, state_dir: Path, matrix: Any):
+    def __init__(
+        self, opts: LocalOptions, state_dir: Path, matrix: Any, inventory: Path | None = None
+    ):
         self.opts = opts
         self.state_dir = state_dir
         self.matrix = matrix
+        self.inventory = inventory
         self.fio: Fio | None = None
         self.working_set = 0
         self.fill_record: dict[str, Any] = {}
+        #: (address, port) of every load host's fio server, in multi-host mode
+        self.hosts: list[tuple[str, int]] = []
 
     def prepare(self) -> None:
         self.fio = find_fio(self.opts.fio)
+        if self.opts.multi_host:
+            self.hosts = self._start_servers()
         target = inspect_target(self.opts.target)
         if target.kind not in ("block", "file"):
             raise RuntimeError(f"{self.opts.target} is not a block device or file")
@@ -162,6 +174,30 @@ class LocalRunner(WorkloadRunner):
         (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
         if self.opts.fill and any(p.reads for p in self.matrix.patterns):
             self.fill_record = self._fill(target)
+
+    def _start_servers(self) -> list[tuple[str, int]]:
+        if self.inventory is None:
+            raise RuntimeError("multi_host needs an inventory with a loadgen group")
+        play = run_playbook("loadgen.yml", self.inventory, {"loadgen_state": "started"})
+        if not play.ok:
+            raise RuntimeError(f"starting fio's servers failed: {play.failed_task}: {play.error}")
+        hosts = sorted(
+            (str(f["loadgen_bind"]), int(f["loadgen_port"])) for f in play.host_facts.values()
+        )
+        if not hosts:
+            raise RuntimeError(f"{self.inventory.name} has no hosts in its loadgen group")
+        return hosts
+
+    def cleanup(self) -> None:
+        if self.hosts and self.inventory is not None:
+            run_playbook("loadgen.yml", self.inventory, {"loadgen_state": "stopped"})
+            self.hosts = []
+
+    def _fio(self, path: Path, timeout_s: float, hosts: list[tuple[str, int]]) -> FioOutput:
+        assert self.fio is not None
+        if not hosts:
+            return run_fio(self.fio, path, timeout_s=timeout_s)
+        return run_fio_clients(self.fio, hosts, path, timeout_s=timeout_s)
 
     def _identity(self) -> dict[str, Any]:
         st = os.stat(self.opts.target)
@@ -191,7 +227,8 @@ class LocalRunner(WorkloadRunner):
         path = self.state_dir / "jobs" / "fill.fio"
         path.write_text(job)
         t0 = time.monotonic()
-        out = run_fio(self.fio, path, timeout_s=24 * 3600, output_format="json")
+        # One host fills a shared target: the others would only write the same blocks again.
+        out = self._fio(path, 24 * 3600, self.hosts[:1])
         if out.exit_code != 0:
             raise RuntimeError(f"filling {self.opts.target} failed: {out.stderr.strip()[-500:]}")
         record = {"identity": identity, "bytes": size, "seconds": time.monotonic() - t0,
@@ -214,8 +251,17 @@ class LocalRunner(WorkloadRunner):
         stem = f"{cell.key.replace('/', '_')}-r{repetition}"  # the iops_log name above
         path = self.state_dir / "jobs" / f"{stem}.fio"
         path.write_text(job_text)
-        out = run_fio(self.fio, path, timeout_s=m.ramp + m.runtime + TIMEOUT_GRACE_S)
+        out = self._fio(path, m.ramp + m.runtime + TIMEOUT_GRACE_S, self.hosts)
         steady = judge_steady_state(path.parent, stem, m.steady_state, m.runtime)
+        result, error, per_host = None, None, {}
+        if self.hosts and out.exit_code == 0:
+            try:
+                clients = parse_client_output(out.stdout, expected_hosts=self.hosts)
+            except (FioParseError, FioRunError) as exc:
+                error = str(exc)
+            else:
+                result = clients.aggregate
+                per_host = {f"{h.host}:{h.port}": _figures(h.result) for h in clients.hosts}
         return RunOutput(
             stdout=out.stdout,
             stderr=out.stderr,
@@ -227,7 +273,10 @@ class LocalRunner(WorkloadRunner):
             extra={
                 "fill": {k: v for k, v in self.fill_record.items() if k != "job_file"},
                 "steady_state": steady,
+                "hosts": per_host,
             },
+            result=result,
+            error=error,
         )
 
 
@@ -236,7 +285,9 @@ def judge_steady_state(folder: Path, stem: str, rule: Any, runtime_s: float) -> 
 
     The logs are read and removed; the rounds themselves are kept in the run's disclosure.
     """
-    logs = sorted(folder.glob(f"{stem}_iops.*.log"))
+    # One log per job; in client mode fio sends each host's back as ``….log.<host>``. Summed
+    # over all of them, the rounds are the target's total IOPS.
+    logs = sorted(folder.glob(f"{stem}_iops.*.log")) + sorted(folder.glob(f"{stem}_iops.*.log.*"))
     round_s = rule.round_s(runtime_s)
     record: dict[str, Any] = {"rule": "SNIA PTS", "round_s": round_s, "window": rule.window,
                               "max_range_pct": rule.max_range_pct,
@@ -265,3 +316,14 @@ def judge_steady_state(folder: Path, stem: str, rule: Any, runtime_s: float) -> 
         "slope_pct": verdict.slope_pct,
         "window_average_iops": verdict.average,
     }
+
+
+def _figures(result: FioResult) -> dict[str, Any]:
+    """One load host's share of a run, for the disclosure record."""
+    out: dict[str, Any] = {}
+    for name in ("read", "write"):
+        d = getattr(result, name)
+        if d is not None:
+            out[name] = {"iops": d.iops, "mbps": d.mbps, "lat_mean_ms": d.lat_mean_ms,
+                         "lat_p99_ms": d.lat_p99_ms}  # fmt: skip
+    return out

@@ -37,8 +37,8 @@ class SimPlatform(Platform):
         "cache_policy": CACHE_POLICIES,
     }
 
-    def __init__(self, options: dict[str, Any], state_dir: Path):
-        super().__init__(options, state_dir)
+    def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
+        super().__init__(options, state_dir, inventory)
         self.profile = _profile(options)
         self.health = options.get("health", "optimal")
 

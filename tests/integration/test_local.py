@@ -343,3 +343,47 @@ def test_steady_round_must_be_whole_seconds(tmp_path: Path) -> None:
     proc = _cli(_spec(tmp_path, options, steady_state={"round": "1.5s"}), tmp_path / "s")
     assert proc.returncode == 2
     assert "matrix.steady_state.round" in proc.stderr and "whole number" in proc.stderr
+
+
+def test_several_load_hosts_drive_the_target_at_once(tmp_path: Path) -> None:
+    """Three fio servers on loopback addresses, started and stopped by the sweep."""
+    from sweeper.ansible import run_playbook
+    from tests.integration.test_fio_clients import ADDRESSES, _accepts, _free_port
+
+    port = _free_port()
+    loadgen = {
+        f"load{i}": {
+            "ansible_connection": "local",
+            "ansible_host": address,
+            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+            "loadgen_port": port,
+            "loadgen_state_dir": str(tmp_path / f"load{i}"),
+        }
+        for i, address in enumerate(ADDRESSES, 1)
+    }
+    inventory = yaml.safe_load(Path(INVENTORY).read_text())
+    inventory["all"]["children"]["loadgen"] = {"hosts": loadgen}
+    inv = tmp_path / "hosts.yml"
+    inv.write_text(yaml.safe_dump(inventory))
+    options = {"target": str(tmp_path / "t.img"), "file_size": "48m", "multi_host": True}
+    steady = {"round": "1s", "window": 3}
+    spec = _spec(tmp_path, options, patterns=["randread"], runtime="4s", steady_state=steady)
+    data = yaml.safe_load(spec.read_text()) | {"inventory": str(inv)}
+    spec.write_text(yaml.safe_dump(data))
+    try:
+        store = _sweep(spec, tmp_path / "s")
+        (run,) = _runs(store)
+        assert run["status"] == "ok", run["error"]
+        hosts = json.loads(run["disclosure"])["load_hosts_results"]
+        assert sorted(hosts) == [f"{a}:{port}" for a in ADDRESSES]
+        total = sum(h["read"]["iops"] for h in hosts.values())
+        assert run["iops"] == pytest.approx(total, rel=1e-3)
+        # Every host's interval log comes back to the controller; summed, they are the total.
+        judged = json.loads(run["disclosure"])["steady_state"]
+        assert len(judged["rounds_iops"]) >= 3 and judged["steady"] is not None
+        assert judged["rounds_iops"][-1] == pytest.approx(total, rel=0.5)
+        assert "All clients" in run["fio_json"] or "client_stats" in run["fio_json"]
+        # The sweep stopped the servers it started.
+        assert not any(_accepts(a, port) for a in ADDRESSES)
+    finally:
+        run_playbook("loadgen.yml", inv, {"loadgen_state": "stopped"})
