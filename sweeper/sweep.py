@@ -506,6 +506,8 @@ class Sweeper:
         }
         if steady:
             disclosure["steady_state"] = steady
+        if out and out.extra.get("precondition"):
+            disclosure["precondition"] = out.extra["precondition"]
         if out and out.extra.get("hosts"):
             disclosure["load_hosts_results"] = out.extra["hosts"]
         if out and out.extra.get("fill"):

@@ -324,6 +324,7 @@ def test_template_is_strict() -> None:
         "iodepth": 1,
         "numjobs": 1,
         "iops_log": None,
+        "ss": None,
     }
     assert "numjobs=1" in job_template().render(**context)
     assert "write_iops_log" not in job_template().render(**context)

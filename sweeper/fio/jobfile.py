@@ -73,13 +73,15 @@ def render_job(
     direct: bool = True,
     job_name: str | None = None,
     iops_log: str | None = None,
+    steadystate: tuple[str, float, float] | None = None,
 ) -> str:
     """The fio job file text for ``cell`` against ``filename``.
 
     Runtime and ramp are whole seconds (runtime at least 1). Synchronous engines (sync, psync)
     get ``iodepth=1``: fio caps them at 1 anyway and would otherwise print a notice on stdout.
     ``iops_log`` names the per-job IOPS interval logs (one-second averages, written beside the
-    job file) from which steady state is judged.
+    job file) from which steady state is judged. ``steadystate`` = (criterion, window seconds,
+    ramp seconds) makes fio stop as soon as its own detector finds the job steady (``ss=``).
     """
     if iops_log is not None and not _JOB_NAME_RE.match(iops_log):
         raise ValueError(f"iops_log {iops_log!r} must be 1-64 of [A-Za-z0-9_.+-]")
@@ -110,4 +112,7 @@ def render_job(
         iodepth=iodepth,
         numjobs=cell.concurrency.numjobs,
         iops_log=iops_log,
+        ss=None if steadystate is None else steadystate[0],
+        ss_dur=None if steadystate is None else _check_seconds("ss_dur", steadystate[1], 1),
+        ss_ramp=None if steadystate is None else _check_seconds("ss_ramp", steadystate[2], 0),
     )

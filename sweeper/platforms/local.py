@@ -25,12 +25,30 @@ from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
-from sweeper.units import format_size, parse_size
+from sweeper.units import format_size, parse_duration, parse_size
 from sweeper.workload import WorkloadCell
 
 #: fio is given this long beyond ramp + runtime before it counts as hung
 TIMEOUT_GRACE_S = 60.0
 FILL_BLOCK = 1024**2
+
+
+class Precondition(BaseModel):
+    """SNIA PTS preconditioning, for flash: fill passes, then each cell until steady."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: workload-independent: sequential 128 KiB writes over the working set, this many times
+    passes: int = Field(default=2, ge=1, le=10)
+    #: workload-dependent: each cell runs before its first measured run until fio finds it
+    #: steady (max deviation from the mean within 10% over the judged window), at most this
+    #: long; the measured runs then judge steady state by the PTS rule themselves
+    limit_s: float = Field(default=1800.0, gt=0, alias="limit")
+
+    @field_validator("limit_s", mode="before")
+    @classmethod
+    def _duration(cls, v: Any) -> Any:
+        return parse_duration(v)
 
 
 class LocalOptions(BaseModel):
@@ -49,6 +67,7 @@ class LocalOptions(BaseModel):
     fio: str = "fio"
     #: run fio on every host of the inventory's ``loadgen`` group at once (fio client/server)
     multi_host: bool = False
+    precondition: Precondition | None = None
 
     @field_validator("file_size", mode="before")
     @classmethod
@@ -162,6 +181,7 @@ class LocalRunner(WorkloadRunner):
         self.fill_record: dict[str, Any] = {}
         #: (address, port) of every load host's fio server, in multi-host mode
         self.hosts: list[tuple[str, int]] = []
+        self._preconditioned: set[str] = set()
 
     def prepare(self) -> None:
         self.fio = find_fio(self.opts.fio)
@@ -172,7 +192,9 @@ class LocalRunner(WorkloadRunner):
             raise RuntimeError(f"{self.opts.target} is not a block device or file")
         self.working_set = self.matrix.working_set or target.size
         (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
-        if self.opts.fill and any(p.reads for p in self.matrix.patterns):
+        if self.opts.precondition is not None:
+            self.fill_record = self._fill(target, self.opts.precondition.passes, "128k")
+        elif self.opts.fill and any(p.reads for p in self.matrix.patterns):
             self.fill_record = self._fill(target)
 
     def _start_servers(self) -> list[tuple[str, int]]:
@@ -204,25 +226,31 @@ class LocalRunner(WorkloadRunner):
         return {"target": os.path.realpath(self.opts.target), "dev": st.st_dev,
                 "ino": st.st_ino, "rdev": st.st_rdev}  # fmt: skip
 
-    def _fill(self, target: Any) -> dict[str, Any]:
+    def _fill(self, target: Any, passes: int = 1, bs: str = "1m") -> dict[str, Any]:
         """Write the working set sequentially once: a read of never-written blocks (a sparse
-        file, a fresh loop or zram device, thin LUNs) never reaches the medium."""
+        file, a fresh loop or zram device, thin LUNs) never reaches the medium. With
+        preconditioning, ``passes`` times in 128 KiB writes, as SNIA PTS's workload-independent
+        preconditioning does (twice the capacity)."""
         marker = self.state_dir / "filled.json"
         identity = self._identity()
         try:
             done = json.loads(marker.read_text())
         except (FileNotFoundError, json.JSONDecodeError):
             done = {}
-        if done.get("identity") == identity and done.get("bytes", 0) >= self.working_set:
+        if (
+            done.get("identity") == identity
+            and done.get("bytes", 0) >= self.working_set
+            and done.get("passes", 1) >= passes
+        ):
             return done | {"reused": True}
         assert self.fio is not None
         size = self.working_set - self.working_set % FILL_BLOCK or self.working_set
         job = (
-            "; raidsweep fill: write the working set once before reads\n"
+            f"; raidsweep fill: write the working set {passes} time(s) before the runs\n"
             "[fill]\n"
             f"filename={self.opts.target.replace(':', chr(92) + ':')}\n"
-            "rw=write\nbs=1m\niodepth=16\nioengine=libaio\ndirect=1\n"
-            f"size={size}\nrefill_buffers=1\n"
+            f"rw=write\nbs={bs}\niodepth=16\nioengine=libaio\ndirect=1\n"
+            f"size={size}\nloops={passes}\nrefill_buffers=1\n"
         )
         path = self.state_dir / "jobs" / "fill.fio"
         path.write_text(job)
@@ -231,14 +259,53 @@ class LocalRunner(WorkloadRunner):
         out = self._fio(path, 24 * 3600, self.hosts[:1])
         if out.exit_code != 0:
             raise RuntimeError(f"filling {self.opts.target} failed: {out.stderr.strip()[-500:]}")
-        record = {"identity": identity, "bytes": size, "seconds": time.monotonic() - t0,
-                  "job_file": job}  # fmt: skip
+        record = {"identity": identity, "bytes": size, "passes": passes,
+                  "seconds": time.monotonic() - t0, "job_file": job}  # fmt: skip
         marker.write_text(json.dumps(record))
+        return record
+
+    def _precondition_cell(self, cell: WorkloadCell) -> dict[str, Any]:
+        """Run ``cell`` until fio's own steady-state detector is satisfied, or the limit."""
+        assert self.fio is not None and self.opts.precondition is not None
+        m = self.matrix
+        rule = m.steady_state
+        limit = self.opts.precondition.limit_s
+        job_text = render_job(
+            cell,
+            filename=self.opts.target,
+            engine=m.engine,
+            runtime_s=limit,
+            ramp_s=0,
+            size=cell.active_bytes(self.working_set),
+            steadystate=(
+                "iops:" + f"{rule.max_range_pct / 2:g}%",
+                rule.window * rule.round_s(m.runtime),
+                m.ramp,
+            ),
+        )
+        path = self.state_dir / "jobs" / f"{cell.key.replace('/', '_')}-precondition.fio"
+        path.write_text(job_text)
+        out = self._fio(path, limit + TIMEOUT_GRACE_S, self.hosts)
+        record: dict[str, Any] = {"seconds": out.wall_s, "limit_s": limit, "job_file": job_text}
+        try:
+            doc = json.loads(out.stdout[out.stdout.index("{") :])
+            jobs = doc.get("jobs") or doc.get("client_stats") or []
+            ss = [j["steadystate"] for j in jobs if "steadystate" in j]
+            record["attained"] = bool(ss) and all(int(x.get("attained", 0)) for x in ss)
+            record["criterion"] = ss[0].get("criterion") if ss else None
+        except (ValueError, KeyError, TypeError) as exc:
+            record |= {"attained": None, "error": f"fio output unreadable: {exc}"}
+        if out.exit_code != 0:
+            record["error"] = f"fio exited {out.exit_code}: {out.stderr.strip()[-300:]}"
         return record
 
     def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
         assert self.fio is not None, "prepare() finds fio first"
         m = self.matrix
+        precondition: dict[str, Any] = {}
+        if self.opts.precondition is not None and cell.key not in self._preconditioned:
+            precondition = self._precondition_cell(cell)
+            self._preconditioned.add(cell.key)
         job_text = render_job(
             cell,
             filename=self.opts.target,
@@ -266,7 +333,7 @@ class LocalRunner(WorkloadRunner):
             stdout=out.stdout,
             stderr=out.stderr,
             exit_code=out.exit_code,
-            array_time_s=out.wall_s,
+            array_time_s=out.wall_s + precondition.get("seconds", 0.0),
             tool="fio",
             tool_version=self.fio.version,
             job_file=job_text,
@@ -274,6 +341,7 @@ class LocalRunner(WorkloadRunner):
                 "fill": {k: v for k, v in self.fill_record.items() if k != "job_file"},
                 "steady_state": steady,
                 "hosts": per_host,
+                "precondition": precondition,
             },
             result=result,
             error=error,

@@ -387,3 +387,27 @@ def test_several_load_hosts_drive_the_target_at_once(tmp_path: Path) -> None:
         assert not any(_accepts(a, port) for a in ADDRESSES)
     finally:
         run_playbook("loadgen.yml", inv, {"loadgen_state": "stopped"})
+
+
+def test_preconditioning_fills_twice_and_runs_each_cell_until_fio_finds_it_steady(
+    tmp_path: Path,
+) -> None:
+    options = {
+        "target": str(tmp_path / "t.img"),
+        "file_size": "48m",
+        "precondition": {"passes": 2, "limit": "20s"},
+    }
+    spec = _spec(tmp_path, options, patterns=["randwrite"], repetitions=2, runtime="2s")
+    store = _sweep(spec, tmp_path / "s")
+    runs = sorted(_runs(store), key=lambda r: r["repetition"])
+    assert [r["status"] for r in runs] == ["ok", "ok"]
+    first, second = (json.loads(r["disclosure"]) for r in runs)
+    assert first["fill"]["passes"] == 2 and first["fill"]["bytes"] == 32 * 1024**2
+    pre = first["precondition"]
+    assert "steadystate=iops:10%\nss_dur=5\nss_ramp=0\n" in pre["job_file"]
+    assert isinstance(pre["attained"], bool) and 0 < pre["seconds"] <= 20 + 60
+    # fio stops a steady job early: a device that settles at once takes far less than the limit.
+    if pre["attained"]:
+        assert pre["seconds"] < 20
+    assert "precondition" not in second  # once per cell, before its first measured run
+    assert runs[0]["array_time_s"] >= pre["seconds"]
