@@ -329,6 +329,38 @@ def curves(
 
 
 @app.command()
+def drift(
+    sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Long-run drift of the matrix's drift cell, per configuration."""
+    from recommender.drift import drift_table
+    from sweeper.store import open_store
+
+    results = open_store(store)
+    record = _latest_sweep(results, sweep)
+    rule = record.get("spec", {}).get("matrix", {}).get("drift")
+    if not rule:
+        _fail_input(ValueError(f"sweep {record['sweep_id']} has no matrix.drift cell"))
+    table_df = drift_table(results.runs(record["sweep_id"]), rule["cell"])
+    if table_df.empty:
+        console.print(f"no configuration has three runs of {rule['cell']} yet")
+        return
+    table = Table("configuration", "runs", "hours", "first → last IOPS", "slope %/h (95% CI)",
+                  "p", "drift", title=f"drift of {rule['cell']}", title_justify="left")  # fmt: skip
+    for r in table_df.itertuples():
+        table.add_row(
+            r.config_key, str(r.runs), f"{r.hours:.2f}",
+            f"{r.first_iops:,.0f} → {r.last_iops:,.0f}",
+            f"{r.slope_pct_per_h:+.2f} ({r.slope_lo:+.2f} … {r.slope_hi:+.2f})",
+            f"{r.p_value:.3g}", "[red]yes[/]" if r.drifts else "no",
+        )  # fmt: skip
+    console.print(table)
+    console.print("[dim]least-squares slope of IOPS on start time, in % of the mean per hour; "
+                  "a drift when the 95% interval excludes zero[/]")  # fmt: skip
+
+
+@app.command()
 def report(
     sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")] = None,
     store: StoreOpt = DEFAULT_STORE,

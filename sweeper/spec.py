@@ -195,6 +195,18 @@ class CurveStop(_Strict):
         return None if self.latency_limit is None else parse_latency_ms(self.latency_limit)
 
 
+class Drift(_Strict):
+    """Repeat one cell back to back, ``repetitions`` times, to see whether it drifts."""
+
+    cell: str
+    repetitions: int = Field(ge=3, le=10000)
+
+    @field_validator("cell")
+    @classmethod
+    def _cell(cls, v: str) -> str:
+        return WorkloadCell.parse(v).key
+
+
 class Matrix(_Strict):
     """The fio workload matrix run on every configuration."""
 
@@ -209,6 +221,7 @@ class Matrix(_Strict):
     steady_state: SteadyStateRule = SteadyStateRule()
     dynamic_repetitions: DynamicRepetitions | None = None
     curve_stop: CurveStop | None = None
+    drift: Drift | None = None
     #: percent of the volume (working_set, else the whole target) each cell's I/O spans
     active_range: list[Annotated[int, Field(ge=1, le=100)]] | None = Field(
         default=None, min_length=1
@@ -251,6 +264,18 @@ class Matrix(_Strict):
                 f"dynamic_repetitions.max ({dyn.max}) is below repetitions ({self.repetitions})"
             )
         return self
+
+    @model_validator(mode="after")
+    def _drift_cell_measured(self) -> Matrix:
+        if self.drift is not None and self.drift.cell not in {c.key for c in self.cells()}:
+            raise ValueError(f"drift.cell {self.drift.cell!r} is not a cell of this matrix")
+        return self
+
+    def repetitions_of(self, cell: WorkloadCell) -> int:
+        """The fixed repetitions of ``cell``: more for the drift cell."""
+        if self.drift is not None and cell.key == self.drift.cell:
+            return max(self.repetitions, self.drift.repetitions)
+        return self.repetitions
 
     def cells(self) -> list[WorkloadCell]:
         return [

@@ -64,10 +64,12 @@ class Plan:
     repetitions: int
     run_array_s: float
     reconfig_array_s: float
+    extra_runs_per_configuration: int = 0  # the drift cell's runs beyond the repetitions
 
     @property
     def runs(self) -> int:
-        return len(self.configurations) * len(self.cells) * self.repetitions
+        per_config = len(self.cells) * self.repetitions + self.extra_runs_per_configuration
+        return len(self.configurations) * per_config
 
     @property
     def array_s(self) -> float:
@@ -94,6 +96,9 @@ def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
         repetitions=spec.matrix.repetitions,
         run_array_s=platform.run_time(spec.matrix),
         reconfig_array_s=reconfig,
+        extra_runs_per_configuration=sum(
+            spec.matrix.repetitions_of(c) - spec.matrix.repetitions for c in spec.matrix.cells()
+        ),
     )
 
 
@@ -396,7 +401,7 @@ class Sweeper:
     ) -> bool:
         """The fixed repetitions first; then, if asked, more while the IOPS still vary."""
         m = self.spec.matrix
-        if done_reps < m.repetitions:
+        if done_reps < m.repetitions_of(cell):
             return True
         dyn = m.dynamic_repetitions
         if dyn is None:
