@@ -14,11 +14,11 @@ from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.fio.clients import (
     ALL_CLIENTS,
     FioServerUnreachableError,
-    _histogram_percentiles,
     parse_client_output,
     run_fio_clients,
     wait_for_servers,
 )
+from sweeper.fio.parse import histogram_percentiles
 from sweeper.fio.runner import Fio
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fio"
@@ -118,7 +118,7 @@ def test_aggregate_percentiles_come_from_the_merged_histograms() -> None:
     only = copy.deepcopy(doc)
     only["client_stats"] = [raw_entry(doc, "127.0.0.1")]
     # a single host's figures are its own (from fio's percentiles), and equal the bins' ones
-    computed = _histogram_percentiles([raw_entry(doc, "127.0.0.1")], "read")
+    computed = histogram_percentiles([raw_entry(doc, "127.0.0.1")], "read")
     single = parse_client_output(as_output(only)).aggregate.read
     assert single is not None
     assert {k: getattr(single, f"lat_{k}_ms") for k in PCTS} == computed

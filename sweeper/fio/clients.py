@@ -29,14 +29,12 @@ import re
 import socket
 import subprocess
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sweeper.fio.parse import (
-    _PERCENTILES,
     DirectionStats,
     FioParseError,
     FioResult,
@@ -44,8 +42,7 @@ from sweeper.fio.parse import (
     _direction,
     _errno_name,
     _find_document,
-    _latency_source,
-    _percentile,
+    histogram_percentiles,
 )
 from sweeper.fio.runner import Fio, FioOutput, _text
 
@@ -196,50 +193,12 @@ def _host_of(entry: Mapping[str, Any]) -> Host:
     return host, port
 
 
-def _histogram_percentiles(
-    entries: Sequence[Mapping[str, Any]], name: str
-) -> dict[str, float | None]:
-    """Latency percentiles of one direction over all entries' I/Os together.
-
-    From the merged ``json+`` histograms, the way fio computes a percentile (the first bin
-    whose cumulative count reaches pct/100 of all samples). Without histograms, the maximum
-    of the entries' own percentiles: an upper bound, as in ``parse._direction``.
-    """
-    parts = [e[name] for e in entries if int(e[name]["total_ios"]) > 0]
-    sources = [_latency_source(d)[1] for d in parts]
-    # every entry's percentiles must come from the same latency (total, or completion only)
-    kinds = {bool((d.get("lat_ns") or {}).get("percentile")) for d in parts}
-    if parts and len(kinds) == 1 and all(isinstance(s.get("bins"), dict) for s in sources):
-        bins: Counter[int] = Counter()
-        for src in sources:
-            for value, count in src["bins"].items():
-                bins[int(value)] += int(count)
-        total = sum(bins.values())
-        if total > 0:
-            out: dict[str, float | None] = {}
-            ordered = sorted(bins.items())
-            for key, pct in _PERCENTILES.items():
-                cumulative, found = 0, ordered[-1][0]
-                for value, count in ordered:
-                    cumulative += count
-                    if cumulative >= pct / 100.0 * total:
-                        found = value
-                        break
-                out[key] = found / _NS_PER_MS
-            return out
-    out = {}
-    for key, pct in _PERCENTILES.items():
-        values = [v for src in sources if (v := _percentile(src, pct)) is not None]
-        out[key] = max(values) if values else None
-    return out
-
-
 def _with_percentiles(
     stats: DirectionStats | None, entries: Sequence[Mapping[str, Any]], name: str
 ) -> DirectionStats | None:
     if stats is None:
         return None
-    pcts = _histogram_percentiles(entries, name)
+    pcts = histogram_percentiles(entries, name)
     return dataclasses.replace(stats, **{f"lat_{key}_ms": value for key, value in pcts.items()})
 
 

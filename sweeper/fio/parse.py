@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -85,8 +86,9 @@ def _direction(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionStats |
     """Aggregate one direction over jobs.
 
     IOPS and bandwidth are summed; the mean latency is weighted by each job's I/O count.
-    Percentiles cannot be combined exactly from per-job percentiles, so each one is the
-    maximum across jobs: an upper bound of the true percentile over all I/Os.
+    Percentiles over all I/Os come from the merged JSON+ histograms when fio wrote them; from
+    plain JSON, per-job percentiles cannot be combined exactly, so each is the maximum across
+    jobs: an upper bound of the true percentile.
     """
     parts = [job[name] for job in jobs if int(job[name]["total_ios"]) > 0]
     if not parts:
@@ -97,10 +99,7 @@ def _direction(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionStats |
         float(m["mean"]) * int(d["total_ios"]) for d, (m, _) in zip(parts, sources, strict=True)
     )
     mean_ns = weighted / total_ios
-    pcts: dict[str, float | None] = {}
-    for key, pct in _PERCENTILES.items():
-        values = [v for _, src in sources if (v := _percentile(src, pct)) is not None]
-        pcts[key] = max(values) if values else None
+    pcts = histogram_percentiles(jobs, name)
     return DirectionStats(
         iops=sum(float(d["iops"]) for d in parts),
         mbps=sum(float(d["bw_bytes"]) for d in parts) / 1e6,
@@ -112,6 +111,44 @@ def _direction(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionStats |
         lat_p9999_ms=pcts["p9999"],
         total_ios=total_ios,
     )
+
+
+def histogram_percentiles(
+    entries: Sequence[Mapping[str, Any]], name: str
+) -> dict[str, float | None]:
+    """Latency percentiles of one direction over all entries' I/Os together.
+
+    From the merged ``json+`` histograms, the way fio computes a percentile (the first bin
+    whose cumulative count reaches pct/100 of all samples). Without histograms (plain JSON),
+    the maximum of the entries' own percentiles: an upper bound of the true one.
+    """
+    parts = [e[name] for e in entries if int(e[name]["total_ios"]) > 0]
+    sources = [_latency_source(d)[1] for d in parts]
+    # every entry's percentiles must come from the same latency (total, or completion only)
+    kinds = {bool((d.get("lat_ns") or {}).get("percentile")) for d in parts}
+    if parts and len(kinds) == 1 and all(isinstance(s.get("bins"), dict) for s in sources):
+        bins: Counter[int] = Counter()
+        for src in sources:
+            for value, count in src["bins"].items():
+                bins[int(value)] += int(count)
+        total = sum(bins.values())
+        if total > 0:
+            out: dict[str, float | None] = {}
+            ordered = sorted(bins.items())
+            for key, pct in _PERCENTILES.items():
+                cumulative, found = 0, ordered[-1][0]
+                for value, count in ordered:
+                    cumulative += count
+                    if cumulative >= pct / 100.0 * total:
+                        found = value
+                        break
+                out[key] = found / _NS_PER_MS
+            return out
+    out = {}
+    for key, pct in _PERCENTILES.items():
+        values = [v for src in sources if (v := _percentile(src, pct)) is not None]
+        out[key] = max(values) if values else None
+    return out
 
 
 def parse_fio_output(text: str) -> FioResult:
