@@ -2,7 +2,9 @@
 # live runs).
 _as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 _need=()
-for _pkg in fio; do dpkg -s "$_pkg" >/dev/null 2>&1 || _need+=("$_pkg"); done
+# util-linux, mount, e2fsprogs: loop and zram devices, signatures and mounts in the local
+# platform's tests; procps: pgrep, used by the loadgen role.
+for _pkg in fio util-linux mount e2fsprogs procps; do dpkg -s "$_pkg" >/dev/null 2>&1 || _need+=("$_pkg"); done
 if [ ${#_need[@]} -gt 0 ]; then
   echo "installing system packages: ${_need[*]}"
   _as_root apt-get update -qq

@@ -187,3 +187,23 @@ def test_cli_check_shows_plan_and_writes_nothing(tmp_path: Path) -> None:
     assert "nothing was changed" in proc.stdout
     assert not store.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "example", sorted((ROOT / "examples").glob("*.yaml")), ids=lambda p: p.name
+)
+def test_every_shipped_example_passes_check_and_writes_nothing(
+    example: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    before = sorted(Path("/var/tmp").iterdir())
+    proc = subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", "run", str(example), "--check",
+         "--store", str(tmp_path / "s")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "nothing was changed (--check)" in proc.stdout
+    assert not (tmp_path / "s").exists() and sorted(Path("/var/tmp").iterdir()) == before
