@@ -15,6 +15,7 @@ import vl_convert as vlc
 from recommender.charts import curve_chart, heatmap
 from recommender.curves import curves_table
 from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
+from recommender.drift import drift_table
 from recommender.scoring import FORMULA, rank_classes
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds
@@ -103,6 +104,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "sections": sections,
         "heatmaps": heatmaps,
         "curves": curves,
+        "drift": _drift(runs, spec["matrix"].get("drift")),
         "n_runs": len(runs),
         "n_failed": len(attempts) - len(runs),
         "n_configs": runs["config_key"].nunique() if len(runs) else 0,
@@ -158,6 +160,12 @@ def _curves(runs: pd.DataFrame, matrix_rule: dict[str, Any]) -> dict[str, Any]:
                      "maximum": r.maximum, "method": r.method, "stopped": r.stopped})  # fmt: skip
     svg = _svg(curve_chart(pd.DataFrame(points))) if points and len(rows) <= 12 else None
     return {"rows": rows, "svg": svg}
+
+
+def _drift(runs: pd.DataFrame, rule: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not rule:
+        return None
+    return {"cell": rule["cell"], "rows": drift_table(runs, rule["cell"]).to_dict("records")}
 
 
 def render_report(store: Any, record: dict[str, Any]) -> str:

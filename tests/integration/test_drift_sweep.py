@@ -41,6 +41,11 @@ def test_drift_cell_runs_its_repetitions_and_is_reported(tmp_path: Path) -> None
                          check=True, env={"COLUMNS": "200", "PATH": ""})  # fmt: skip
     assert "drift of randwrite/4k/qd1x16" in out.stdout
     assert "raid5/single_rank/wb-ra" in out.stdout and "raid10/single_rank/wb-ra" in out.stdout
+    from recommender.report import render_report
+
+    results = ParquetStore(tmp_path / "s")
+    html = render_report(results, results.get_sweep("drift") or {})
+    assert "Long-run drift of randwrite/4k/qd1x16" in html
     bad = spec | {"name": "bad"}
     bad["matrix"] = spec["matrix"] | {"drift": {"cell": "write/1m/qd1x1", "repetitions": 5}}
     path.write_text(yaml.safe_dump(bad))
