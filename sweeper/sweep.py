@@ -515,6 +515,10 @@ class Sweeper:
             disclosure["precondition"] = out.extra["precondition"]
         if out and out.extra.get("hosts"):
             disclosure["load_hosts_results"] = out.extra["hosts"]
+        if out and out.extra.get("load_hosts"):
+            # fio ran on these hosts, not on the controller that started it.
+            disclosure["controller"] = disclosure["load_hosts"]
+            disclosure["load_hosts"] = out.extra["load_hosts"]
         if out and out.extra.get("fill"):
             disclosure["fill"] = out.extra["fill"]
         if out and out.extra.get("model"):

@@ -182,6 +182,8 @@ class LocalRunner(WorkloadRunner):
         #: (address, port) of every load host's fio server, in multi-host mode
         self.hosts: list[tuple[str, int]] = []
         self._preconditioned: set[str] = set()
+        #: what each load host is (OS, kernel, CPUs, fio), as its loadgen play found it
+        self.load_hosts: list[dict[str, Any]] = []
 
     def prepare(self) -> None:
         self.fio = find_fio(self.opts.fio)
@@ -208,6 +210,11 @@ class LocalRunner(WorkloadRunner):
         )
         if not hosts:
             raise RuntimeError(f"{self.inventory.name} has no hosts in its loadgen group")
+        self.load_hosts = [
+            {k: f.get(k) for k in ("hostname", "os", "cpus", "fio_version")}
+            | {"address": f"{f['loadgen_bind']}:{f['loadgen_port']}"}
+            for f in sorted(play.host_facts.values(), key=lambda f: str(f["loadgen_bind"]))
+        ]
         return hosts
 
     def cleanup(self) -> None:
@@ -341,6 +348,7 @@ class LocalRunner(WorkloadRunner):
                 "fill": {k: v for k, v in self.fill_record.items() if k != "job_file"},
                 "steady_state": steady,
                 "hosts": per_host,
+                "load_hosts": self.load_hosts,
                 "precondition": precondition,
             },
             result=result,

@@ -377,6 +377,10 @@ def test_several_load_hosts_drive_the_target_at_once(tmp_path: Path) -> None:
         hosts = json.loads(run["disclosure"])["load_hosts_results"]
         assert sorted(hosts) == [f"{a}:{port}" for a in ADDRESSES]
         total = sum(h["read"]["iops"] for h in hosts.values())
+        described = json.loads(run["disclosure"])["load_hosts"]
+        assert [h["hostname"] for h in described] == ["load1", "load2", "load3"]
+        assert all(h["os"].startswith("Linux ") and h["cpus"] >= 1 for h in described)
+        assert all(h["fio_version"] == find_fio().version for h in described)
         assert run["iops"] == pytest.approx(total, rel=1e-3)
         # Every host's interval log comes back to the controller; summed, they are the total.
         judged = json.loads(run["disclosure"])["steady_state"]
@@ -411,3 +415,16 @@ def test_preconditioning_fills_twice_and_runs_each_cell_until_fio_finds_it_stead
         assert pre["seconds"] < 20
     assert "precondition" not in second  # once per cell, before its first measured run
     assert runs[0]["array_time_s"] >= pre["seconds"]
+
+
+@pytest.mark.parametrize("engine", ["libaio", "io_uring", "sync", "psync"])
+def test_every_engine_runs_against_the_target(tmp_path: Path, engine: str) -> None:
+    options = {"target": str(tmp_path / "t.img"), "file_size": "48m"}
+    spec = _spec(tmp_path, options, patterns=["randread"], engine=engine, concurrency=["4x2"])
+    (run,) = _runs(_sweep(spec, tmp_path / "s"))
+    assert run["status"] == "ok", run["error"]
+    assert f"ioengine={engine}\n" in run["job_file"]
+    assert parse_fio_output(run["fio_json"]).job_options["ioengine"] == engine
+    # Synchronous engines keep one I/O in flight per job whatever the queue depth.
+    depth = "1" if engine in ("sync", "psync") else "4"
+    assert f"iodepth={depth}\nnumjobs=2\n" in run["job_file"]
