@@ -1,11 +1,12 @@
 """raidsweep adds nothing to what fio measures: the same job, bare and through raidsweep.
 
-Alternates rounds on one target (a zram device when this machine can make one, else a file):
-bare fio on the job file raidsweep renders, then a raidsweep sweep of the same cell. Prints
-the IOPS ratio (goal ≥ 0.98) and raidsweep's orchestration overhead per run beyond fio's own
-ramp + runtime, Ansible's reconfiguration play included (goal ≤ 1 s).
+Rounds on one target (a zram device when this machine can make one, else a file): a raidsweep
+sweep of one cell, and bare fio on the very job file raidsweep ran, in alternating order. Prints
+the IOPS ratio (median over rounds of raidsweep's mean / bare fio's mean; goal ≥ 0.98) and
+raidsweep's orchestration overhead per run beyond fio's own ramp + runtime, Ansible's play
+included (goal ≤ 1 s).
 
-Run (as root, for the zram device): .venv/bin/python benchmarks/fio_overhead.py [rounds]
+Run (as root, for the zram device): .venv/bin/python benchmarks/fio_overhead.py [rounds] [-v]
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from sweeper.fio import parse_fio_output, render_job
-from sweeper.fio.runner import find_fio, run_fio
+from sweeper.fio import parse_fio_output
+from sweeper.fio.runner import Fio, find_fio, run_fio
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from sweeper.workload import WorkloadCell
 
 ROOT = Path(__file__).resolve().parent.parent
 CELL = "randread/4k/qd1x1"  # one outstanding I/O: the steadiest figure on 2 cores
@@ -58,6 +59,31 @@ def spec_text(name: str, target: str) -> str:
     )
 
 
+def _bare(fio: Fio, job: Path) -> list[float]:
+    values = []
+    for _ in range(REPS):
+        out = run_fio(fio, job, timeout_s=RAMP_S + RUNTIME_S + 60, output_format="json")
+        read = parse_fio_output(out.stdout).read
+        assert read is not None
+        values.append(read.iops)
+    return values
+
+
+def _through_raidsweep(
+    tmp: Path, store: ParquetStore, target: str, r: int
+) -> tuple[list[float], dict[str, Any], float]:
+    spec_path = tmp / f"round{r}.yaml"
+    spec_path.write_text(spec_text(f"overhead-{r}", target))
+    spec, inventory = load_spec(spec_path)
+    t0 = time.perf_counter()
+    run_sweep(spec, inventory, store, spec_path=spec_path)
+    wall = time.perf_counter() - t0
+    runs = store.runs(spec.name)
+    detail = store.run_detail(runs["run_id"].iloc[0]) or {}
+    detail["fio_overheads"] = [float(w) - RAMP_S - RUNTIME_S for w in runs["wall_s"]]
+    return [float(v) for v in runs["iops"]], detail, wall
+
+
 def main(rounds: int) -> None:
     fio = find_fio()
     bare_iops: list[float] = []
@@ -70,40 +96,31 @@ def main(rounds: int) -> None:
         try:
             store = ParquetStore(tmp / "store")
             job = tmp / "bare.fio"
-            cell = WorkloadCell.parse(CELL)
-            job.write_text(
-                render_job(
-                    cell,
-                    filename=target,
-                    engine="libaio",
-                    runtime_s=RUNTIME_S,
-                    ramp_s=RAMP_S,
-                    size=WORKING_SET,
-                )
-            )
+            ratios: list[float] = []
             for r in range(rounds):
-                spec_path = tmp / f"round{r}.yaml"
-                spec_path.write_text(spec_text(f"overhead-{r}", target))
-                spec, inventory = load_spec(spec_path)
-                t0 = time.perf_counter()
-                run_sweep(spec, inventory, store, spec_path=spec_path)
-                wall = time.perf_counter() - t0
-                runs = store.runs(spec.name)
-                rs_iops += [float(v) for v in runs["iops"]]
+                # Alternate which goes first: this machine's speed wanders over minutes, and a
+                # fixed order would read that wander as a difference between the two.
+                bare_first = r % 2 == 1
+                if bare_first and job.exists():
+                    bare = _bare(fio, job)
+                rs, detail, wall = _through_raidsweep(tmp, store, target, r)
+                job.write_text(detail["job_file"])  # the very job file raidsweep ran
+                if not (bare_first and r > 0):
+                    bare = _bare(fio, job)
+                rs_iops += rs
+                bare_iops += bare
+                ratios.append(statistics.mean(rs) / statistics.mean(bare))
                 # The fill before reads is preparation the user asked for, not orchestration.
-                detail = store.run_detail(runs["run_id"].iloc[0]) or {}
                 fill_s = json.loads(detail["disclosure"]).get("fill", {}).get("seconds", 0.0)
                 overheads.append((wall - fill_s - REPS * (RAMP_S + RUNTIME_S)) / REPS)
-                fio_overheads += [float(w) - RAMP_S - RUNTIME_S for w in runs["wall_s"]]
-                for _ in range(REPS):
-                    out = run_fio(fio, job, timeout_s=RAMP_S + RUNTIME_S + 60, output_format="json")
-                    read = parse_fio_output(out.stdout).read
-                    assert read is not None
-                    bare_iops.append(read.iops)
+                fio_overheads += detail["fio_overheads"]
         finally:
             if cleanup:
                 subprocess.run(cleanup, check=False)
-    ratio = statistics.mean(rs_iops) / statistics.mean(bare_iops)
+    if "-v" in sys.argv:
+        print("raidsweep", [round(v) for v in rs_iops])
+        print("bare     ", [round(v) for v in bare_iops])
+    ratio = statistics.median(ratios)
     overhead = statistics.mean(overheads)
     bare_m, bare_sd = statistics.mean(bare_iops), statistics.stdev(bare_iops)
     rs_m, rs_sd = statistics.mean(rs_iops), statistics.stdev(rs_iops)
@@ -111,7 +128,7 @@ def main(rounds: int) -> None:
     print(f"  target              {target} ({fio.version})")
     print(f"  bare fio IOPS       {bare_m:10,.0f} ± {bare_sd:,.0f}")
     print(f"  raidsweep IOPS      {rs_m:10,.0f} ± {rs_sd:,.0f}")
-    print(f"  IOPS ratio          {ratio:10.3f}   (goal ≥ {IOPS_GOAL})")
+    print(f"  IOPS ratio          {ratio:10.3f}   (goal ≥ {IOPS_GOAL}; median of rounds)")
     print(f"  overhead per run    {overhead:10.2f} s (goal ≤ {OVERHEAD_GOAL_S:.0f} s)")
     print("    sweep wall time beyond ramp + runtime: Ansible play, fio start, store; no fill")
     print(f"  fio start and exit  {statistics.mean(fio_overheads):10.2f} s of it per run")
@@ -119,4 +136,4 @@ def main(rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 5)
