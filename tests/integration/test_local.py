@@ -428,3 +428,17 @@ def test_every_engine_runs_against_the_target(tmp_path: Path, engine: str) -> No
     # Synchronous engines keep one I/O in flight per job whatever the queue depth.
     depth = "1" if engine in ("sync", "psync") else "4"
     assert f"iodepth={depth}\nnumjobs=2\n" in run["job_file"]
+
+
+def test_read_only_device_is_refused(tmp_path: Path) -> None:
+    backing = tmp_path / "ro.img"
+    with open(backing, "wb") as fh:
+        fh.truncate(64 * 1024**2)
+    dev = _sh("losetup", "--find", "--show", "--read-only", str(backing))
+    try:
+        proc = _cli(_spec(tmp_path, {"target": dev, "allow": [dev]}), tmp_path / "s")
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
+    assert proc.returncode == 2
+    assert f"{dev} is not writable" in " ".join(proc.stderr.split())
+    assert not (tmp_path / "s").exists()
