@@ -177,9 +177,15 @@ def _print_plan(spec, plan) -> None:
             f"a cell is repeated up to {dyn.max} times while its IOPS vary by more than "
             f"{dyn.cv_pct:g}% (CV); totals below count {plan.repetitions}"
         )
+    saved = plan.listed_reconfig_array_s - plan.reconfig_array_s
+    order = (
+        f" in build order (listed order: {format_duration(plan.listed_reconfig_array_s)})"
+        if spec.study.mode == "grid" and saved > 0
+        else ""
+    )
     console.print(
         f"array time: runs {format_duration(plan.run_array_s * plan.runs)}, "
-        f"reconfiguration {format_duration(plan.reconfig_array_s)}, "
+        f"reconfiguration {format_duration(plan.reconfig_array_s)}{order}, "
         f"total {format_duration(plan.array_s)}"
     )
     for c in plan.configurations:

@@ -23,6 +23,7 @@ from recommender.scoring import objective_values
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
+from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
 from sweeper.repetitions import needs_more
@@ -65,6 +66,7 @@ class Plan:
     run_array_s: float
     reconfig_array_s: float
     extra_runs_per_configuration: int = 0  # the drift cell's runs beyond the repetitions
+    listed_reconfig_array_s: float = 0.0  # reconfiguring in the spec's own order, for comparison
 
     @property
     def runs(self) -> int:
@@ -78,6 +80,10 @@ class Plan:
 
 def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
     space = enumerate_configurations(spec.config_space)
+    listed_cost = total_cost(space, platform.reconfiguration_time)
+    if spec.study.mode == "grid":
+        # Every layout, stripe and cache policy of one RAID build before tearing it down.
+        space = cost_ordered(space, platform.reconfiguration_time)
     configs = space
     budget = spec.study.budget
     if budget and budget.configurations:
@@ -96,6 +102,7 @@ def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
         repetitions=spec.matrix.repetitions,
         run_array_s=platform.run_time(spec.matrix),
         reconfig_array_s=reconfig,
+        listed_reconfig_array_s=listed_cost,
         extra_runs_per_configuration=sum(
             spec.matrix.repetitions_of(c) - spec.matrix.repetitions for c in spec.matrix.cells()
         ),
