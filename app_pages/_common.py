@@ -242,3 +242,13 @@ def heatmap_table(frame: pd.DataFrame) -> pd.DataFrame:
     wide = wide.reset_index().rename(columns={"config_key": "configuration"})
     wide.columns.name = None
     return wide
+
+
+def importances(ranked: pd.DataFrame, class_name: str) -> pd.DataFrame:
+    """The class's dimension importances (empty with too few configurations)."""
+    from recommender.importance import class_importances
+
+    if ranked.empty:
+        return pd.DataFrame(columns=["dimension", "importance"])
+    rows = class_importances(ranked[ranked["class"] == class_name])
+    return rows.drop(columns="class").sort_values("importance", ascending=False)

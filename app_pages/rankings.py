@@ -38,6 +38,14 @@ def render() -> None:
             "CV %": st.column_config.NumberColumn(format="%.2f"),
         },
     )
+    importance = _common.importances(ranked, class_name)
+    if not importance.empty:
+        st.subheader("What matters")
+        st.caption(
+            "Share of the score's variance each dimension explains (Optuna's fANOVA over the "
+            "configurations ranked); dimensions that always change together are one row."
+        )
+        st.bar_chart(importance.set_index("dimension")["importance"], horizontal=True)
     if "cells missing" in table:
         gaps = table.loc[table["cells missing"] != "", ["configuration", "cells missing"]]
         st.warning(

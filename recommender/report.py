@@ -16,6 +16,7 @@ from recommender.charts import curve_chart, heatmap
 from recommender.curves import curves_table
 from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
 from recommender.drift import drift_table
+from recommender.importance import class_importances
 from recommender.scoring import FORMULA, rank_classes
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds
@@ -63,6 +64,10 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                 "missing": part["cells_missing"].iloc[0] if len(part) else "",
             }
         )
+    importance = class_importances(ranked)
+    for section in sections:
+        mine = importance[importance["class"] == section["name"]]
+        section["importance"] = mine.sort_values("importance", ascending=False).to_dict("records")
     heatmaps = []
     if len(runs):
         for pattern in sorted(runs["pattern"].unique()):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import groupby
+from itertools import groupby, pairwise
 from pathlib import Path
 
 from sweeper.configuration import enumerate_configurations
@@ -33,7 +33,7 @@ def test_every_build_is_formatted_once_and_the_order_is_cheaper(tmp_path: Path) 
     format_s = platform.reconfiguration_time(None, ordered[0])
     assert cost <= listed_cost - 4 * format_s * 0.9  # at least four formats fewer
     # Each build starts with its format; within a build no step costs a format.
-    steps = [platform.reconfiguration_time(a, b) for a, b in zip(ordered, ordered[1:])]
+    steps = [platform.reconfiguration_time(a, b) for a, b in pairwise(ordered)]
     assert sum(s >= 0.9 * format_s for s in steps) == len(builds) - 1
 
 
