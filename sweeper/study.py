@@ -66,11 +66,16 @@ def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configurat
     return Configuration(raid, layout, cache, ranks, stripe, snap, dr)
 
 
-def recover(study: optuna.Study) -> int:
-    """Mark trials left RUNNING by a crash or kill as failed; returns how many."""
+def recover(study: optuna.Study, space: ConfigSpace | None = None) -> int:
+    """Mark trials left RUNNING by a crash or kill as failed and, given the space, enqueue
+    their configurations again, first in line (any mode: optimize mode too would otherwise
+    leave a half-measured configuration behind). Returns how many trials were recovered."""
     stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    lost = [t.user_attrs["config_key"] for t in stale if "config_key" in t.user_attrs]
     for t in stale:
         study.tell(t.number, state=TrialState.FAIL)
+    if space is not None:
+        enqueue(study, [Configuration.from_key(k) for k in lost], space)
     return len(stale)
 
 

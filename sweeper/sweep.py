@@ -209,7 +209,7 @@ class Sweeper:
         self.store.remove_stale_temporaries(self.spec.name)
         outcome = Outcome(self.spec.name)
         study = open_study(self.spec, self.sweep_dir)
-        outcome.recovered_trials = recover(study)
+        outcome.recovered_trials = recover(study, self.spec.config_space)
         done = self.store.done_addresses(self.spec.name)
         done_configs = completed_keys(study)
         outcome.array_s = self._array_time_used()

@@ -30,6 +30,7 @@ def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> N
 
     trial = study.ask()  # the first in build order, as enqueued
     config = suggest_configuration(trial, spec.config_space)
+    trial.set_user_attr("config_key", config.key)
     assert config == configs[0]
     assert "ranks" not in trial.params  # single_rank has no rank count
 
@@ -41,6 +42,20 @@ def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> N
         enqueue(reopened, configs, spec.config_space) == 1
     )  # only the lost configuration comes back
     assert completed_keys(reopened) == set()
+
+
+def test_recovery_puts_the_lost_configuration_back_in_optimize_mode(tmp_path: Path) -> None:
+    spec, _ = load_spec(QUICK)
+    spec = spec.model_copy(update={"study": spec.study.model_copy(update={"mode": "optimize"})})
+    study = open_study(spec, tmp_path)
+    trial = study.ask()
+    config = suggest_configuration(trial, spec.config_space)
+    trial.set_user_attr("config_key", config.key)
+    reopened = open_study(spec, tmp_path)  # the worker died mid-configuration
+    assert recover(reopened, spec.config_space) == 1
+    assert waiting_keys(reopened) == {config.key}
+    again = reopened.ask()  # the next trial is the lost configuration, whatever the sampler
+    assert suggest_configuration(again, spec.config_space) == config
 
 
 def test_multi_rank_layouts_suggest_ranks_and_stripe(tmp_path: Path) -> None:
