@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -98,6 +99,14 @@ def run(
         bool, typer.Option("--check", help="Validate and show the plan; change nothing.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    worker: Annotated[
+        str | None,
+        typer.Option(
+            "--worker",
+            help="This sweeper's name when several share the study (study.storage): each "
+            "drives its own test storage and resumes only its own configurations.",
+        ),
+    ] = None,
 ) -> None:
     """Run (or resume) the sweep of SPEC_FILE."""
     from sweeper.spec import load_spec
@@ -114,10 +123,18 @@ def run(
     progress = NullProgress() if quiet or check else BarProgress(console)
     try:
         sweeper = Sweeper(
-            spec, inventory, results, spec_path=spec_file, progress=progress, stop=stop
+            spec,
+            inventory,
+            results,
+            spec_path=spec_file,
+            progress=progress,
+            stop=stop,
+            worker=worker,
         )
     except (InputError, ValueError) as exc:
         _fail_input(exc)
+    if worker is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", worker):
+        _fail_input(ValueError(f"--worker: {worker!r} is not a name (letters, digits, . _ -)"))
     plan = sweeper.plan
     if check:
         _print_plan(spec, plan)

@@ -314,6 +314,30 @@ class StudySettings(_Strict):
     budget: Annotated[Budget | None, BeforeValidator(_budget)] = None
     seed: int = Field(default=0, ge=0, le=2**32 - 1)
     seed_configurations: list[str] = Field(default_factory=list)
+    #: where the Optuna study lives: a journal file beside the results (default), or a
+    #: PostgreSQL database that several sweepers share (postgresql://user@host:port/db)
+    storage: str | None = None
+
+    @field_validator("storage")
+    @classmethod
+    def _storage(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            url = make_url(v)
+        except ArgumentError:
+            raise ValueError(f"{v!r} is not a database URL (postgresql://user@host/db)") from None
+        if url.get_backend_name() != "postgresql":
+            raise ValueError(f"{url.get_backend_name()!r} storage is not supported: postgresql")
+        if url.password is not None:
+            # The spec is stored with the results and shown in reports: no secrets in it.
+            raise ValueError(
+                "the URL holds a password; give it in PGPASSWORD or ~/.pgpass, not in the spec"
+            )
+        return v
 
 
 class SweepSpec(_Strict):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +24,68 @@ warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning
 STUDY_FILE = "study.journal"
 
 
-def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
-    """Create or load the sweep's study from a journal file beside its results."""
+def _rdb_url(spec: SweepSpec) -> str:
+    # SQLAlchemy reads postgresql:// with psycopg (3), the driver raidsweep installs.
+    return spec.study.storage or ""
+
+
+def _advisory_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:7], "big")
+
+
+@contextlib.contextmanager
+def _pg_lock(engine: Any, name: str) -> Iterator[None]:
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _advisory_key(name)})
+        try:
+            yield
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _advisory_key(name)})
+
+
+def study_storage(spec: SweepSpec, sweep_dir: Path) -> optuna.storages.BaseStorage:
+    """A journal file beside the results, or the spec's PostgreSQL database."""
+    if spec.study.storage:
+        from sqlalchemy import create_engine
+
+        url = _rdb_url(spec)
+        # Two sweepers starting together would both create Optuna's tables: one at a time.
+        engine = create_engine(url, poolclass=None)
+        try:
+            with _pg_lock(engine, "raidsweep-schema"):
+                return optuna.storages.RDBStorage(url, engine_kwargs={"pool_pre_ping": True})
+        finally:
+            engine.dispose()
     sweep_dir.mkdir(parents=True, exist_ok=True)
-    storage = JournalStorage(JournalFileBackend(str(sweep_dir / STUDY_FILE)))
+    return JournalStorage(JournalFileBackend(str(sweep_dir / STUDY_FILE)))
+
+
+@contextlib.contextmanager
+def study_lock(storage: optuna.storages.BaseStorage, sweep_dir: Path) -> Iterator[None]:
+    """Serialise one worker's read-then-write steps on the study against the others'.
+
+    Enqueueing the grid, or choosing a configuration and claiming it, must not interleave
+    with another sweeper's: two would enqueue the grid twice, or build the same point. A
+    PostgreSQL advisory lock for a shared database; a file lock for a journal beside the store.
+    """
+    if isinstance(storage, optuna.storages.RDBStorage):
+        with _pg_lock(storage.engine, f"raidsweep-study-{sweep_dir.name}"):
+            yield
+        return
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    with open(sweep_dir / "study.lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
+    """Create or load the sweep's study (journal file beside its results, or PostgreSQL)."""
+    storage = study_storage(spec, sweep_dir)
     if spec.study.mode == "optimize":
         sampler: optuna.samplers.BaseSampler = optuna.samplers.TPESampler(
             seed=spec.study.seed, multivariate=True, group=True, n_startup_trials=5
@@ -31,13 +93,14 @@ def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
     else:
         # Grid mode only runs enqueued trials; the sampler is never asked for a new point.
         sampler = optuna.samplers.RandomSampler(seed=spec.study.seed)
-    return optuna.create_study(
-        study_name=spec.name,
-        storage=storage,
-        sampler=sampler,
-        directions=["maximize"] * len(spec.classes),
-        load_if_exists=True,
-    )
+    with study_lock(storage, sweep_dir):  # two workers creating the same study at once
+        return optuna.create_study(
+            study_name=spec.name,
+            storage=storage,
+            sampler=sampler,
+            directions=["maximize"] * len(spec.classes),
+            load_if_exists=True,
+        )
 
 
 def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configuration:
@@ -66,11 +129,21 @@ def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configurat
     return Configuration(raid, layout, cache, ranks, stripe, snap, dr)
 
 
-def recover(study: optuna.Study, space: ConfigSpace | None = None) -> int:
+def recover(
+    study: optuna.Study, space: ConfigSpace | None = None, *, worker: str | None = None
+) -> int:
     """Mark trials left RUNNING by a crash or kill as failed and, given the space, enqueue
     their configurations again, first in line (any mode: optimize mode too would otherwise
-    leave a half-measured configuration behind). Returns how many trials were recovered."""
-    stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    leave a half-measured configuration behind). Returns how many trials were recovered.
+
+    With several sweepers on one study, only ``worker``'s own trials are its to recover: a
+    RUNNING trial of another worker is being measured right now.
+    """
+    stale = [
+        t
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        if worker is None or t.user_attrs.get("worker") == worker
+    ]
     lost = [t.user_attrs["config_key"] for t in stale if "config_key" in t.user_attrs]
     for t in stale:
         study.tell(t.number, state=TrialState.FAIL)
@@ -102,8 +175,9 @@ def trial_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
 
 
 def enqueue(study: optuna.Study, configs: list[Configuration], space: ConfigSpace) -> int:
-    """Enqueue configurations that are neither completed nor already waiting."""
-    done = completed_keys(study) | waiting_keys(study)
+    """Enqueue configurations that are neither completed, waiting, nor being measured (by
+    another worker sharing the study)."""
+    done = completed_keys(study) | waiting_keys(study) | running_keys(study)
     n = 0
     for config in configs:
         if config.key not in done:
@@ -115,3 +189,18 @@ def enqueue(study: optuna.Study, configs: list[Configuration], space: ConfigSpac
 
 def has_waiting(study: optuna.Study) -> bool:
     return bool(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+
+
+def running_keys(study: optuna.Study, *, besides: int | None = None) -> set[str]:
+    """Configurations being measured now (by this or another worker), but trial ``besides``."""
+    trials = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    return {
+        t.user_attrs["config_key"]
+        for t in trials
+        if "config_key" in t.user_attrs and t.number != besides
+    }
+
+
+def from_queue(trial: optuna.Trial) -> bool:
+    """Whether ``ask`` gave an enqueued trial (not a new point from the sampler)."""
+    return "fixed_params" in trial.study._storage.get_trial_system_attrs(trial._trial_id)

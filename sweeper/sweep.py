@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform as host_platform
@@ -34,9 +35,12 @@ from sweeper.store.records import DIRECTION_FIELDS
 from sweeper.study import (
     completed_keys,
     enqueue,
+    from_queue,
     has_waiting,
     open_study,
     recover,
+    running_keys,
+    study_lock,
     suggest_configuration,
 )
 from sweeper.workload import WorkloadCell
@@ -172,6 +176,7 @@ class Sweeper:
         spec_path: Path | None = None,
         progress: Progress | None = None,
         stop: threading.Event | None = None,
+        worker: str | None = None,
     ):
         self.spec = spec
         self.inventory = inventory
@@ -180,8 +185,13 @@ class Sweeper:
         self.progress = progress or Progress()
         self.stop = stop or threading.Event()
         self.sweep_dir = store.sweep_dir(spec.name)
+        #: name of this sweeper when several share one study; each has its own array state
+        self.worker = worker
         self.platform = get_platform(
-            spec.platform, spec.platform_options, self.sweep_dir / "array", inventory
+            spec.platform,
+            spec.platform_options,
+            self.sweep_dir / ("array" if worker is None else f"array-{worker}"),
+            inventory,
         )
         self.classes = load_classes(spec.classes)
         self.plan = make_plan(spec, self.platform)
@@ -209,7 +219,9 @@ class Sweeper:
         self.store.remove_stale_temporaries(self.spec.name)
         outcome = Outcome(self.spec.name)
         study = open_study(self.spec, self.sweep_dir)
-        outcome.recovered_trials = recover(study, self.spec.config_space)
+        lock = functools.partial(study_lock, study._storage, self.sweep_dir)
+        with lock():
+            outcome.recovered_trials = recover(study, self.spec.config_space, worker=self.worker)
         done = self.store.done_addresses(self.spec.name)
         done_configs = completed_keys(study)
         outcome.array_s = self._array_time_used()
@@ -217,11 +229,12 @@ class Sweeper:
         self._write_progress("running", outcome)
         if self.spec.study.mode == "grid" or self.spec.study.seed_configurations:
             seeds = [Configuration.from_key(k) for k in self.spec.study.seed_configurations]
-            enqueue(
-                study,
-                seeds + (self.plan.configurations if self.spec.study.mode == "grid" else []),
-                self.spec.config_space,
-            )
+            with lock():  # another worker may be enqueueing the same grid right now
+                enqueue(
+                    study,
+                    seeds + (self.plan.configurations if self.spec.study.mode == "grid" else []),
+                    self.spec.config_space,
+                )
         repeats = 0
         try:
             while not self.stop.is_set() and not self._budget_spent(study, outcome):
@@ -229,9 +242,26 @@ class Sweeper:
                     break
                 if self.spec.study.mode == "optimize" and self._space_exhausted(study):
                     break
-                trial = study.ask()
-                config = suggest_configuration(trial, self.spec.config_space)
-                trial.set_user_attr("config_key", config.key)
+                with lock():  # choose and claim a configuration before any other worker
+                    trial = study.ask()
+                    config = suggest_configuration(trial, self.spec.config_space)
+                    trial.set_user_attr("config_key", config.key)
+                    if self.worker:
+                        trial.set_user_attr("worker", self.worker)
+                    taken = config.key in running_keys(study, besides=trial.number)
+                    queued = from_queue(trial)
+                if self.spec.study.mode == "grid" and not queued:
+                    # Another worker took the grid's last configuration meanwhile.
+                    trial.set_user_attr("error", "the grid's queue was empty")
+                    study.tell(trial, state=TrialState.FAIL)
+                    break
+                if taken:
+                    trial.set_user_attr("error", "being measured by another worker")
+                    study.tell(trial, state=TrialState.FAIL)
+                    repeats += 1
+                    if repeats >= MAX_REPEATED_SUGGESTIONS:
+                        break
+                    continue
                 if config.key in completed_keys(study):
                     # The sampler asked again for a configuration already measured: answer
                     # from the store, spending no array time.

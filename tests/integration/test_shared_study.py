@@ -1,0 +1,162 @@
+"""Several sweepers share one study on a real PostgreSQL server; optuna-dashboard reads it.
+
+The server is Debian's PostgreSQL, started for the module on a loopback port in a scratch
+directory (as the postgres user: the server refuses to run as root) and stopped after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import optuna
+import pytest
+import yaml
+from optuna.trial import TrialState
+
+from sweeper.store import ParquetStore
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _as_postgres(*cmd: str) -> None:
+    subprocess.run(["runuser", "-u", "postgres", "--", *cmd], check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[str]:
+    versions = sorted(Path("/usr/lib/postgresql").iterdir(), key=lambda p: int(p.name))
+    bin_dir = versions[-1] / "bin"
+    root = Path(tempfile.mkdtemp(prefix="raidsweep-pg-", dir="/var/tmp"))
+    root.chmod(0o755)
+    data = root / "data"
+    data.mkdir()
+    shutil.chown(data, "postgres", "postgres")
+    shutil.chown(root, "postgres", "postgres")
+    port = _free_port()
+    _as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "raidsweep",
+                 "--no-sync")  # fmt: skip
+    _as_postgres(str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(root / "log"),
+                 "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off",
+                 "start")  # fmt: skip
+    try:
+        _as_postgres(str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port),
+                     "-U", "raidsweep", "raidsweep")  # fmt: skip
+        yield f"postgresql://raidsweep@127.0.0.1:{port}/raidsweep"
+    finally:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(bin_dir / "pg_ctl"), "-D",
+                        str(data), "-m", "fast", "-w", "stop"], check=False)  # fmt: skip
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _spec(tmp_path: Path, url: str, name: str) -> Path:
+    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec |= {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
+    spec["matrix"] |= {"block_sizes": ["4k", "8k", "16k", "32k", "64k", "128k"], "repetitions": 2}
+    spec["study"] |= {"storage": url}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def test_two_workers_evaluate_every_configuration_once(tmp_path: Path, postgres: str) -> None:
+    spec = _spec(tmp_path, postgres, "shared")
+    store = tmp_path / "store"
+    workers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sweeper.cli",
+                "run",
+                str(spec),
+                "--store",
+                str(store),
+                "-q",
+                "--worker",
+                name,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for name in ("array-a", "array-b")
+    ]
+    for w in workers:
+        out, err = w.communicate(timeout=600)
+        assert w.returncode == 0, out + err
+    study = optuna.load_study(study_name="shared", storage=postgres)
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    keys = [t.user_attrs["config_key"] for t in done]
+    assert len(keys) == len(set(keys)) == 9
+    assert {t.user_attrs["worker"] for t in done} == {"array-a", "array-b"}
+    runs = ParquetStore(store).runs("shared")
+    assert len(runs) == 9 * 4 * 6 * 2 * 2  # configurations × patterns × sizes × qd × reps
+    assert not runs.duplicated(["config_key", "cell_key", "repetition"]).any()
+    # Each worker drove its own (simulated) array.
+    assert (store / "shared" / "array-array-a" / "array.json").is_file()
+    assert (store / "shared" / "array-array-b" / "array.json").is_file()
+
+
+def test_optuna_dashboard_reads_the_study(tmp_path: Path, postgres: str) -> None:
+    spec = _spec(tmp_path, postgres, "dash")
+    data = yaml.safe_load(spec.read_text())
+    data["config_space"]["raid_level"] = ["raid10"]
+    spec.write_text(yaml.safe_dump(data))
+    subprocess.run([sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store",
+                    str(tmp_path / "s"), "-q"], check=True, capture_output=True)  # fmt: skip
+    port = _free_port()
+    dashboard = Path(sys.executable).parent / "optuna-dashboard"
+    proc = subprocess.Popen(
+        [str(dashboard), postgres, "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ | {"PGCONNECT_TIMEOUT": "5"},
+    )  # fmt: skip
+    try:
+        studies = None
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/studies", timeout=2) as r:
+                    studies = json.load(r)["study_summaries"]
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert studies is not None, "optuna-dashboard did not answer"
+        dash = next(s for s in studies if s["study_name"] == "dash")
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/api/studies/{dash['study_id']}", timeout=5
+        ) as r:
+            detail = json.load(r)
+        complete = [t for t in detail["trials"] if t["state"] == "Complete"]
+        assert len(complete) == 3  # raid10 × three layouts
+        assert {t["user_attrs"][0]["key"] for t in complete} >= {"config_key"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_a_password_in_the_storage_url_is_refused(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "postgresql://raidsweep:s3cret@127.0.0.1:5/raidsweep", "pw")
+    proc = subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(tmp_path / "s")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "give it in PGPASSWORD or ~/.pgpass" in proc.stderr
+    assert "s3cret" not in proc.stderr + proc.stdout
+    assert not (tmp_path / "s").exists()
