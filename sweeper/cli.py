@@ -165,6 +165,8 @@ def run(
         f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
         f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
     )
+    for key, reason in outcome.configurations_pruned.items():
+        console.print(f"[yellow]pruned[/] {key}: {reason}", highlight=False)
     if outcome.cells_skipped:
         console.print(
             f"{len(outcome.cells_skipped)} cell(s) not run: their concurrency curve had stopped "

@@ -314,9 +314,15 @@ class StudySettings(_Strict):
     budget: Annotated[Budget | None, BeforeValidator(_budget)] = None
     seed: int = Field(default=0, ge=0, le=2**32 - 1)
     seed_configurations: list[str] = Field(default_factory=list)
+    #: stop a configuration once it cannot be best for any class (default: in optimize mode)
+    prune: bool | None = None
     #: where the Optuna study lives: a journal file beside the results (default), or a
     #: PostgreSQL database that several sweepers share (postgresql://user@host:port/db)
     storage: str | None = None
+
+    @property
+    def pruning(self) -> bool:
+        return self.mode == "optimize" if self.prune is None else self.prune
 
     @field_validator("storage")
     @classmethod

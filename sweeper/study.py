@@ -175,9 +175,14 @@ def trial_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
 
 
 def enqueue(study: optuna.Study, configs: list[Configuration], space: ConfigSpace) -> int:
-    """Enqueue configurations that are neither completed, waiting, nor being measured (by
-    another worker sharing the study)."""
-    done = completed_keys(study) | waiting_keys(study) | running_keys(study)
+    """Enqueue configurations that are neither completed, pruned, waiting, nor being measured
+    (by another worker sharing the study)."""
+    pruned = {
+        t.user_attrs["config_key"]
+        for t in study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))
+        if "config_key" in t.user_attrs
+    }
+    done = completed_keys(study) | waiting_keys(study) | running_keys(study) | pruned
     n = 0
     for config in configs:
         if config.key not in done:

@@ -27,6 +27,7 @@ from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
+from sweeper.pruning import prune_reason, separating_order
 from sweeper.repetitions import needs_more
 from sweeper.spec import SweepSpec
 from sweeper.status import array_seconds
@@ -131,6 +132,8 @@ class Outcome:
     runs_written: int = 0
     runs_skipped: int = 0
     runs_failed: int = 0
+    #: configuration -> why it was stopped before its matrix was complete
+    configurations_pruned: dict[str, str] = field(default_factory=dict)
     #: "config cell" -> why the cell was not run (its concurrency curve had stopped)
     cells_skipped: dict[str, str] = field(default_factory=dict)
     array_s: float = 0.0
@@ -347,9 +350,10 @@ class Sweeper:
         self.progress.configuration(key, "running")
         measured = self._measured(key)
         stopped_curves: dict[tuple[str, int], str] = {}
+        others = self._completed_runs(study, key) if self.spec.study.pruning else None
         try:
             runner.prepare()
-            for cell in self._cell_order():
+            for cell in self._cell_order(others):
                 curve = (cell.pattern.name, cell.block_size)
                 if curve in stopped_curves:
                     outcome.cells_skipped[f"{key} {cell.key}"] = stopped_curves[curve]
@@ -376,6 +380,16 @@ class Sweeper:
                 reason = self._curve_stop(key, cell)
                 if reason:
                     stopped_curves[curve] = reason
+                if others is not None:
+                    pruned = prune_reason(
+                        self.store.runs(self.spec.name, config_key=key), others, self.classes
+                    )
+                    if pruned:
+                        trial.set_user_attr("pruned", f"after {cell.key}: {pruned}")
+                        study.tell(trial, state=TrialState.PRUNED)
+                        outcome.configurations_pruned[key] = pruned
+                        self.progress.configuration_done(key, "pruned", outcome.array_s)
+                        return
             if stopped_curves:
                 trial.set_user_attr(
                     "curves_stopped", {f"{p}/{bs}": r for (p, bs), r in stopped_curves.items()}
@@ -396,11 +410,22 @@ class Sweeper:
         self.progress.configuration_done(key, "complete", outcome.array_s)
         self._write_progress("running", outcome)
 
-    def _cell_order(self) -> list[WorkloadCell]:
-        """The matrix's cells; with a curve stop, each curve from the fewest I/Os in flight."""
+    def _completed_runs(self, study: optuna.Study, key: str) -> Any:
+        """Runs of the configurations completed so far (what pruning compares with)."""
+        done = completed_keys(study) - {key}
+        runs = self.store.runs(self.spec.name)
+        return runs[runs["config_key"].isin(done)]
+
+    def _cell_order(self, others: Any = None) -> list[WorkloadCell]:
+        """The matrix's cells; with a curve stop, each curve from the fewest I/Os in flight;
+        with pruning, the cells that separated the configurations most so far first."""
         cells = self.plan.cells
         if self.spec.matrix.curve_stop is None:
-            return cells
+            if others is None or others.empty:
+                return cells
+            metric = {c.cell: wc.metric for wc in self.classes for c in wc.cells}
+            by_key = {c.key: c for c in cells}
+            return [by_key[k] for k in separating_order(list(by_key), others, metric)]
         engine = self.spec.matrix.engine
         order = {p: i for i, p in enumerate(self.spec.matrix.patterns)}
         return sorted(
