@@ -17,6 +17,7 @@ from recommender.curves import curves_table
 from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
 from recommender.drift import drift_table
 from recommender.importance import class_importances
+from recommender.pareto import pareto_set
 from recommender.scoring import FORMULA, rank_classes
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds
@@ -109,6 +110,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "sections": sections,
         "heatmaps": heatmaps,
         "curves": curves,
+        "pareto": pareto_set(ranked).reset_index().to_dict("records"),
         "drift": _drift(runs, spec["matrix"].get("drift")),
         "n_runs": len(runs),
         "n_failed": len(attempts) - len(runs),

@@ -308,6 +308,16 @@ def recommend(
         if missing:
             console.print(f"[yellow]cells not measured for {wclass.name}: {missing}[/]")
     console.print(f"[dim]{FORMULA}; '=' marks a tie; n = repetitions[/]")
+    from recommender.pareto import pareto_set
+
+    front = pareto_set(ranked)
+    if len(front):
+        names = ", ".join(str(c) for c in front.columns)
+        console.print(f"[bold]Pareto set across {names}[/] (no other configuration is better "
+                      "in every class):")  # fmt: skip
+        for key, row in front.iterrows():
+            figures = " · ".join(f"{c} {v:,.0f}" for c, v in row.items())
+            console.print(f"  {key}  [dim]{figures}[/]", highlight=False)
 
 
 @app.command()

@@ -36,6 +36,12 @@ def test_recommend_prints_each_class_in_rank_order(quick_store: ParquetStore) ->
         positions = [out.index(k, out.index(cls)) for k in part["config_key"]]
         assert positions == sorted(positions), f"{cls} rows out of rank order"
     assert "limits ok" in out and "> 20ms" in out
+    from recommender.pareto import pareto_set
+
+    front = pareto_set(ranked)
+    assert len(front) >= 1 and "Pareto set across data_file, redo_log" in " ".join(out.split())
+    tail = out[out.index("Pareto set") :]
+    assert all(key in tail for key in front.index)
 
 
 def test_report_command_writes_html(quick_store: ParquetStore, tmp_path: Path) -> None:
