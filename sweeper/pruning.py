@@ -28,23 +28,70 @@ def _cell_values(runs: pd.DataFrame, metric: str) -> pd.DataFrame:
     return runs.assign(cell_key=keys, m=runs[metric].astype(float))
 
 
-def best_possible(mine: pd.DataFrame, others: pd.DataFrame, wclass: WorkloadClass) -> float | None:
-    """Optimistic score of ``mine`` for ``wclass``; None when some cell has no bound yet."""
-    m = _cell_values(mine, wclass.metric)
-    o = _cell_values(others, wclass.metric)
-    logs, weights = [], []
-    for cell in wclass.cells:
-        measured = m.loc[m["cell_key"] == cell.cell, "m"]
-        if len(measured):
-            value = float(measured.max())
-        else:
-            seen = o.loc[o["cell_key"] == cell.cell].groupby("config_key")["m"].mean()
-            if seen.empty:
+class Pruner:
+    """What the configurations completed so far set as the bar, computed once per
+    configuration; ``reason`` is then cheap enough to ask after every cell."""
+
+    def __init__(self, others: pd.DataFrame, classes: list[WorkloadClass]):
+        self.classes = classes
+        #: class name -> (best keeper's config key, its lower bound), when one exists
+        self.bar: dict[str, tuple[str, float]] = {}
+        #: (metric, cell) -> best mean any configuration reached there
+        self.best_seen: dict[tuple[str, str], float] = {}
+        if others.empty:
+            return
+        for wclass in classes:
+            scored = score_class(others, wclass)
+            keepers = scored[scored["meets_limits"] & scored["cells_missing"].eq("")]
+            if len(keepers):
+                best = keepers.loc[keepers["score_lo"].idxmax()]
+                self.bar[wclass.name] = (str(best["config_key"]), float(best["score_lo"]))
+            o = _cell_values(others, wclass.metric)
+            means = o.groupby(["cell_key", "config_key"])["m"].mean()
+            for cell, value in means.groupby(level=0).max().items():
+                self.best_seen[(wclass.metric, str(cell))] = float(value)
+
+    def best_possible(self, mine: pd.DataFrame, wclass: WorkloadClass) -> float | None:
+        """Optimistic score of ``mine`` for ``wclass``; None when a cell has no bound yet."""
+        m = _cell_values(mine, wclass.metric)
+        measured = m.groupby("cell_key")["m"].max()
+        logs, weights = [], []
+        for cell in wclass.cells:
+            if cell.cell in measured.index:
+                value = float(measured[cell.cell])
+            elif (wclass.metric, cell.cell) in self.best_seen:
+                value = self.best_seen[(wclass.metric, cell.cell)]
+            else:
                 return None
-            value = float(seen.max())
-        logs.append(math.log(max(value, 1e-9)))
-        weights.append(cell.weight)
-    return float(np.exp(np.dot(logs, weights) / sum(weights)))
+            logs.append(math.log(max(value, 1e-9)))
+            weights.append(cell.weight)
+        return float(np.exp(np.dot(logs, weights) / sum(weights)))
+
+    def reason(self, mine: pd.DataFrame) -> str | None:
+        """Why the configuration of ``mine`` cannot be best for any class, or None."""
+        if mine.empty or len(self.bar) < len(self.classes):
+            return None  # some class has nothing to compare with yet
+        reasons = []
+        for wclass in self.classes:
+            best_key, best_lo = self.bar[wclass.name]
+            own = score_class(mine, wclass)
+            if len(own) and not bool(own["meets_limits"].iloc[0]):
+                broken = str(own["violations"].iloc[0]).split("; ")[0]
+                reasons.append(f"{wclass.name}: breaks {broken} while {best_key} keeps all")
+                continue
+            bound = self.best_possible(mine, wclass)
+            if bound is None or bound >= best_lo:
+                return None
+            reasons.append(
+                f"{wclass.name}: at most {bound:,.0f} {wclass.metric} < {best_lo:,.0f}"
+                f" ({best_key}, lower bound)"
+            )
+        return "; ".join(reasons)
+
+
+def best_possible(mine: pd.DataFrame, others: pd.DataFrame, wclass: WorkloadClass) -> float | None:
+    """Optimistic score of ``mine`` for ``wclass`` against ``others``; see ``Pruner``."""
+    return Pruner(others, [wclass]).best_possible(mine, wclass)
 
 
 def prune_reason(
@@ -54,28 +101,7 @@ def prune_reason(
 
     ``others``: the runs of the configurations completed so far.
     """
-    if others.empty or mine.empty:
-        return None
-    reasons = []
-    for wclass in classes:
-        scored = score_class(others, wclass)
-        keepers = scored[scored["meets_limits"] & scored["cells_missing"].eq("")]
-        if keepers.empty:
-            return None  # nothing to compare with yet for this class
-        best = keepers.loc[keepers["score_lo"].idxmax()]
-        own = score_class(mine, wclass)
-        if len(own) and not bool(own["meets_limits"].iloc[0]):
-            broken = str(own["violations"].iloc[0]).split("; ")[0]
-            reasons.append(f"{wclass.name}: breaks {broken} while {best['config_key']} keeps all")
-            continue
-        bound = best_possible(mine, others, wclass)
-        if bound is None or bound >= float(best["score_lo"]):
-            return None
-        reasons.append(
-            f"{wclass.name}: at most {bound:,.0f} {wclass.metric} < {float(best['score_lo']):,.0f}"
-            f" ({best['config_key']}, lower bound)"
-        )
-    return "; ".join(reasons)
+    return Pruner(others, classes).reason(mine)
 
 
 def separating_order(

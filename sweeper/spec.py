@@ -314,6 +314,8 @@ class StudySettings(_Strict):
     budget: Annotated[Budget | None, BeforeValidator(_budget)] = None
     seed: int = Field(default=0, ge=0, le=2**32 - 1)
     seed_configurations: list[str] = Field(default_factory=list)
+    #: optimize mode's sampler: multivariate TPE, or random search (a baseline to compare)
+    sampler: Literal["tpe", "random"] = "tpe"
     #: stop a configuration once it cannot be best for any class (default: in optimize mode)
     prune: bool | None = None
     #: where the Optuna study lives: a journal file beside the results (default), or a

@@ -86,12 +86,12 @@ def study_lock(storage: optuna.storages.BaseStorage, sweep_dir: Path) -> Iterato
 def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
     """Create or load the sweep's study (journal file beside its results, or PostgreSQL)."""
     storage = study_storage(spec, sweep_dir)
-    if spec.study.mode == "optimize":
+    if spec.study.mode == "optimize" and spec.study.sampler == "tpe":
         sampler: optuna.samplers.BaseSampler = optuna.samplers.TPESampler(
             seed=spec.study.seed, multivariate=True, group=True, n_startup_trials=5
         )
     else:
-        # Grid mode only runs enqueued trials; the sampler is never asked for a new point.
+        # Random search; in grid mode only enqueued trials run and it is never asked.
         sampler = optuna.samplers.RandomSampler(seed=spec.study.seed)
     with study_lock(storage, sweep_dir):  # two workers creating the same study at once
         return optuna.create_study(

@@ -27,7 +27,7 @@ from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
-from sweeper.pruning import prune_reason, separating_order
+from sweeper.pruning import Pruner, separating_order
 from sweeper.repetitions import needs_more
 from sweeper.spec import SweepSpec
 from sweeper.status import array_seconds
@@ -351,6 +351,7 @@ class Sweeper:
         measured = self._measured(key)
         stopped_curves: dict[tuple[str, int], str] = {}
         others = self._completed_runs(study, key) if self.spec.study.pruning else None
+        pruner = Pruner(others, self.classes) if others is not None else None
         try:
             runner.prepare()
             for cell in self._cell_order(others):
@@ -380,10 +381,8 @@ class Sweeper:
                 reason = self._curve_stop(key, cell)
                 if reason:
                     stopped_curves[curve] = reason
-                if others is not None:
-                    pruned = prune_reason(
-                        self.store.runs(self.spec.name, config_key=key), others, self.classes
-                    )
+                if pruner is not None:
+                    pruned = pruner.reason(self.store.runs(self.spec.name, config_key=key))
                     if pruned:
                         trial.set_user_attr("pruned", f"after {cell.key}: {pruned}")
                         study.tell(trial, state=TrialState.PRUNED)
