@@ -95,18 +95,13 @@ def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
         # Grid mode takes the first N in build order; optimize mode chooses N as it goes, so
         # the first N stand in for the totals of the progress bar and the ETA.
         configs = space[: budget.configurations]
-    reconfig = 0.0
-    previous = None
-    for c in configs:
-        reconfig += platform.reconfiguration_time(previous, c)
-        previous = c
     return Plan(
         space_size=len(space),
         configurations=configs,
         cells=spec.matrix.cells(),
         repetitions=spec.matrix.repetitions,
         run_array_s=platform.run_time(spec.matrix),
-        reconfig_array_s=reconfig,
+        reconfig_array_s=total_cost(configs, platform.reconfiguration_time),
         listed_reconfig_array_s=listed_cost,
         extra_runs_per_configuration=sum(
             spec.matrix.repetitions_of(c) - spec.matrix.repetitions for c in spec.matrix.cells()
@@ -378,11 +373,14 @@ class Sweeper:
                     else:
                         outcome.runs_failed += 1
                     self.progress.run_done(address, ok, outcome.array_s)
-                reason = self._curve_stop(key, cell)
+                if pruner is None and self.spec.matrix.curve_stop is None:
+                    continue
+                mine = self.store.runs(self.spec.name, config_key=key)
+                reason = self._curve_stop(mine, cell)
                 if reason:
                     stopped_curves[curve] = reason
                 if pruner is not None:
-                    pruned = pruner.reason(self.store.runs(self.spec.name, config_key=key))
+                    pruned = pruner.reason(mine)
                     if pruned:
                         trial.set_user_attr("pruned", f"after {cell.key}: {pruned}")
                         study.tell(trial, state=TrialState.PRUNED)
@@ -432,12 +430,12 @@ class Sweeper:
             key=lambda c: (order[c.pattern], c.block_size, c.concurrency.outstanding(engine)),
         )
 
-    def _curve_stop(self, key: str, cell: WorkloadCell) -> str | None:
-        """Why the curve of ``cell`` (its pattern and block size) goes no higher, if it should."""
+    def _curve_stop(self, runs: Any, cell: WorkloadCell) -> str | None:
+        """Why the curve of ``cell`` (its pattern and block size) goes no higher, if it should;
+        ``runs``: the configuration's runs so far."""
         rule = self.spec.matrix.curve_stop
         if rule is None:
             return None
-        runs = self.store.runs(self.spec.name, config_key=key)
         mine = runs[
             (runs["pattern"] == cell.pattern.name) & (runs["block_size"] == cell.block_size)
         ]

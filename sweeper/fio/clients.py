@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import socket
-import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,7 +43,7 @@ from sweeper.fio.parse import (
     _find_document,
     histogram_percentiles,
 )
-from sweeper.fio.runner import Fio, FioOutput, _text
+from sweeper.fio.runner import Fio, FioOutput, run_command
 
 #: the job name fio gives the entry that sums every server's figures
 ALL_CLIENTS = "All clients"
@@ -161,27 +160,7 @@ def run_fio_clients(
     cmd = [fio.path, f"--output-format={output_format}", *extra_args]
     for host, port in checked:
         cmd += [f"--client={host},{port}", job]
-    started = time.monotonic()
-    try:
-        proc = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout_s,
-            start_new_session=True,
-            cwd=job_file.resolve().parent,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        return FioOutput(
-            stdout=_text(exc.stdout),
-            stderr=_text(exc.stderr) + f"\nfio did not finish within {timeout_s:.0f} s; killed",
-            exit_code=-9,
-            wall_s=time.monotonic() - started,
-            timed_out=True,
-        )
-    return FioOutput(proc.stdout, proc.stderr, proc.returncode, time.monotonic() - started)
+    return run_command(cmd, cwd=job_file.resolve().parent, timeout_s=timeout_s)
 
 
 def _host_of(entry: Mapping[str, Any]) -> Host:

@@ -36,7 +36,7 @@ def job_template() -> jinja2.Template:
     return env.get_template(TEMPLATE_NAME)
 
 
-def _check_filename(filename: str) -> str:
+def check_filename(filename: str) -> str:
     """Refuse what would change the job file's meaning; escape ':' (fio's file list separator)."""
     if not isinstance(filename, str) or not filename:
         raise ValueError("filename must be a non-empty string")
@@ -104,7 +104,7 @@ def render_job(
         size=size,
         offset=offset,
         percentile_list=PERCENTILE_LIST,
-        filename=_check_filename(filename),
+        filename=check_filename(filename),
         job_name=name,
         rw=cell.pattern.rw,
         rwmixread=cell.pattern.read_pct or 50,

@@ -73,6 +73,11 @@ def run_fio(
     as if it were whole). A second Ctrl-C raises KeyboardInterrupt here, which kills fio.
     """
     cmd = [fio.path, f"--output-format={output_format}", *extra_args, str(job_file)]
+    return run_command(cmd, cwd=job_file.parent, timeout_s=timeout_s)
+
+
+def run_command(cmd: list[str], *, cwd: Path, timeout_s: float) -> FioOutput:
+    """Run one fio command line in its own session; a timeout kills it and says so."""
     started = time.monotonic()
     try:
         proc = subprocess.run(
@@ -82,7 +87,7 @@ def run_fio(
             errors="replace",
             timeout=timeout_s,
             start_new_session=True,
-            cwd=job_file.parent,
+            cwd=cwd,
             check=False,
         )
     except subprocess.TimeoutExpired as exc:

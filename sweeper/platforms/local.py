@@ -19,6 +19,7 @@ from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import render_job
 from sweeper.fio.clients import parse_client_output, run_fio_clients
+from sweeper.fio.jobfile import check_filename
 from sweeper.fio.parse import FioParseError, FioResult, FioRunError
 from sweeper.fio.runner import Fio, FioMissingError, FioOutput, find_fio, run_fio
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
@@ -195,9 +196,9 @@ class LocalRunner(WorkloadRunner):
         self.working_set = self.matrix.working_set or target.size
         (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
         if self.opts.precondition is not None:
-            self.fill_record = self._fill(target, self.opts.precondition.passes, "128k")
+            self.fill_record = self._fill(self.opts.precondition.passes, "128k")
         elif self.opts.fill and any(p.reads for p in self.matrix.patterns):
-            self.fill_record = self._fill(target)
+            self.fill_record = self._fill()
 
     def _start_servers(self) -> list[tuple[str, int]]:
         if self.inventory is None:
@@ -233,7 +234,7 @@ class LocalRunner(WorkloadRunner):
         return {"target": os.path.realpath(self.opts.target), "dev": st.st_dev,
                 "ino": st.st_ino, "rdev": st.st_rdev}  # fmt: skip
 
-    def _fill(self, target: Any, passes: int = 1, bs: str = "1m") -> dict[str, Any]:
+    def _fill(self, passes: int = 1, bs: str = "1m") -> dict[str, Any]:
         """Write the working set sequentially once: a read of never-written blocks (a sparse
         file, a fresh loop or zram device, thin LUNs) never reaches the medium. With
         preconditioning, ``passes`` times in 128 KiB writes, as SNIA PTS's workload-independent
@@ -255,7 +256,7 @@ class LocalRunner(WorkloadRunner):
         job = (
             f"; raidsweep fill: write the working set {passes} time(s) before the runs\n"
             "[fill]\n"
-            f"filename={self.opts.target.replace(':', chr(92) + ':')}\n"
+            f"filename={check_filename(self.opts.target)}\n"
             f"rw=write\nbs={bs}\niodepth=16\nioengine=libaio\ndirect=1\n"
             f"size={size}\nloops={passes}\nrefill_buffers=1\n"
         )
