@@ -344,13 +344,13 @@ class Sweeper:
         runner = self.platform.runner(config, self.spec.matrix, self.spec.study.seed)
         self.progress.configuration(key, "running")
         measured = self._measured(key)
-        stopped_curves: dict[tuple[str, int], str] = {}
+        stopped_curves: dict[tuple[str, int, int | None], str] = {}
         others = self._completed_runs(study, key) if self.spec.study.pruning else None
         pruner = Pruner(others, self.classes) if others is not None else None
         try:
             runner.prepare()
             for cell in self._cell_order(others):
-                curve = (cell.pattern.name, cell.block_size)
+                curve = (cell.pattern.name, cell.block_size, cell.active_pct)
                 if curve in stopped_curves:
                     outcome.cells_skipped[f"{key} {cell.key}"] = stopped_curves[curve]
                     continue
@@ -389,7 +389,11 @@ class Sweeper:
                         return
             if stopped_curves:
                 trial.set_user_attr(
-                    "curves_stopped", {f"{p}/{bs}": r for (p, bs), r in stopped_curves.items()}
+                    "curves_stopped",
+                    {
+                        f"{p}/{bs}" + (f"/ws{ws}" if ws is not None else ""): r
+                        for (p, bs, ws), r in stopped_curves.items()
+                    },
                 )
         finally:
             runner.cleanup()
@@ -427,17 +431,31 @@ class Sweeper:
         order = {p: i for i, p in enumerate(self.spec.matrix.patterns)}
         return sorted(
             cells,
-            key=lambda c: (order[c.pattern], c.block_size, c.concurrency.outstanding(engine)),
+            key=lambda c: (
+                order[c.pattern],
+                c.block_size,
+                c.active_pct or 0,
+                c.concurrency.outstanding(engine),
+            ),
         )
 
     def _curve_stop(self, runs: Any, cell: WorkloadCell) -> str | None:
-        """Why the curve of ``cell`` (its pattern and block size) goes no higher, if it should;
+        """Why the curve of ``cell`` (its pattern, block size and active range) goes no higher,
+        if it should;
         ``runs``: the configuration's runs so far."""
         rule = self.spec.matrix.curve_stop
         if rule is None:
             return None
+        # One curve: this pattern, block size and active range, across concurrencies.
+        same_range = (
+            runs["active_pct"].isna()
+            if cell.active_pct is None
+            else runs["active_pct"] == cell.active_pct
+        )
         mine = runs[
-            (runs["pattern"] == cell.pattern.name) & (runs["block_size"] == cell.block_size)
+            (runs["pattern"] == cell.pattern.name)
+            & (runs["block_size"] == cell.block_size)
+            & same_range
         ]
         limit = cell.concurrency.outstanding(self.spec.matrix.engine)
         points = [p for p in curve_points(mine) if p.outstanding <= limit]

@@ -98,3 +98,18 @@ def test_report_shows_the_curves(tmp_path: Path) -> None:
     section = html[html.index("<h2>Concurrency curves</h2>") : html.index("<h2>Disclosure</h2>")]
     assert "raid10/single_rank/wb-ra · randread/8k" in section
     assert "1: " in section and "512: " in section and "<svg" in section
+
+
+def test_each_active_range_is_a_curve_of_its_own(tmp_path: Path) -> None:
+    store, outcome = _sweep(
+        _spec(tmp_path, curve_stop={"latency_limit": "200us"}, active_range=[50, 100]),
+        tmp_path / "s",
+    )
+    runs = store.runs("curves")
+    for ws in (50, 100):
+        mine = runs[runs["active_pct"] == ws].sort_values("numjobs")
+        lat = mine["read_lat_mean_ms"].to_list()
+        # Each range ran up to its own first point above the limit, and no further.
+        assert lat[-1] > 0.2 and all(v <= 0.2 for v in lat[:-1])
+        assert mine["numjobs"].to_list() == WORKERS[: len(mine)]
+    assert len(outcome.cells_skipped) == 2 * len(WORKERS) - len(runs)
