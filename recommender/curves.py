@@ -16,6 +16,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -244,3 +245,16 @@ def curves_table(
             }
         )
     return pd.DataFrame(rows, columns=CURVE_COLUMNS)
+
+
+def sweep_curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> pd.DataFrame:
+    """``curves_table`` under the stop rule of a stored sweep spec's matrix (``curve_stop``)."""
+    from sweeper.units import parse_latency_ms
+
+    rule = matrix.get("curve_stop") or {}
+    limit = rule.get("latency_limit")
+    return curves_table(
+        runs,
+        parse_latency_ms(limit) if limit else None,
+        float(rule.get("throughput_drop_pct", 5.0)),
+    )

@@ -13,7 +13,7 @@ import pandas as pd
 import vl_convert as vlc
 
 from recommender.charts import curve_chart, heatmap
-from recommender.curves import curves_table
+from recommender.curves import sweep_curves
 from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
 from recommender.drift import drift_table
 from recommender.importance import class_importances
@@ -91,7 +91,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                         where = f" · ws{ws}" if ws is not None else ""
                         title = f"{pattern} · {conc}{where} · {label}"
                         heatmaps.append({"title": title, "svg": _svg(chart)})
-    curves = _curves(runs, matrix_rule=spec["matrix"].get("curve_stop") or {})
+    curves = _curves(runs, spec["matrix"])
     host = {}
     tools = {}
     if len(runs):
@@ -143,15 +143,8 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _curves(runs: pd.DataFrame, matrix_rule: dict[str, Any]) -> dict[str, Any]:
-    from sweeper.units import parse_latency_ms
-
-    limit = matrix_rule.get("latency_limit")
-    table = curves_table(
-        runs,
-        parse_latency_ms(limit) if limit else None,
-        float(matrix_rule.get("throughput_drop_pct", 5.0)),
-    )
+def _curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> dict[str, Any]:
+    table = sweep_curves(runs, matrix)
     rows, points = [], []
     for r in table.itertuples():
         ws = f"/ws{r.active_pct}" if r.active_pct is not None else ""

@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from sweeper.errors import InputError, StoreError
-from sweeper.units import format_duration, format_size, parse_latency_ms
+from sweeper.units import format_duration, format_size
 
 app = typer.Typer(
     add_completion=False,
@@ -326,18 +326,13 @@ def curves(
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
     """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
-    from recommender.curves import curves_table
+    from recommender.curves import sweep_curves
     from sweeper.store import open_store
 
     results = open_store(store)
     record = _latest_sweep(results, sweep)
-    rule = (record["spec"]["matrix"].get("curve_stop") or {}) if record.get("spec") else {}
-    limit = rule.get("latency_limit")
-    table_df = curves_table(
-        results.runs(record["sweep_id"]),
-        parse_latency_ms(limit) if limit else None,
-        float(rule.get("throughput_drop_pct", 5.0)),
-    )
+    matrix = record["spec"]["matrix"] if record.get("spec") else {}
+    table_df = sweep_curves(results.runs(record["sweep_id"]), matrix)
     if table_df.empty:
         console.print(f"sweep {record['sweep_id']} has no curve (a pattern and block size "
                       "measured at two or more concurrencies)")  # fmt: skip
