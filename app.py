@@ -38,8 +38,14 @@ page = st.navigation(
         st.Page(
             "app_pages/overview.py", title="Overview", icon=":material/monitoring:", default=True
         ),
-        st.Page("app_pages/rankings.py", title="Rankings", icon=":material/leaderboard:"),
+        st.Page(
+            "app_pages/recommendations.py", title="Recommendations", icon=":material/recommend:"
+        ),
         st.Page("app_pages/heatmaps.py", title="Heatmaps", icon=":material/grid_on:"),
+        st.Page("app_pages/curves.py", title="Curves", icon=":material/show_chart:"),
+        st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page("app_pages/run_details.py", title="Run details", icon=":material/description:"),
+        st.Page("app_pages/what_matters.py", title="What matters", icon=":material/insights:"),
     ]
 )
 page.run()

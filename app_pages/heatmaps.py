@@ -1,49 +1,162 @@
-"""Heatmaps: one metric per configuration × block size for a pattern and a concurrency."""
+"""Heatmaps: configuration × block size for a pattern, configuration × pattern for a block size
+(IOPS, MB/s, p99 latency), or configuration × class (score); a click on a cell lists its runs."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _common
-from recommender.charts import heatmap
-from recommender.data import HEATMAP_METRICS, heatmap_frame
+from app_pages import _charts, _common
+from recommender.data import HEATMAP_METRICS
+from sweeper.units import format_size
+
+CHART_KEY = "heatmap_chart"
+CELL_KEY = "heatmap_cell"
+BY_LABELS = {"block size": "block_size", "pattern": "pattern"}
 
 store, record = _common.require_sweep()
 sweep_id = record["sweep_id"]
 st.header(f"Heatmaps — sweep {sweep_id}")
 
-patterns, concurrencies = _common.matrix_options(record, _common.runs(store, sweep_id))
-if not patterns or not concurrencies:
+all_runs = _common.runs(store, sweep_id)
+patterns, concurrencies = _common.matrix_options(record, all_runs)
+if all_runs.empty or not patterns or not concurrencies:
     st.info("No runs are stored for this sweep yet.")
     st.stop()
-cols = st.columns(3)
-pattern = cols[0].selectbox("Pattern", patterns, key="pattern")
-metric_label = cols[1].selectbox("Metric", list(HEATMAP_METRICS), key="metric")
-concurrency = cols[2].selectbox("Concurrency", concurrencies, key="concurrency")
-metric = HEATMAP_METRICS[metric_label]
-ranges = (record["spec"]["matrix"].get("active_range") or []) if record.get("spec") else []
-active = (
-    st.selectbox("Active range (% of the volume)", ranges, key="active_range") if ranges else None
-)
+
+top = st.columns([2, 3])
+metric_label = top[0].selectbox("Metric", [*HEATMAP_METRICS, _common.SCORE_LABEL], key="metric")
+pattern = block_size = concurrency = active = None
+if metric_label == _common.SCORE_LABEL:
+    by = "class"
+    top[1].caption(
+        "Configuration × workload class: each score as % of the class's best; "
+        "a cell's runs are the configuration's runs of the class's cells."
+    )
+else:
+    by_label = top[1].radio(
+        "Columns", list(BY_LABELS), key="heatmap_by", horizontal=True, help="What the columns are"
+    )
+    by = BY_LABELS[by_label]
+    cols = st.columns(3)
+    if by == "block_size":
+        pattern = cols[0].selectbox("Pattern", patterns, key="pattern")
+    else:
+        sizes = _common.block_sizes(all_runs)
+        block_size = cols[0].selectbox(
+            "Block size", sizes, format_func=lambda b: format_size(int(b)), key="block_size"
+        )
+    concurrency = cols[1].selectbox("Concurrency", concurrencies, key="concurrency")
+    ranges = ((record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
+    if ranges:
+        active = cols[2].selectbox("Active range (% of the volume)", ranges, key="active_range")
+
+
+def _on_click() -> None:
+    """Copy the clicked cell into the cell chooser (runs before the page reruns)."""
+    cell = _common.clicked_cell(st.session_state.get(CHART_KEY))
+    if cell is None:
+        st.session_state.pop(CELL_KEY, None)  # a double click cleared the selection
+    else:
+        st.session_state[CELL_KEY] = _common.cell_label(*cell)
+
+
+def _grid() -> tuple:
+    if by == "class":
+        recs = _common.recommendations(store, record)
+        frame, order = _common.score_grid(recs)
+        return frame, order, "class", True, {r.name: r.wclass.cell_keys for r in recs}
+    metric = HEATMAP_METRICS[metric_label]
+    frame, order = _common.grid_frame(
+        _common.runs(store, sweep_id),
+        metric,
+        by=by,
+        pattern=pattern,
+        block_size=block_size,
+        concurrency=concurrency,
+        active_pct=active,
+    )
+    x_title = "block size" if by == "block_size" else "pattern"
+    return frame, order, x_title, "lat" not in metric, None
 
 
 def render() -> None:
-    runs = _common.runs(store, sweep_id)
-    frame = heatmap_frame(runs, pattern, metric, concurrency, active) if len(runs) else runs
-    frame = frame.dropna(subset=["value"]) if "value" in frame else frame.iloc[0:0]
+    frame, order, x_title, higher_is_better, class_cells = _grid()
     if frame.empty:
-        st.info(f"No {metric_label} values for {pattern} at {concurrency} yet.")
+        where = pattern if by == "block_size" else format_size(int(block_size or 0))
+        st.info(f"No {metric_label} values for {where} at {concurrency} yet.")
         return
-    chart = heatmap(frame, metric_label, higher_is_better="lat" not in metric)
-    st.altair_chart(chart)
-    st.caption("Mean over repetitions; hover a cell for its standard deviation and count.")
-    table = _common.heatmap_table(frame)
+    chart = _charts.grid_heatmap(
+        frame, order, x_title=x_title, metric_label=metric_label, higher_is_better=higher_is_better
+    )
+    st.altair_chart(
+        chart, on_select=_on_click, selection_mode=_charts.CELL_SELECTION, key=CHART_KEY
+    )
+    st.caption(
+        "Mean over repetitions; hover a cell for its standard deviation and count, "
+        "click it to list its runs (double-click clears)."
+    )
+    table = _common.grid_table(frame, order)
     number = st.column_config.NumberColumn(format="%.2f")
     st.dataframe(
         table,
         hide_index=True,
         column_config={c: number for c in table.columns if c != "configuration"},
     )
+
+    cells = frame.sort_values("config_key", kind="stable")
+    position = {c: i for i, c in enumerate(order)}
+    cells = cells.assign(pos=cells["column"].map(position)).sort_values(["config_key", "pos"])
+    options = [
+        _common.cell_label(k, c) for k, c in zip(cells["config_key"], cells["column"], strict=True)
+    ]
+    if st.session_state.get(CELL_KEY) not in options:
+        st.session_state.pop(CELL_KEY, None)  # chosen under other settings: not in this grid
+    choice = st.selectbox(
+        "Runs of a cell",
+        options,
+        index=None,
+        placeholder="Click a cell in the chart, or choose one here",
+        key=CELL_KEY,
+    )
+    if choice is None:
+        return
+    config_key, column = _common.parse_cell_label(choice)
+    shown = _common.cell_runs(
+        _common.runs(store, sweep_id),
+        config_key,
+        column,
+        by=by,
+        pattern=pattern,
+        block_size=block_size,
+        concurrency=concurrency,
+        active_pct=active,
+        class_cells=class_cells,
+    )
+    st.markdown(f"**{len(shown)} runs** of **{config_key}** at **{column}**")
+    picked = st.dataframe(
+        shown,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="heatmap_cell_runs",
+        column_config={
+            "IOPS": st.column_config.NumberColumn(format="%.1f"),
+            "MB/s": st.column_config.NumberColumn(format="%.2f"),
+            "p99 read ms": st.column_config.NumberColumn(format="%.2f"),
+            "p99 write ms": st.column_config.NumberColumn(format="%.2f"),
+        },
+    )
+    rows = picked.selection.rows if picked is not None else []
+    if rows:
+        run_id = str(shown["run id"].iloc[rows[0]])
+        st.session_state["run_pick"] = run_id  # read by the Run details page
+        st.page_link(
+            "app_pages/run_details.py",
+            label=f"Open run {run_id} in Run details",
+            icon=":material/description:",
+        )
+    else:
+        st.caption("Select a row to open that run's disclosure record, job file and fio output.")
 
 
 _common.live(store, sweep_id, render)

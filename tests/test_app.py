@@ -1,4 +1,8 @@
-"""The browser app, driven headless with Streamlit's AppTest against a real sweep's store."""
+"""The browser app, driven headless with Streamlit's AppTest against a real sweep's store.
+
+Every page is opened on the session's quick sweep (nine configurations, six classes) and what
+it shows is checked against the recommender's and the store's own answers.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,17 @@ import os
 import shutil
 from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from recommender.data import heatmap_frame, load_rankings
+from app_pages import _common
+from recommender.curves import sweep_curves
+from recommender.data import heatmap_frame, load_rankings, load_recommendations
+from recommender.importance import class_importances
+from recommender.scoring import FORMULA
+from recommender.tradeoffs import TRADEOFF_FORMULA
 from sweeper.store import ParquetStore
 from sweeper.units import format_size
 
@@ -25,10 +36,26 @@ def _app(monkeypatch: pytest.MonkeyPatch, root: Path) -> AppTest:
     return at
 
 
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
 def _page(at: AppTest, page: str) -> AppTest:
     at.switch_page(f"app_pages/{page}.py").run()
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def _chart_data(at: AppTest, index: int = 0) -> pd.DataFrame:
+    """The data of the page's ``index``-th Altair chart, as the browser receives it."""
+    chart = at.get("vega_lite_chart")[index].proto
+    return pa.ipc.open_stream(chart.datasets[0].data.data).read_all().to_pandas()
+
+
+def _texts(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown] + [c.value for c in at.caption]
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +67,16 @@ def quick(quick_store: ParquetStore):
     return quick_store, record, ranked, classes, runs
 
 
+@pytest.fixture(scope="module")
+def recs(quick):
+    store, record, *_ = quick
+    return {r.name: r for r in load_recommendations(store, record)}
+
+
 def test_overview_shows_progress_and_configurations(monkeypatch, quick):
     store, _record, _ranked, _classes, runs = quick
     at = _app(monkeypatch, store.root)
     assert at.selectbox(key="sweep").options == [r["sweep_id"] for r in store.list_sweeps()]
-    assert "quick" in at.selectbox(key="sweep").options
     assert at.selectbox(key="sweep").value == "quick"
     metrics = {m.label: m.value for m in at.metric}
     configs = runs["config_key"].nunique()
@@ -58,35 +90,64 @@ def test_overview_shows_progress_and_configurations(monkeypatch, quick):
         assert done == counts[key]
 
 
-def test_rankings_page_ranks_per_class(monkeypatch, quick):
-    store, _record, ranked, classes, runs = quick
-    at = _page(_app(monkeypatch, store.root), "rankings")
+def test_recommendations_page_decides_per_class(monkeypatch, quick, recs):
+    store, record, ranked, classes, runs = quick
+    at = _page(_app(monkeypatch, store.root), "recommendations")
     assert at.selectbox(key="class").options == [c.name for c in classes]
-    captions = [c.value for c in at.caption]
-    assert any("geometric mean" in c for c in captions)
+    texts = _texts(at)
+    assert any(FORMULA in t for t in texts) and any(TRADEOFF_FORMULA in t for t in texts)
 
+    shown = {}
+    for name in ("data_file", "dss_scan"):
+        at.selectbox(key="class").set_value(name).run()
+        _ok(at)
+        rec = recs[name]
+        expected = ranked[ranked["class"] == name].reset_index(drop=True)
+        # The decision: the first row of the recommender's ranking, in its own sentence.
+        assert [s.value for s in at.success] == [rec.sentence()]
+        assert expected["config_key"].iloc[0] in at.success[0].value
+        table = at.dataframe[0].value
+        assert len(table) == runs["config_key"].nunique() == 9
+        assert list(table["configuration"]) == list(expected["config_key"])
+        for label, row in zip(table["rank"], expected.itertuples(), strict=True):
+            assert label == (f"={row.rank}" if row.tied else str(row.rank))
+        assert list(table["repetitions"]) == list(expected["repetitions"]) == [3] * 9
+        for limits, row in zip(table["limits"], expected.itertuples(), strict=True):
+            assert limits == ("ok" if row.meets_limits else row.violations)
+        # Trade-offs, with cost per unit because the quick spec gives prices.
+        assert table["usable %"].tolist() == pytest.approx(
+            (100 * rec.ranked["usable_share"]).tolist()
+        )
+        assert table["cost per unit"].tolist() == pytest.approx(
+            rec.ranked["cost_per_unit"].tolist()
+        )
+        assert table["trade-off front"].tolist() == rec.ranked["tradeoff_front"].tolist()
+        # The evidence against the runner-up, cell by cell.
+        evidence = at.dataframe[1].value
+        assert list(evidence["cell"]) == list(rec.evidence["cell"])
+        assert evidence["ratio"].tolist() == pytest.approx(rec.evidence["ratio"].tolist())
+        assert any(rec.runner_up["config_key"] in m for m in _texts(at))
+        # The Pareto view plots every configuration, the front marked.
+        data = _chart_data(at)
+        front = set(data.loc[data["front"] == "on the trade-off front", "config_key"])
+        assert front == set(rec.ranked.loc[rec.ranked["tradeoff_front"], "config_key"])
+        assert len(data) == 9
+        shown[name] = at.success[0].value
+    # Switching the class changes the decision (dss_scan is decided by another configuration).
+    assert shown["data_file"] != shown["dss_scan"]
+    assert recs["data_file"].best["config_key"] != recs["dss_scan"].best["config_key"]
+
+    # A class whose ranking has limit breakers names the cell that broke the limit.
     at.selectbox(key="class").set_value("data_file").run()
-    assert not at.exception
-    data_file = at.dataframe[0].value
-    expected = ranked[ranked["class"] == "data_file"].reset_index(drop=True)
-    assert len(data_file) == runs["config_key"].nunique() == 9
-    assert data_file["configuration"].iloc[0] == expected["config_key"].iloc[0]
-    assert data_file["configuration"].iloc[0].startswith("raid10/")
-    assert list(data_file["configuration"]) == list(expected["config_key"])
-    for shown, row in zip(data_file["rank"], expected.itertuples(), strict=True):
-        assert shown == (f"={row.rank}" if row.tied else str(row.rank))
-    for shown, row in zip(data_file["limits"], expected.itertuples(), strict=True):
-        assert shown == ("ok" if row.meets_limits else row.violations)
-
-    at.selectbox(key="class").set_value("redo_log").run()
-    assert not at.exception
-    redo_log = at.dataframe[0].value
-    expected = ranked[ranked["class"] == "redo_log"].reset_index(drop=True)
-    assert list(redo_log["configuration"]) == list(expected["config_key"])
-    assert list(redo_log["score"]) != list(data_file["score"])
+    broken = recs["data_file"].ranked.loc[~recs["data_file"].ranked["meets_limits"]]
+    assert len(broken), "the quick sweep has data_file configurations over the 20 ms p99 bound"
+    warning = next(w.value for w in at.warning if "Limits broken" in w.value)
+    for key, why in zip(broken["config_key"], broken["violations"], strict=True):
+        assert f"{key}: {why}" in warning
+        assert "/qd" in why  # the cell is named
 
 
-def test_heatmap_page_draws_chart_and_table(monkeypatch, quick):
+def test_heatmap_by_block_size(monkeypatch, quick):
     store, record, _ranked, _classes, runs = quick
     at = _page(_app(monkeypatch, store.root), "heatmaps")
     pattern = at.selectbox(key="pattern").value
@@ -95,10 +156,15 @@ def test_heatmap_page_draws_chart_and_table(monkeypatch, quick):
     charts = at.get("vega_lite_chart")
     assert len(charts) == 1
     spec = json.loads(charts[0].proto.spec)
-    rect = spec["layer"][0]["encoding"]
-    sizes = [format_size(b) for b in sorted(runs["block_size"].unique())]
-    assert rect["x"]["sort"] == sizes
-    assert {t["field"] for t in rect["tooltip"]} >= {"value", "sd", "n"}
+    rect = spec["layer"][0]
+    sizes = [format_size(b) for b in record["spec"]["matrix"]["block_sizes"]]
+    assert rect["encoding"]["x"]["sort"] == sizes
+    assert {t["field"] for t in rect["encoding"]["tooltip"]} >= {"value", "sd", "n"}
+    # A click selects a cell: a point selection over (configuration, column) on the squares.
+    (param,) = spec["params"]
+    assert param["select"] == {"type": "point", "fields": ["config_key", "column"], "on": "click",
+                               "clear": "dblclick"}  # fmt: skip
+    assert param["views"] == [rect["name"]]
 
     table = at.dataframe[0].value
     assert len(table) == runs["config_key"].nunique() == 9
@@ -109,18 +175,223 @@ def test_heatmap_page_draws_chart_and_table(monkeypatch, quick):
     assert table.iloc[0][sizes].to_list() == pytest.approx(first)
 
     at.selectbox(key="metric").set_value("MB/s").run()
-    assert not at.exception
+    _ok(at)
     assert at.dataframe[0].value.iloc[0][sizes].to_list() != pytest.approx(first)
+
+
+def test_heatmap_by_pattern_and_a_cells_runs(monkeypatch, quick):
+    store, _record, _ranked, _classes, runs = quick
+    at = _page(_app(monkeypatch, store.root), "heatmaps")
+    at.radio(key="heatmap_by").set_value("pattern").run()
+    at.selectbox(key="block_size").set_value(8192).run()
+    at.selectbox(key="concurrency").set_value("qd1x16").run()
+    _ok(at)
+    table = at.dataframe[0].value
+    sel = runs[(runs["block_size"] == 8192) & (runs["numjobs"] == 16) & (runs["iodepth"] == 1)]
+    patterns = sorted(sel["pattern"].unique())
+    assert list(table.columns) == ["configuration", *patterns]
+    means = sel.groupby(["config_key", "pattern"])["iops"].mean()
+    for row in table.itertuples(index=False):
+        for pattern in patterns:
+            assert getattr(row, pattern) == pytest.approx(means[(row.configuration, pattern)])
+
+    # A cell's runs: the store's runs of that configuration at that pattern and block size.
+    key = "raid5/pool_stripe/ranks4/stripe1g/wb-ra"
+    at.selectbox(key="heatmap_cell").set_value(f"{key} · randrw70").run()
+    _ok(at)
+    expected = sel[(sel["config_key"] == key) & (sel["pattern"] == "randrw70")]
+    assert f"**{len(expected)} runs** of **{key}** at **randrw70**" in _texts(at)
+    cell_runs = at.dataframe[1].value
+    assert sorted(cell_runs["run id"]) == sorted(expected["run_id"]) and len(expected) == 3
+    assert set(cell_runs["cell"]) == {"randrw70/8k/qd1x16"}
+
+    # Settings under which the chosen cell no longer exists drop the choice, not the page.
+    at.selectbox(key="block_size").set_value(1048576).run()
+    _ok(at)
+    assert at.selectbox(key="heatmap_cell").value is None
+
+
+def test_heatmap_score_per_class(monkeypatch, quick, recs):
+    store, *_ = quick
+    at = _page(_app(monkeypatch, store.root), "heatmaps")
+    at.selectbox(key="metric").set_value(_common.SCORE_LABEL).run()
+    _ok(at)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["configuration", *recs]
+    for name, rec in recs.items():
+        best = table.loc[table[name].idxmax()]
+        assert best["configuration"] == rec.ranked.loc[rec.ranked["score"].idxmax(), "config_key"]
+        assert best[name] == pytest.approx(100)
+    # The cell of a class: the configuration's runs of the class's cells.
+    key = recs["redo_log"].best["config_key"]
+    at.selectbox(key="heatmap_cell").set_value(f"{key} · redo_log").run()
+    _ok(at)
+    cell_runs = at.dataframe[1].value
+    assert set(cell_runs["cell"]) == set(recs["redo_log"].wclass.cell_keys)
+    assert len(cell_runs) == 3 * len(recs["redo_log"].wclass.cell_keys)
+
+
+def test_clicked_cell_reads_the_point_selection():
+    event = {"selection": {"cell": [{"config_key": "raid5/single_rank/wb-ra", "column": "8k"}]}}
+    assert _common.clicked_cell(event) == ("raid5/single_rank/wb-ra", "8k")
+    assert _common.clicked_cell({"selection": {"cell": []}}) is None
+    assert _common.clicked_cell({"selection": {}}) is None
+    assert _common.clicked_cell(None) is None
+    label = _common.cell_label("raid5/single_rank/wb-ra", "randrw70")
+    assert _common.parse_cell_label(label) == ("raid5/single_rank/wb-ra", "randrw70")
+
+
+def test_curves_page_marks_speed_optimum_maximum(monkeypatch, quick):
+    store, record, _ranked, _classes, runs = quick
+    at = _page(_app(monkeypatch, store.root), "curves")
+    chosen = at.multiselect(key="curve_configs").value
+    pattern = at.selectbox(key="curve_pattern").value
+    block_size = at.selectbox(key="curve_block_size").value
+    assert len(chosen) == 3
+    curves = sweep_curves(runs, record["spec"]["matrix"])
+    expected = curves[
+        curves["config_key"].isin(chosen)
+        & (curves["pattern"] == pattern)
+        & (curves["block_size"] == block_size)
+    ]
+    summary = at.dataframe[0].value
+    assert len(summary) == len(expected) == 3
+    for row, curve in zip(summary.itertuples(index=False), expected.itertuples(), strict=True):
+        assert row.curve.startswith(curve.config_key)
+        assert row[summary.columns.get_loc("Speed IOPS")] == pytest.approx(curve.speed.iops)
+        assert row[summary.columns.get_loc("Maximum IOPS")] == pytest.approx(curve.maximum.iops)
+    # psync: one I/O in flight per job, so the quick matrix's curves run from 1 to 16.
+    assert set(summary["Speed in flight"]) == {1}
+    roles = set(_chart_data(at)["role"])
+    assert {"Speed", "Maximum"} <= roles
+
+    at.multiselect(key="curve_configs").set_value(chosen[:1]).run()
+    _ok(at)
+    assert len(at.dataframe[0].value) == 1
+
+
+def test_compare_page_sets_two_configurations_side_by_side(monkeypatch, quick, recs):
+    store, _record, _ranked, _classes, runs = quick
+    at = _page(_app(monkeypatch, store.root), "compare")
+    a, b = at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value
+    # The default: the first class's recommendation against its runner-up.
+    assert (a, b) == (recs["redo_log"].best["config_key"], recs["redo_log"].runner_up["config_key"])
+    at.selectbox(key="compare_b").set_value("raid6/single_rank/wb-ra").run()
+    _ok(at)
+    b = "raid6/single_rank/wb-ra"
+    assert f"**A** = `{a}`  \n**B** = `{b}`" in _texts(at)
+
+    scores = at.dataframe[0].value
+    assert list(scores["class"]) == list(recs)
+    for row in scores.itertuples(index=False):
+        part = recs[row[0]].ranked.set_index("config_key")
+        assert row[3] == pytest.approx(part.loc[a, "score"])
+        assert row[5] == pytest.approx(part.loc[b, "score"])
+        assert row[6] == pytest.approx(part.loc[a, "score"] / part.loc[b, "score"])
+
+    cells = at.dataframe[1].value
+    assert len(cells) == runs["cell_key"].nunique() == 40
+    mean_a = runs[runs["config_key"] == a].groupby("cell_key")["iops"].mean()
+    mean_b = runs[runs["config_key"] == b].groupby("cell_key")["iops"].mean()
+    assert cells.set_index("cell")["A / B"].to_dict() == pytest.approx((mean_a / mean_b).to_dict())
+
+    trade = at.dataframe[2].value.set_index("figure")
+    assert trade.loc["usable share", "A"] == pytest.approx(4 / 8)  # RAID 10: mirrored pairs
+    assert trade.loc["usable share", "B"] == pytest.approx(6 / 8)  # RAID 6: 6 + 2
+    assert trade.loc["drives", "A"] == 32 and trade.loc["drives", "B"] == 8
+
+    at.selectbox(key="compare_b").set_value(a).run()
+    assert not at.exception
+    assert any("two different" in w.value for w in at.warning)
+
+
+def test_run_details_shows_the_stored_run(monkeypatch, quick):
+    store, _record, _ranked, _classes, runs = quick
+    at = _page(_app(monkeypatch, store.root), "run_details")
+    key, cell = "raid6/pool_stripe/ranks4/stripe1g/wb-ra", "randwrite/8k/qd1x16"
+    at.selectbox(key="run_config").set_value(key).run()
+    at.selectbox(key="run_cell").set_value(cell).run()
+    at.selectbox(key="run_repetition").set_value(2).run()
+    _ok(at)
+    run_id = runs.loc[
+        (runs["config_key"] == key) & (runs["cell_key"] == cell) & (runs["repetition"] == 2),
+        "run_id",
+    ].item()
+    detail = store.run_detail(run_id)
+    # st.code drops the file's final newline; the text is otherwise the stored job file.
+    assert [c.value for c in at.code][0] == detail["job_file"].rstrip("\n")
+    assert "rw=randwrite" in detail["job_file"]
+    shown_json = [json.loads(j.value) for j in at.get("json")]
+    assert shown_json[0] == json.loads(detail["disclosure"])
+    assert shown_json[1] == json.loads(detail["fio_json"])
+    assert any(run_id in c for c in _texts(at))
+
+    # A run picked on another page arrives by its id.
+    other = runs["run_id"].iloc[-1]
+    at.session_state["run_pick"] = other
+    at.run()
+    _ok(at)
+    assert at.text_input(key="run_id").value == other
+    assert [c.value for c in at.code][0] == store.run_detail(other)["job_file"].rstrip("\n")
+
+    # Bad input gets a clear message, not a traceback.
+    at.text_input(key="run_id").set_value("not-a-run").run()
+    assert not at.exception
+    assert any("is not a run id" in e.value for e in at.error)
+    at.text_input(key="run_id").set_value("0" * 24).run()
+    assert not at.exception
+    assert any("No run 000000000000000000000000" in e.value for e in at.error)
+
+
+def test_what_matters_names_the_dimension_per_class(monkeypatch, quick):
+    store, _record, ranked, _classes, _runs = quick
+    at = _page(_app(monkeypatch, store.root), "what_matters")
+    expected = class_importances(ranked)
+    for name in ("data_file", "backup_target"):
+        at.selectbox(key="importance_class").set_value(name).run()
+        _ok(at)
+        mine = expected[expected["class"] == name].sort_values("importance", ascending=False)
+        top = mine.iloc[0]
+        assert f"**{top['dimension']}** matters most" in " ".join(_texts(at))
+    wide = at.dataframe[0].value.set_index("dimension")
+    assert set(wide.columns) == set(expected["class"])
+    for row in expected.itertuples():
+        assert wide.loc[row.dimension, row._1] == pytest.approx(100 * row.importance)
 
 
 def test_empty_store_says_how_to_start(monkeypatch, tmp_path):
     at = _app(monkeypatch, tmp_path)
     assert not at.get("selectbox")
-    for page in ("overview", "rankings", "heatmaps"):
+    pages = ("overview", "recommendations", "heatmaps", "curves", "compare", "run_details",
+             "what_matters")  # fmt: skip
+    for page in pages:
         if page != "overview":
             _page(at, page)
         assert any("raidsweep run examples/quick.yaml" in i.value for i in at.info), page
         assert not at.dataframe
+
+
+def _copy_sweep(source: Path, root: Path, sweep_id: str, created_at: str) -> None:
+    shutil.copytree(source, root / sweep_id)
+    meta = json.loads((root / sweep_id / "sweep.json").read_text())
+    meta.update(sweep_id=sweep_id, created_at=created_at)
+    (root / sweep_id / "sweep.json").write_text(json.dumps(meta))
+
+
+def test_vanished_sweep_falls_back_to_the_newest(monkeypatch, quick, tmp_path):
+    store, record, *_ = quick
+    root = tmp_path / "store"
+    _copy_sweep(store.root / "quick", root, "quick", record["created_at"])
+    _copy_sweep(store.root / "quick", root, "older", "2000-01-01T00:00:00")
+    at = _app(monkeypatch, root)
+    at.selectbox(key="sweep").set_value("older").run()
+    _page(at, "recommendations")
+    assert "older" in at.header[0].value
+    shutil.rmtree(root / "older")
+    at.run()
+    _ok(at)
+    assert at.selectbox(key="sweep").value == "quick"
+    assert "quick" in at.header[0].value
 
 
 def test_running_sweep_shows_new_runs(monkeypatch, quick, tmp_path):
@@ -150,3 +421,43 @@ def test_running_sweep_shows_new_runs(monkeypatch, quick, tmp_path):
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Runs"] == f"{len(parts)} / {progress['runs_total']}"
+
+
+def test_recommendations_follow_a_running_sweep(monkeypatch, quick, tmp_path):
+    """While a sweep writes, the Recommendations page ranks what has landed, and re-ranks when
+    more lands: the decision never goes stale."""
+    store, record, *_ = quick
+    root = tmp_path / "store"
+    shutil.copytree(store.root / "quick", root / "quick")
+    progress = json.loads((root / "quick" / "progress.json").read_text())
+    progress.update(state="running", pid=os.getpid())
+    (root / "quick" / "progress.json").write_text(json.dumps(progress))
+    # Hold back every run of the configuration the dss_scan class recommends.
+    best = load_recommendations(store, record)[3]
+    assert best.name == "dss_scan"
+    runs = store.runs("quick")
+    one = runs.loc[runs["config_key"] == best.best["config_key"], "run_id"].iloc[0]
+    folder = next((root / "quick" / "runs").glob(f"*/{one}.parquet")).parent
+    held = tmp_path / "held"
+    shutil.move(folder, held)
+
+    at = _page(_app(monkeypatch, root), "recommendations")
+    at.selectbox(key="class").set_value("dss_scan").run()
+    _ok(at)
+    assert best.best["config_key"] not in at.success[0].value
+    assert len(at.dataframe[0].value) == 8
+
+    shutil.move(held, folder)
+    at.run()
+    _ok(at)
+    assert at.success[0].value == best.sentence()
+    assert len(at.dataframe[0].value) == 9
+
+
+def test_pure_tables_handle_empty_input():
+    empty = pd.DataFrame(columns=["config_key", "cell_key", "iops"])
+    assert _common.compare_cells(empty, "a", "b", "iops").empty
+    assert _common.tradeoff_points(pd.DataFrame()).empty
+    assert _common.curve_points(pd.DataFrame(columns=["config_key"])).empty
+    assert _common.grid_table(pd.DataFrame(columns=_common.GRID_COLUMNS), []).empty
+    assert _common.run_id_problem("abc") and _common.run_id_problem("a" * 24) is None

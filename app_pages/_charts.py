@@ -1,0 +1,109 @@
+"""Altair charts of the app that the report does not draw: a clickable grid heatmap (any
+columns, not only block sizes) and the Pareto view of one class's trade-offs."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+CELL_SELECTION = "cell"
+
+
+def grid_heatmap(
+    frame: pd.DataFrame,
+    order: list[str],
+    *,
+    x_title: str,
+    metric_label: str,
+    higher_is_better: bool = True,
+) -> alt.LayerChart:
+    """Configuration × ``column`` coloured by ``value``; a click selects one cell.
+
+    ``frame`` has config_key, column, value, sd, n (``_common.grid_frame``). The selection is
+    a point selection named CELL_SELECTION over (config_key, column), so the event names the
+    cell whichever layer (square or its label) was clicked.
+    """
+    scheme = "viridis" if higher_is_better else "inferno"
+    pick = alt.selection_point(
+        name=CELL_SELECTION, fields=["config_key", "column"], on="click", clear="dblclick"
+    )
+    base = alt.Chart(frame).encode(
+        x=alt.X("column:O", sort=order, title=x_title, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(
+            "config_key:N",
+            title=None,  # the keys speak for themselves; a title would crowd long labels
+            sort=sorted(frame["config_key"].unique()),
+            axis=alt.Axis(labelLimit=360),
+        ),
+    )
+    rect = (
+        base.mark_rect(cursor="pointer")
+        .encode(
+            color=alt.Color(
+                "value:Q",
+                title=metric_label,
+                scale=alt.Scale(scheme=scheme, reverse=not higher_is_better),
+            ),
+            # The clicked cell keeps full colour, the others fade: the choice stays visible.
+            opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
+            # Outlined only once a cell is clicked (an empty selection selects every cell).
+            stroke=alt.when(pick, empty=False).then(alt.value("black")).otherwise(alt.value(None)),
+            strokeWidth=alt.value(2),
+            tooltip=[
+                alt.Tooltip("config_key:N", title="configuration"),
+                alt.Tooltip("column:O", title=x_title),
+                alt.Tooltip("value:Q", title=metric_label, format=",.2f"),
+                alt.Tooltip("sd:Q", title="sd", format=",.2f"),
+                alt.Tooltip("n:Q", title="repetitions"),
+            ],
+        )
+        .add_params(pick)
+    )
+    text = base.mark_text(fontSize=10, cursor="pointer").encode(
+        text=alt.Text("value:Q", format=",.3~s"),
+        color=alt.value("white"),
+    )
+    return (rect + text).properties(height=alt.Step(22), width=alt.Step(64))
+
+
+def pareto_view(points: pd.DataFrame, metric: str) -> alt.Chart:
+    """Score against usable capacity, coloured by data-loss risk per year (the rebuild
+    exposure), the trade-off front drawn as filled diamonds.
+
+    ``points``: config_key, score, usable_pct, rebuild_h, loss_risk_per_year, front, limits
+    (``_common.tradeoff_points``).
+    """
+    return (
+        alt.Chart(points)
+        .mark_point(size=160, filled=True, opacity=0.9)
+        .encode(
+            x=alt.X("score:Q", title=f"score ({metric})", scale=alt.Scale(zero=False)),
+            y=alt.Y("usable_pct:Q", title="usable capacity (%)", scale=alt.Scale(zero=False)),
+            color=alt.Color(
+                "loss_risk_per_year:Q",
+                title="data-loss risk / year",
+                scale=alt.Scale(type="symlog", constant=1e-9, scheme="orangered"),
+                legend=alt.Legend(format=".1e"),
+            ),
+            shape=alt.Shape(
+                "front:N",
+                title=None,
+                scale=alt.Scale(
+                    domain=["on the trade-off front", "dominated"], range=["diamond", "circle"]
+                ),
+            ),
+            stroke=alt.condition(
+                alt.datum.front == "on the trade-off front", alt.value("black"), alt.value(None)
+            ),
+            tooltip=[
+                alt.Tooltip("config_key:N", title="configuration"),
+                alt.Tooltip("score:Q", format=",.1f"),
+                alt.Tooltip("usable_pct:Q", title="usable %", format=".1f"),
+                alt.Tooltip("rebuild_h:Q", title="rebuild h", format=".2f"),
+                alt.Tooltip("loss_risk_per_year:Q", title="data-loss risk / year", format=".2e"),
+                alt.Tooltip("front:N", title="trade-off"),
+                alt.Tooltip("limits:N"),
+            ],
+        )
+        .properties(height=320)
+    )

@@ -1,0 +1,77 @@
+"""Curves: IOPS against latency as the I/Os in flight grow, per configuration, pattern and
+block size, with the Speed, Optimum and Maximum points marked."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages import _common
+from recommender.charts import curve_chart
+from sweeper.units import format_size
+
+MAX_CURVES = 12  # more lines than this are a tangle nobody can read
+
+store, record = _common.require_sweep()
+sweep_id = record["sweep_id"]
+st.header(f"Curves — sweep {sweep_id}")
+
+table = _common.curves(store, record)
+if table.empty:
+    st.info(
+        "No concurrency curves yet: a curve needs one configuration, pattern and block size "
+        "measured at two or more concurrencies (matrix.concurrency: [1x1, 1x4, 1x16, …])."
+    )
+    st.stop()
+
+configs = sorted(table["config_key"].unique())
+patterns = sorted(table["pattern"].unique())
+cols = st.columns([3, 1, 1])
+chosen = cols[0].multiselect(
+    "Configurations", configs, default=configs[: min(3, len(configs))], key="curve_configs"
+)
+pattern = cols[1].selectbox("Pattern", patterns, key="curve_pattern")
+sizes = sorted(table.loc[table["pattern"] == pattern, "block_size"].unique())
+block_size = cols[2].selectbox(
+    "Block size", sizes, format_func=lambda b: format_size(int(b)), key="curve_block_size"
+)
+
+
+def render() -> None:
+    current = _common.curves(store, record)
+    sel = current[
+        current["config_key"].isin(chosen)
+        & (current["pattern"] == pattern)
+        & (current["block_size"] == block_size)
+    ]
+    if not chosen:
+        st.info("Choose one or more configurations.")
+        return
+    if sel.empty:
+        st.info(
+            f"None of the chosen configurations has a {pattern}/{format_size(int(block_size))} "
+            "curve."
+        )
+        return
+    if len(sel) > MAX_CURVES:
+        st.warning(f"{len(sel)} curves: showing the first {MAX_CURVES}.")
+        sel = sel.iloc[:MAX_CURVES]
+    st.altair_chart(curve_chart(_common.curve_points(sel)))
+    st.caption(
+        "Diamonds mark the Speed (fewest I/Os in flight), the Optimum (the knee: Kneedle on "
+        "log2 IOPS vs log2 I/Os in flight) and the Maximum (highest IOPS); hover for which."
+    )
+    summary = _common.curve_summary(sel)
+    formats = {" IOPS": "%.0f", " ms": "%.3f", " in flight": "%d"}
+    st.dataframe(
+        summary,
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format=fmt)
+            for c in summary.columns
+            for end, fmt in formats.items()
+            if c.endswith(end)
+        },
+    )
+
+
+_common.live(store, sweep_id, render)

@@ -1,0 +1,102 @@
+"""Run details: one run's figures, its disclosure record, its fio job file and fio's raw JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from app_pages import _common
+
+store, record = _common.require_sweep()
+sweep_id = record["sweep_id"]
+st.header(f"Run details — sweep {sweep_id}")
+
+all_runs = _common.runs(store, sweep_id, include_failed=True)
+if all_runs.empty:
+    st.info("No runs are stored for this sweep yet.")
+    st.stop()
+
+# A run chosen on another page (a heatmap cell's runs) arrives as its id.
+if "run_pick" in st.session_state:
+    st.session_state["run_id"] = st.session_state.pop("run_pick")
+
+typed = st.text_input(
+    "Run id", key="run_id", placeholder="24 hex digits, or choose the run below"
+).strip()
+run_id: str | None = None
+if typed:
+    problem = _common.run_id_problem(typed)
+    if problem:
+        st.error(problem)
+        st.stop()
+    run_id = typed
+else:
+    cols = st.columns([3, 2, 1])
+    configs = sorted(all_runs["config_key"].unique())
+    config_key = cols[0].selectbox("Configuration", configs, key="run_config")
+    mine = all_runs[all_runs["config_key"] == config_key]
+    cell_key = cols[1].selectbox("Cell", sorted(mine["cell_key"].unique()), key="run_cell")
+    reps = sorted(int(r) for r in mine.loc[mine["cell_key"] == cell_key, "repetition"].unique())
+    repetition = cols[2].selectbox("Repetition", reps, key="run_repetition")
+    run_id = _common.find_run(mine, config_key, cell_key, repetition)
+
+detail: dict[str, Any] | None = store.run_detail(run_id) if run_id else None
+if detail is None:
+    st.error(f"No run {run_id} is stored in `{store.root}`.")
+    st.stop()
+if detail.get("sweep_id") != sweep_id:
+    st.warning(f"Run {run_id} belongs to sweep {detail.get('sweep_id')}, not {sweep_id}.")
+
+where = f"{detail.get('config_key')} · {detail.get('cell_key')}"
+st.subheader(f"{where} · repetition {detail.get('repetition')}")
+cols = st.columns(5)
+cols[0].metric("Status", str(detail.get("status")))
+cols[1].metric("IOPS", f"{detail.get('iops') or 0:,.0f}")
+cols[2].metric("MB/s", f"{detail.get('mbps') or 0:,.1f}")
+p99 = max(detail.get("read_lat_p99_ms") or 0.0, detail.get("write_lat_p99_ms") or 0.0)
+cols[3].metric("p99 latency (ms)", f"{p99:,.2f}")
+steady = detail.get("steady")
+cols[4].metric("Steady", "not judged" if steady is None else ("yes" if steady else "no"))
+st.caption(f"Run id `{detail.get('run_id')}` · {detail.get('tool')} {detail.get('tool_version')}")
+if detail.get("error"):
+    st.error(f"Error: {detail['error']}")
+
+
+def _parsed(text: Any) -> Any:
+    """JSON text as data (st.json folds it); text that is not JSON stays text."""
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except (TypeError, json.JSONDecodeError):
+        return str(text)
+
+
+tabs = st.tabs(["Disclosure record", "Job file", "fio JSON", "Figures"])
+with tabs[0]:
+    disclosure = _parsed(detail.get("disclosure"))
+    if disclosure is None:
+        st.info("No disclosure record was stored with this run.")
+    else:
+        st.json(disclosure, expanded=2)
+with tabs[1]:
+    if detail.get("job_file"):
+        st.caption("Run it by hand with `fio --output-format=json FILE`.")
+        st.code(detail["job_file"], language="ini")
+    else:
+        st.info("No job file was stored with this run.")
+with tabs[2]:
+    raw = _parsed(detail.get("fio_json"))
+    if raw is None:
+        st.info("No fio output was stored with this run.")
+    elif isinstance(raw, str):
+        st.code(raw, language="text")
+    else:
+        st.json(raw, expanded=1)
+    if detail.get("fio_stderr"):
+        st.caption("fio's standard error")
+        st.code(detail["fio_stderr"], language="text")
+with tabs[3]:
+    st.dataframe(_common.run_summary(detail), hide_index=True)

@@ -1,0 +1,53 @@
+"""What matters: per workload class, how much of the score's variance each dimension of the
+config space explains (Optuna's fANOVA over the ranked configurations)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages import _common
+from recommender.importance import MIN_CONFIGURATIONS
+
+store, record = _common.require_sweep()
+sweep_id = record["sweep_id"]
+st.header(f"What matters — sweep {sweep_id}")
+
+names = [rec.name for rec in _common.recommendations(store, record)]
+if not names:
+    st.info("This sweep's spec names no workload classes, so there is nothing to weigh.")
+    st.stop()
+class_name = st.selectbox("Workload class", names, key="importance_class")
+st.caption(
+    "Share of the score's variance each dimension explains on its own (Optuna's fANOVA over "
+    "the configurations ranked); dimensions that always change together in the sweep cannot "
+    "be told apart and are one row (e.g. `layout + stripe`); dimensions that never vary are "
+    "left out."
+)
+
+
+def render() -> None:
+    table = _common.importances(store, record)
+    mine = table[table["class"] == class_name].sort_values("importance", ascending=False)
+    if mine.empty:
+        st.info(
+            f"Too few configurations are ranked for {class_name} to weigh the dimensions "
+            f"(at least {MIN_CONFIGURATIONS}, differing in at least one dimension)."
+        )
+        return
+    best = mine.iloc[0]
+    st.markdown(
+        f"For **{class_name}**, **{best['dimension']}** matters most: "
+        f"{100 * best['importance']:.0f}% of the score's variance."
+    )
+    st.bar_chart(mine.set_index("dimension")["importance"], horizontal=True)
+    st.subheader("Every class")
+    wide = table.pivot_table(index="dimension", columns="class", values="importance")
+    wide = (100 * wide).reindex(columns=[n for n in names if n in wide.columns])
+    st.dataframe(
+        wide.reset_index(),
+        hide_index=True,
+        column_config={c: st.column_config.NumberColumn(format="%.0f %%") for c in wide.columns},
+    )
+
+
+_common.live(store, sweep_id, render)
