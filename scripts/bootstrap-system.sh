@@ -4,8 +4,9 @@ _as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 _need=()
 # util-linux, mount, e2fsprogs: loop and zram devices, signatures and mounts in the local
 # platform's tests; procps: pgrep, used by the loadgen role; postgresql: a real server for the
-# study shared by several sweepers.
-for _pkg in fio util-linux mount e2fsprogs procps postgresql; do dpkg -s "$_pkg" >/dev/null 2>&1 || _need+=("$_pkg"); done
+# study shared by several sweepers; chromium: the headless browser the app's end-to-end test
+# drives through Playwright (Debian's build: Playwright never downloads one).
+for _pkg in fio util-linux mount e2fsprogs procps postgresql chromium; do dpkg -s "$_pkg" >/dev/null 2>&1 || _need+=("$_pkg"); done
 if [ ${#_need[@]} -gt 0 ]; then
   echo "installing system packages: ${_need[*]}"
   _as_root apt-get update -qq

@@ -1,0 +1,150 @@
+"""End to end in a real browser: ``streamlit run app.py`` on the quick sweep's store, driven
+by Playwright in Debian's headless Chromium (never a browser download).
+
+The test opens the app, goes to Recommendations, switches the workload class and checks that
+the decision names that class's top configuration; then goes to Heatmaps, clicks a heatmap
+cell and checks that the cell's runs, by their ids in the store, appear.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from recommender.data import load_recommendations
+from sweeper.store import ParquetStore
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 90  # cold start imports pandas, Altair, Optuna, SciPy: seconds on 2 cores
+UI_TIMEOUT_MS = 60_000  # first render of a page ranks the sweep once
+
+
+def _chromium() -> str:
+    """Debian's chromium; its absence fails the test: scripts/test.sh installs it."""
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.fail(
+        "Debian's chromium is not installed, so the browser test cannot run: "
+        "run scripts/test.sh (it installs the system packages), or apt-get install chromium"
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
+    """Until Streamlit's health endpoint answers (or the server died, or time ran out)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)  # polling a server that is still importing; nothing to wait on instead
+    pytest.fail(f"streamlit did not answer within {START_TIMEOUT_S} s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def app_url(quick_store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    env = dict(os.environ, RAIDSWEEP_STORE=str(quick_store.root))
+    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+           "--server.headless", "true", "--server.address", "127.0.0.1",
+           "--server.port", str(port), "--server.fileWatcherType", "none"]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(proc, url, log)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser_page():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("Playwright is not installed: pip install -e '.[test]' (scripts/test.sh does)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=_chromium(), headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
+            page.set_default_timeout(UI_TIMEOUT_MS)
+            yield page
+        finally:
+            browser.close()
+
+
+def test_switch_class_and_click_a_heatmap_cell(app_url, browser_page, quick_store):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=UI_TIMEOUT_MS)  # expect() does not follow the page's default
+    page = browser_page
+    record = quick_store.get_sweep("quick")
+    recs = {r.name: r for r in load_recommendations(quick_store, record)}
+    first, other = "redo_log", "dss_scan"
+    assert recs[first].best["config_key"] != recs[other].best["config_key"]
+
+    page.goto(app_url)
+    nav = page.get_by_test_id("stSidebarNav")
+    nav.get_by_role("link", name="Recommendations").click()
+    decision = page.get_by_test_id("stAlertContentSuccess")
+    expect(decision).to_contain_text(f"{first}: {recs[first].best['config_key']} —")
+
+    page.get_by_test_id("stSelectbox").filter(has_text="Workload class").click()
+    page.get_by_role("option", name=other, exact=True).click()
+    expect(decision).to_contain_text(f"{other}: {recs[other].best['config_key']} —")
+    expect(decision).not_to_contain_text(f"{first}:")
+
+    nav.get_by_role("link", name="Heatmaps").click()
+    key, size = "raid5/pool_stripe/ranks4/stripe1g/wb-ra", "16k"
+    # Vega renders the heatmap as SVG whose squares carry their data as ARIA labels.
+    square = page.locator(
+        '[data-testid="stVegaLiteChart"] path[aria-roledescription="rect mark"]'
+        f'[aria-label*="config_key: {key};"][aria-label*="block size: {size};"]'
+    )
+    square.click()
+    runs = quick_store.runs("quick")
+    expected = runs[
+        (runs["config_key"] == key)
+        & (runs["pattern"] == record["spec"]["matrix"]["patterns"][0])
+        & (runs["block_size"] == 16384)
+        & (runs["iodepth"] == 1)
+        & (runs["numjobs"] == 1)
+    ]
+    assert len(expected) == 3
+    expect(page.get_by_text(f"{len(expected)} runs of {key} at {size}")).to_be_visible()
+    # The runs table keeps an accessible copy of its cells in the DOM: the run ids are there.
+    table = page.get_by_test_id("stDataFrame").last.locator("table")
+    for run_id in expected["run_id"]:
+        expect(table).to_contain_text(run_id)
