@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sweeper.errors import InputError
 from sweeper.units import parse_latency_ms
 from sweeper.workload import WorkloadCell
-from sweeper.yamlsource import load_model
+from sweeper.yamlsource import YamlSource, load_model
 
 CLASS_DIR = Path(__file__).parent / "classes"
 LIMIT_METRIC_RE = re.compile(r"^(read|write)_lat_(mean|p50|p95|p99|p999)$")
@@ -35,6 +35,16 @@ class ClassCell(_Strict):
 class Limit(_Strict):
     metric: str
     max: str
+    #: The cells the limit applies to (default: every cell of the class), e.g. a log-write
+    #: latency bound that holds for the log cell only.
+    cells: list[str] | None = Field(default=None, min_length=1)
+    #: the drive media the limit holds for (default: any), e.g. a stricter target for flash
+    media: Literal["hdd", "flash"] | None = None
+
+    @field_validator("cells")
+    @classmethod
+    def _cells(cls, v: list[str] | None) -> list[str] | None:
+        return None if v is None else [WorkloadCell.parse(c).key for c in v]
 
     @field_validator("metric")
     @classmethod
@@ -63,6 +73,11 @@ class Limit(_Strict):
     def column(self) -> str:
         return f"{self.metric}_ms"
 
+    def __str__(self) -> str:
+        where = f" ({', '.join(self.cells)})" if self.cells else ""
+        media = f" on {self.media}" if self.media else ""
+        return f"{self.metric} ≤ {self.max}{where}{media}"
+
 
 class WorkloadClass(_Strict):
     name: str
@@ -71,9 +86,26 @@ class WorkloadClass(_Strict):
     cells: list[ClassCell] = Field(min_length=1)
     limits: list[Limit] = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _limit_cells(self) -> WorkloadClass:
+        mine = set(self.cell_keys)
+        for i, limit in enumerate(self.limits):
+            for cell in limit.cells or []:
+                if cell not in mine:
+                    raise ValueError(
+                        f"limits[{i}] names cell {cell!r}, which is not one of the class's cells"
+                    )
+        return self
+
     @property
     def cell_keys(self) -> list[str]:
         return [c.cell for c in self.cells]
+
+    def for_media(self, media: str | None) -> WorkloadClass:
+        """The class as it applies to drives of ``media``: limits for other media dropped
+        (media-specific limits are dropped too when the media is not known)."""
+        keep = [lim for lim in self.limits if lim.media is None or lim.media == media]
+        return self if len(keep) == len(self.limits) else self.model_copy(update={"limits": keep})
 
 
 @dataclass(frozen=True)
@@ -121,8 +153,9 @@ def load_class(name_or_path: str | Path) -> WorkloadClass:
     return load_model(class_path(name_or_path), WorkloadClass, "a workload class")
 
 
-def load_classes(names: list[str]) -> list[WorkloadClass]:
-    return [load_class(n) for n in names]
+def load_classes(names: list[str], media: str | None = None) -> list[WorkloadClass]:
+    """The classes, with the limits that hold for the drives' ``media`` (hdd, flash)."""
+    return [load_class(n).for_media(media) for n in names]
 
 
 def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
@@ -140,3 +173,43 @@ def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
         except InputError as exc:
             problems.append((["classes", i], exc.render()))
     return problems
+
+
+def _matrix_keys(cell_keys: list[str]) -> set[str]:
+    # A class cell without an active range means the whole working set (ws100).
+    return {re.sub(r"/ws100$", "", k) for k in cell_keys}
+
+
+def matrix_gaps(classes: list[WorkloadClass], cell_keys: list[str]) -> list[str]:
+    """Per class whose cells the matrix (``cell_keys``) lacks, one line naming them: such a
+    class is ranked on the cells that exist."""
+    measured = _matrix_keys(cell_keys)
+    lines = []
+    for wclass in classes:
+        missing = [c for c in wclass.cell_keys if c not in measured]
+        if missing:
+            lines.append(
+                f"class {wclass.name}: the matrix does not measure {', '.join(missing)} "
+                f"(ranked on {len(wclass.cells) - len(missing)} of {len(wclass.cells)} cells; "
+                "add them to the matrix or to matrix.extra_cells)"
+            )
+    return lines
+
+
+def check_against_sweep(name_or_path: str, cell_keys: list[str]) -> WorkloadClass:
+    """A class given to rank an existing sweep: every cell must be one the sweep measures."""
+    wclass = load_class(name_or_path)
+    measured = _matrix_keys(cell_keys)
+    path = class_path(name_or_path)
+    bad = [(i, c.cell) for i, c in enumerate(wclass.cells) if c.cell not in measured]
+    if bad:
+        source = YamlSource.from_path(path)
+        raise InputError(
+            str(path),
+            [
+                f"line {source.line_of(['cells', i, 'cell'])}: cells[{i}].cell: {cell} is not "
+                "a cell this sweep measures"
+                for i, cell in bad
+            ],
+        )
+    return wclass

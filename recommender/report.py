@@ -14,11 +14,13 @@ import vl_convert as vlc
 
 from recommender.charts import curve_chart, heatmap
 from recommender.curves import sweep_curves
-from recommender.data import HEATMAP_METRICS, heatmap_frame, sweep_classes
+from recommender.data import HEATMAP_METRICS, heatmap_frame, load_recommendations
 from recommender.drift import drift_table
+from recommender.features import impact_summary
 from recommender.importance import class_importances
 from recommender.pareto import pareto_set
-from recommender.scoring import FORMULA, rank_classes
+from recommender.scoring import FORMULA
+from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds
 from sweeper.store.parquet import atomic_write_bytes
@@ -44,25 +46,27 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     attempts = store.runs(sweep_id, include_failed=True)  # one read serves every figure below
     runs = attempts[attempts["status"] == "ok"]
     configs = store.configurations(sweep_id)
-    classes = sweep_classes(record)
-    ranked = rank_classes(runs, classes)
+    recs = load_recommendations(store, record, runs)
+    ranked = pd.concat([r.ranked for r in recs], ignore_index=True) if recs else pd.DataFrame()
     spec = record["spec"]
     sections = []
-    for wclass in classes:
-        part = ranked[ranked["class"] == wclass.name]
-        best = part.iloc[0] if len(part) else None
-        runner_up = part.iloc[1] if len(part) > 1 else None
+    for rec in recs:
+        wclass, part = rec.wclass, rec.ranked
         sections.append(
             {
                 "name": wclass.name,
                 "description": wclass.description,
                 "metric": wclass.metric,
                 "cells": [(c.cell, c.weight) for c in wclass.cells],
-                "limits": [f"{lim.metric} ≤ {lim.max}" for lim in wclass.limits],
+                "limits": [str(lim) for lim in wclass.limits],
                 "rows": part.to_dict("records"),
-                "best": best.to_dict() if best is not None else None,
-                "runner_up": runner_up.to_dict() if runner_up is not None else None,
-                "missing": part["cells_missing"].iloc[0] if len(part) else "",
+                "best": rec.best.to_dict() if rec.best is not None else None,
+                "runner_up": rec.runner_up.to_dict() if rec.runner_up is not None else None,
+                "sentence": rec.sentence(),
+                "evidence": rec.evidence.to_dict("records"),
+                "front": part[part["tradeoff_front"]].to_dict("records") if len(part) else [],
+                "impact": rec.impact.to_dict("records"),
+                "missing": rec.missing,
             }
         )
     importance = class_importances(ranked)
@@ -107,10 +111,16 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "sweep": record,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "formula": FORMULA,
+        "tradeoff_formula": TRADEOFF_FORMULA,
         "sections": sections,
         "heatmaps": heatmaps,
         "curves": curves,
-        "pareto": pareto_set(ranked).reset_index().to_dict("records"),
+        "pareto": pareto_set(ranked).reset_index().to_dict("records") if len(ranked) else [],
+        "hardware": hardware_facts(record),
+        "prices": spec.get("prices"),
+        "impact": impact_summary(
+            pd.concat([r.impact for r in recs], ignore_index=True) if recs else pd.DataFrame()
+        ).to_dict("records"),
         "drift": _drift(runs, spec["matrix"].get("drift")),
         "n_runs": len(runs),
         "n_failed": len(attempts) - len(runs),
@@ -168,14 +178,136 @@ def _drift(runs: pd.DataFrame, rule: dict[str, Any] | None) -> dict[str, Any] | 
     return {"cell": rule["cell"], "rows": drift_table(runs, rule["cell"]).to_dict("records")}
 
 
-def render_report(store: Any, record: dict[str, Any]) -> str:
+def render_report(store: Any, record: dict[str, Any], ctx: dict[str, Any] | None = None) -> str:
     template = _env().get_template("report.html.j2")
-    ctx = build_context(store, record)
+    ctx = dict(ctx or build_context(store, record))
     ctx["fmt"] = lambda v, spec=",.0f": format(v, spec) if pd.notna(v) else "–"
     return template.render(**ctx)
 
 
-def write_report(store: Any, record: dict[str, Any], path: Path) -> Path:
-    text = render_report(store, record)
-    atomic_write_bytes(Path(path), text.encode("utf-8"), replace=True)
-    return Path(path)
+def write_report(store: Any, record: dict[str, Any], path: Path) -> list[Path]:
+    """The HTML report at ``path``; beside it ``<stem>.md`` and ``<stem>-<table>.csv``."""
+    ctx = build_context(store, record)
+    path = Path(path)
+    atomic_write_bytes(path, render_report(store, record, ctx).encode("utf-8"), replace=True)
+    return [path, *write_tables(store, record, path, ctx)]
+
+
+# Markdown and CSV ------------------------------------------------------------------------------
+RANKING_CSV_COLUMNS = [
+    "class", "rank", "tied", "config_key", "score", "score_lo", "score_hi", "cv_pct",
+    "repetitions", "meets_limits", "violations", "cells_missing", "usable_share", "usable_gb",
+    "drives", "rebuild_h", "loss_risk_per_year", "cost", "cost_per_usable_gb", "cost_per_unit",
+    "tradeoff_front",
+]  # fmt: skip
+
+
+def report_tables(store: Any, record: dict[str, Any]) -> dict[str, pd.DataFrame]:
+    """The report's tables as data: rankings (with trade-offs), evidence, feature impact."""
+    recs = load_recommendations(store, record)
+    ranked = [r.ranked for r in recs if len(r.ranked)]
+    rankings = (
+        pd.concat(ranked, ignore_index=True).reindex(columns=RANKING_CSV_COLUMNS)
+        if ranked
+        else pd.DataFrame(columns=RANKING_CSV_COLUMNS)
+    )
+    evidence = [
+        r.evidence.assign(
+            **{
+                "class": r.name,
+                "recommended_config": r.best["config_key"],
+                "runner_up_config": r.runner_up["config_key"],
+            }  # fmt: skip
+        )
+        for r in recs
+        if len(r.evidence) and r.best is not None and r.runner_up is not None
+    ]
+    impact = [r.impact for r in recs if len(r.impact)]
+    return {
+        "rankings": rankings,
+        "evidence": pd.concat(evidence, ignore_index=True) if evidence else pd.DataFrame(),
+        "features": pd.concat(impact, ignore_index=True) if impact else pd.DataFrame(),
+        "decisions": pd.DataFrame(
+            [
+                {
+                    "class": r.name,
+                    "recommended": r.best["config_key"] if r.best is not None else "",
+                    "decision": r.sentence(),
+                }
+                for r in recs
+            ]  # fmt: skip
+        ),
+    }
+
+
+def render_markdown(
+    record: dict[str, Any], ctx: dict[str, Any], tables: dict[str, pd.DataFrame]
+) -> str:
+    """The report as Markdown: decisions, per-class rankings with trade-offs and evidence."""
+
+    def md(df: pd.DataFrame) -> str:
+        return df.to_markdown(index=False, floatfmt=",.4g") if len(df) else "_none_"
+
+    out = [
+        f"# raidsweep report: {record['sweep_id']}",
+        "",
+        f"{record.get('description', '')} · platform **{record.get('platform')}** · "
+        f"generated {ctx['generated']} · raidsweep {record.get('raidsweep_version')}",
+        "",
+        f"{ctx['n_configs']} configurations, {ctx['n_runs']} runs stored "
+        f"({ctx['n_failed']} failed attempts), array time {ctx['array_time']}.",
+        "",
+        "## Recommendations",
+        "",
+    ]
+    out += [f"- {s['sentence']}" for s in ctx["sections"]]
+    out += ["", f"Scoring: {FORMULA}.", "", f"Trade-offs: {TRADEOFF_FORMULA}.", ""]
+    rankings = tables["rankings"]
+    shown = ["rank", "config_key", "score", "score_lo", "score_hi", "cv_pct", "repetitions",
+             "usable_share", "loss_risk_per_year", "cost_per_unit", "violations"]  # fmt: skip
+    for s in ctx["sections"]:
+        part = rankings[rankings["class"] == s["name"]].copy()
+        part["rank"] = part["rank"].astype(str) + part["tied"].map({True: "=", False: ""})
+        out += [f"## {s['name']}", "", s["description"], ""]
+        out += [f"Cells (weight): {', '.join(f'{c} ({w:g})' for c, w in s['cells'])}. "
+                f"Limits: {', '.join(s['limits']) or 'none'}.", ""]  # fmt: skip
+        if s["missing"]:
+            out += [f"Not measured: {s['missing']}.", ""]
+        out += [md(part[shown]), ""]
+        ev = pd.DataFrame(s["evidence"])
+        if len(ev):
+            runner = s["runner_up"]["config_key"]
+            out += [f"Evidence against the runner-up {runner}:", "", md(ev), ""]
+    if len(tables["features"]):
+        out += ["## Feature impact", "", md(tables["features"]), ""]
+    out += ["## Disclosure", ""]
+    m = ctx["matrix"]
+    out += [
+        f"- matrix: patterns {m['patterns']}; block sizes {m['block_sizes']}; concurrency "
+        f"{m['concurrency']}; engine {m['engine']}; ramp {m['ramp']}; runtime {m['runtime']}; "
+        f"{m['repetitions']} repetitions; working set {m['working_set']}",
+        "- load host: " + "; ".join(f"{k}: {v}" for k, v in ctx["host"].items()),
+        "- tools: " + "; ".join(f"{k} {v}" for k, v in ctx["tools"].items()),
+        "- hardware: " + "; ".join(f"{k} {v}" for k, v in ctx["hardware"].items()),
+        "",
+        "The HTML report holds the heatmaps, curves, job files and storage facts.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def write_tables(
+    store: Any, record: dict[str, Any], html_path: Path, ctx: dict[str, Any]
+) -> list[Path]:
+    """Beside the HTML report: ``<stem>.md`` and ``<stem>-<table>.csv`` for each table."""
+    html_path = Path(html_path)
+    tables = report_tables(store, record)
+    written = []
+    md_path = html_path.with_suffix(".md")
+    atomic_write_bytes(md_path, render_markdown(record, ctx, tables).encode(), replace=True)
+    written.append(md_path)
+    for name, df in tables.items():
+        path = html_path.with_name(f"{html_path.stem}-{name}.csv")
+        atomic_write_bytes(path, df.to_csv(index=False).encode(), replace=True)
+        written.append(path)
+    return written

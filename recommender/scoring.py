@@ -113,6 +113,8 @@ def _limits(grp: pd.DataFrame, wclass: WorkloadClass) -> tuple[list[str], str]:
         if col not in means:
             continue
         vals = means[col].dropna()
+        if limit.cells is not None:
+            vals = vals[vals.index.isin(limit.cells)]
         if vals.empty:
             continue
         cell = vals.idxmax()

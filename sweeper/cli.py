@@ -136,6 +136,10 @@ def run(
     if worker is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", worker):
         _fail_input(ValueError(f"--worker: {worker!r} is not a name (letters, digits, . _ -)"))
     plan = sweeper.plan
+    from recommender.classes import matrix_gaps
+
+    for line in matrix_gaps(sweeper.classes, [c.key for c in spec.matrix.cells()]):
+        err.print(f"[yellow]warning:[/] {line}", highlight=False)
     if check:
         _print_plan(spec, plan)
         for line in sweeper.platform.plan_lines(spec.matrix):
@@ -251,28 +255,63 @@ def status(
     console.print(table)
 
 
+ClassOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--class",
+        help="Rank with this workload class (a shipped name or a class file) instead of the "
+        "spec's; repeat for several.",
+    ),
+]
+
+
+def _with_classes(record: dict, classes: list[str] | None) -> dict:
+    """The sweep record with its classes replaced by ``classes``, each checked against the
+    cells the sweep measures (exit 2 naming the class file's line otherwise)."""
+    if not classes:
+        return record
+    from recommender.classes import check_against_sweep, class_path, shipped_class_names
+    from sweeper.spec import Matrix
+
+    cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
+    names = []
+    for name in classes:
+        try:
+            check_against_sweep(name, cells)
+        except InputError as exc:
+            _fail_input(exc)
+        shipped = name in shipped_class_names()
+        names.append(name if shipped else str(class_path(name).resolve()))
+    return record | {"spec": record["spec"] | {"classes": names}}
+
+
 @app.command()
 def recommend(
     sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")] = None,
     store: StoreOpt = DEFAULT_STORE,
     top: Annotated[int, typer.Option(help="Rows per class.")] = 10,
+    classes: ClassOpt = None,
 ) -> None:
     """Rank the sweep's configurations for each of its workload classes."""
-    from recommender.data import load_rankings
+    import pandas as pd
+
+    from recommender.data import load_recommendations
     from recommender.scoring import FORMULA
     from sweeper.store import open_store
 
     results = open_store(store)
-    record = _latest_sweep(results, sweep)
+    record = _with_classes(_latest_sweep(results, sweep), classes)
+    runs = results.runs(record["sweep_id"])
     try:
-        ranked, classes = load_rankings(results, record)
+        recs = load_recommendations(results, record, runs)
     except InputError as exc:
         _fail_input(exc)
-    if ranked.empty:
+    if runs.empty:
         console.print(f"sweep {record['sweep_id']} has no runs yet")
         return
-    for wclass in classes:
-        part = ranked[ranked["class"] == wclass.name].head(top)
+    prices = (record.get("spec") or {}).get("prices")
+    for rec in recs:
+        wclass, part = rec.wclass, rec.ranked.head(top)
         wide = console.width >= 120
         table = Table(title=f"{wclass.name} — {wclass.description}", title_justify="left")
         table.add_column("rank", no_wrap=True)
@@ -281,6 +320,10 @@ def recommend(
             table.add_column(f"score ({wclass.metric}) · 95% CI", no_wrap=True, justify="right")
             table.add_column("CV", no_wrap=True, justify="right")
             table.add_column("n", no_wrap=True, justify="right")
+            table.add_column("usable", no_wrap=True, justify="right")
+            table.add_column("loss risk/yr", no_wrap=True, justify="right")
+            if prices:
+                table.add_column(f"{prices['currency']}/{wclass.metric}", justify="right")
             table.add_column("limits", overflow="fold")
         for r in part.itertuples():
             if r.meets_limits:
@@ -292,10 +335,22 @@ def recommend(
             rank_text = f"{r.rank}{'=' if r.tied else ''}"
             score = f"{r.score:,.0f} ({r.score_lo:,.0f}–{r.score_hi:,.0f})"
             cv, n = f"{r.cv_pct:.1f}%", str(r.repetitions)
+            usable = f"{r.usable_share:.0%}" if r.usable_share == r.usable_share else "–"
+            risk = (
+                f"{r.loss_risk_per_year:.1e}"
+                if r.loss_risk_per_year == r.loss_risk_per_year
+                else "–"
+            )
             if wide:
-                table.add_row(rank_text, r.config_key, score, cv, n, limits)
+                cells = [rank_text, r.config_key, score, cv, n, usable, risk]
+                if prices:
+                    cells.append(
+                        f"{r.cost_per_unit:,.2f}" if r.cost_per_unit == r.cost_per_unit else "–"
+                    )
+                table.add_row(*cells, limits)
             else:
-                figures = f"{score} {wclass.metric} · CV {cv} · n={n}\n{limits}"
+                figures = (f"{score} {wclass.metric} · CV {cv} · n={n} · usable {usable} · "
+                           f"loss risk/yr {risk}\n{limits}")  # fmt: skip
                 table.add_row(rank_text, f"[bold]{r.config_key}[/]\n{figures}")
         console.print(table)
         unsteady = int(part["unsteady_runs"].sum()) if len(part) else 0
@@ -304,13 +359,16 @@ def recommend(
                 f"[yellow]{unsteady} run(s) behind these figures did not reach steady state "
                 "(SNIA PTS rule); `raidsweep disclose RUN` shows their rounds[/]"
             )
-        missing = part["cells_missing"].iloc[0] if len(part) else ""
-        if missing:
-            console.print(f"[yellow]cells not measured for {wclass.name}: {missing}[/]")
-    console.print(f"[dim]{FORMULA}; '=' marks a tie; n = repetitions[/]")
+        if rec.missing:
+            console.print(f"[yellow]cells not measured for {wclass.name}: {rec.missing}[/]")
+        console.print(f"[bold]→ {rec.sentence()}[/]", highlight=False)
+    console.print(
+        f"[dim]{FORMULA}; '=' marks a tie; n = repetitions; usable = share of raw capacity; "
+        "loss risk/yr = expected data-loss events per year from rebuilds[/]"
+    )
     from recommender.pareto import pareto_set
 
-    front = pareto_set(ranked)
+    front = pareto_set(pd.concat([r.ranked for r in recs], ignore_index=True))
     if len(front):
         names = ", ".join(str(c) for c in front.columns)
         console.print(f"[bold]Pareto set across {names}[/] (no other configuration is better "
@@ -395,16 +453,22 @@ def report(
     sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")] = None,
     store: StoreOpt = DEFAULT_STORE,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file.")] = None,
+    classes: ClassOpt = None,
 ) -> None:
-    """Write the self-contained HTML report of a sweep."""
+    """Write the self-contained HTML report of a sweep, and beside it the same in Markdown
+    (REPORT.md) and its tables as CSV (REPORT-rankings.csv, -evidence, -features, -decisions)."""
     from recommender.report import write_report
     from sweeper.store import open_store
 
     results = open_store(store)
-    record = _latest_sweep(results, sweep)
+    record = _with_classes(_latest_sweep(results, sweep), classes)
     target = output or (Path(store) / record["sweep_id"] / "report.html")
-    path = write_report(results, record, target)
-    console.print(f"report written: {path}")
+    if target.suffix.lower() not in (".html", ".htm"):
+        _fail_input(ValueError(f"--output {target}: the report is HTML; name it *.html"))
+    html_path, *others = write_report(results, record, target)
+    console.print(f"report written: {html_path}")
+    for extra in others:
+        console.print(f"  and {extra}")
 
 
 @app.command()

@@ -226,6 +226,23 @@ class Matrix(_Strict):
     active_range: list[Annotated[int, Field(ge=1, le=100)]] | None = Field(
         default=None, min_length=1
     )
+    #: cells measured besides the cross product (e.g. what one class alone needs), written
+    #: pattern/block size/concurrency like ``read/1m/qd1x16``
+    extra_cells: list[str] = Field(default_factory=list)
+
+    @field_validator("extra_cells")
+    @classmethod
+    def _extra_cells(cls, v: list[str]) -> list[str]:
+        keys = []
+        for i, text in enumerate(v):
+            try:
+                cell = WorkloadCell.parse(text)
+            except ValueError as exc:
+                raise ValueError(f"[{i}] {exc}") from None
+            if cell.block_size % 512:
+                raise ValueError(f"[{i}] {cell.block_size} bytes is not a multiple of 512")
+            keys.append(cell.key)
+        return _no_duplicates(keys, "the cell")
 
     @field_validator("patterns", "concurrency", "active_range")
     @classmethod
@@ -278,13 +295,24 @@ class Matrix(_Strict):
         return self.repetitions
 
     def cells(self) -> list[WorkloadCell]:
-        return [
+        """The cross product, then the extra cells it lacks (each in every active range)."""
+        cells = [
             WorkloadCell(p, bs, c, ws)
             for p in self.patterns
             for bs in self.block_sizes
             for c in self.concurrency
             for ws in (self.active_range or [None])
         ]
+        seen = {c.key for c in cells}
+        for text in self.extra_cells:
+            extra = WorkloadCell.parse(text)
+            ranges = [extra.active_pct] if extra.active_pct else (self.active_range or [None])
+            for ws in ranges:
+                cell = WorkloadCell(extra.pattern, extra.block_size, extra.concurrency, ws)
+                if cell.key not in seen:
+                    seen.add(cell.key)
+                    cells.append(cell)
+        return cells
 
 
 class Budget(_Strict):
@@ -348,6 +376,34 @@ class StudySettings(_Strict):
         return v
 
 
+class GroupFacts(_Strict):
+    data: int = Field(gt=0)
+    redundancy: int = Field(ge=0)
+
+
+class Hardware(_Strict):
+    """Facts of the drives for the trade-offs (capacity, rebuild exposure); each given here
+    overrides what the platform knows (the simulated array knows them all)."""
+
+    media: Literal["hdd", "flash"] | None = None
+    drive_gb: float | None = Field(default=None, gt=0)
+    #: per RAID level, data and redundancy drives of one rank (RAID group)
+    raid_groups: dict[Literal["raid0", "raid1", "raid5", "raid6", "raid10"], GroupFacts] = Field(
+        default_factory=dict
+    )
+    rebuild_mib_s: float | None = Field(default=None, gt=0)
+    #: annualised failure rate of one drive, percent (for the data-loss risk of rebuilds)
+    afr_pct: float = Field(default=1.0, gt=0, le=100)
+
+
+class Prices(_Strict):
+    """List prices for cost per IOPS and per usable GB (as audited benchmarks report)."""
+
+    per_drive: float = Field(ge=0)
+    fixed: float = Field(default=0.0, ge=0)
+    currency: str = Field(default="USD", pattern=r"^[A-Za-z€$£¥]{1,8}$")
+
+
 class SweepSpec(_Strict):
     """A whole sweep: where, what configurations, which workloads, for which classes."""
 
@@ -360,6 +416,8 @@ class SweepSpec(_Strict):
     matrix: Matrix
     classes: list[str] = Field(default=["redo_log", "data_file"], min_length=1)
     study: StudySettings = StudySettings()
+    hardware: Hardware = Hardware()
+    prices: Prices | None = None
 
     @field_validator("name")
     @classmethod
@@ -377,7 +435,9 @@ class SweepSpec(_Strict):
 
     def fingerprint(self) -> str:
         """Hash of what decides the runs' addresses and meaning (not name or description)."""
-        data = self.model_dump(mode="json", exclude={"name", "description"})
+        data = self.model_dump(mode="json", exclude={"name", "description", "hardware", "prices"})
+        if not data["matrix"]["extra_cells"]:
+            del data["matrix"]["extra_cells"]  # sweeps from before the key keep their hash
         blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 

@@ -21,6 +21,7 @@ from optuna.trial import TrialState
 from recommender.classes import load_classes
 from recommender.curves import curve_points, should_stop
 from recommender.scoring import objective_values
+from recommender.tradeoffs import merge_hardware
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
@@ -191,7 +192,11 @@ class Sweeper:
             self.sweep_dir / ("array" if worker is None else f"array-{worker}"),
             inventory,
         )
-        self.classes = load_classes(spec.classes)
+        #: what the trade-offs and media-specific limits need to know of the drives
+        self.hardware = merge_hardware(
+            self.platform.hardware(), spec.hardware.model_dump(mode="json")
+        )
+        self.classes = load_classes(spec.classes, self.hardware.get("media"))
         self.plan = make_plan(spec, self.platform)
         self.host = host_disclosure()
         self._previous: Configuration | None = None
@@ -207,6 +212,7 @@ class Sweeper:
                 "platform": self.spec.platform,
                 "spec": self.spec.model_dump(mode="json"),
                 "spec_file": self.spec_path.name if self.spec_path else None,
+                "hardware": self.hardware,
                 "created_at": now().isoformat(),
                 "raidsweep_version": raidsweep_version(),
             },

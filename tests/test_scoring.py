@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from recommender.classes import WorkloadClass, load_class, shipped_class_names
+from recommender.classes import Limit, WorkloadClass, load_class, shipped_class_names
 from recommender.scoring import rank, rank_classes, score_class
 
 CLS = WorkloadClass.model_validate(
@@ -98,7 +98,7 @@ def test_spread_widens_the_interval() -> None:
 
 def test_shipped_classes_load() -> None:
     names = shipped_class_names()
-    assert {"redo_log", "data_file"} <= set(names)
+    assert {"redo_log", "data_file", "mail", "dss_scan", "backup_target", "vm_mix"} <= set(names)
     for name in names:
         c = load_class(name)
         assert c.cells and all(cell.weight > 0 for cell in c.cells)
@@ -112,6 +112,12 @@ def test_shipped_classes_load() -> None:
         ({"limits": [{"metric": "read_lat_p99", "max": 20}]}, "limits[0].max"),
         ({"limits": [{"metric": "read_lat_p99", "max": "20"}]}, "is not a latency with a unit"),
         ({"unknown": 1}, "unknown: unknown key"),
+        ({"metric": "latency"}, "metric: Input should be 'iops' or 'mbps'"),
+        (
+            {"limits": [{"metric": "read_lat_p99", "max": "5ms", "cells": ["write/4k/qd1x1"]}]},
+            "limits[0] names cell 'write/4k/qd1x1', which is not one of the class's cells",
+        ),
+        ({"limits": [{"metric": "read_lat_p99", "max": "5ms", "media": "tape"}]}, "media"),
     ],
 )
 def test_bad_class_file_names_place_and_problem(tmp_path, patch, expected) -> None:
@@ -131,3 +137,26 @@ def test_rank_classes_stacks_every_class() -> None:
     df = runs("a", [1000, 1000, 1000], [10, 10, 10])
     out = rank_classes(df, [CLS, CLS.model_copy(update={"name": "u"})])
     assert list(out["class"]) == ["t", "u"]
+
+
+def test_a_limit_for_some_cells_judges_only_those() -> None:
+    only_write = Limit(metric="read_lat_p99", max="2ms", cells=["write/4k/qd1x1"])
+    df = runs("a", [1000, 1000], [10, 10], p99=5.0)  # the 5 ms p99 is in the randread cell
+    assert bool(score_class(df, CLS.model_copy(update={"limits": [only_write]}))["meets_limits"][0])
+    everywhere = only_write.model_copy(update={"cells": None})
+    scored = score_class(df, CLS.model_copy(update={"limits": [everywhere]}))
+    assert scored["violations"][0] == "randread/8k/qd1x16: read_lat_p99 5.00 ms > 2ms"
+
+
+def test_flash_gets_the_stricter_data_file_target() -> None:
+    hdd, flash, unknown = (load_class("data_file").for_media(m) for m in ("hdd", "flash", None))
+    assert [str(lim) for lim in hdd.limits] == ["read_lat_p99 ≤ 20ms"]
+    assert [str(lim) for lim in flash.limits] == [
+        "read_lat_p99 ≤ 20ms",
+        "read_lat_p99 ≤ 5ms on flash",
+    ]
+    assert unknown.limits == hdd.limits
+    df = runs("a", [1000, 1000], [10, 10], p99=8.0)
+    df["cell_key"] = df["cell_key"].replace({"write/4k/qd1x1": "randrw70/8k/qd1x16"})
+    assert bool(score_class(df, hdd)["meets_limits"].iloc[0])
+    assert "read_lat_p99 8.00 ms > 5ms" in score_class(df, flash)["violations"].iloc[0]

@@ -37,7 +37,7 @@ def test_quick_example_is_valid() -> None:
     spec, inventory = load_spec(QUICK)
     assert spec.name == "quick"
     assert inventory.name == "hosts.yml" and inventory.exists()
-    assert len(spec.matrix.cells()) == 4 * 4 * 2
+    assert len(spec.matrix.cells()) == 4 * 4 * 2 + len(spec.matrix.extra_cells)
     assert spec.matrix.repetitions == 3
 
 
@@ -180,7 +180,7 @@ def test_cli_check_shows_plan_and_writes_nothing(tmp_path: Path) -> None:
     store = tmp_path / "store"
     proc = run_cli("run", str(QUICK), "--store", str(store), "--check", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "9 configuration(s) × 32 cell(s) × 3 repetition(s) = 864 runs" in " ".join(
+    assert "9 configuration(s) × 40 cell(s) × 3 repetition(s) = 1080 runs" in " ".join(
         proc.stdout.split()
     )
     assert "raid10/pool_stripe/ranks4/stripe1g/wb-ra" in proc.stdout

@@ -98,6 +98,12 @@ class Platform(ABC):
         """What the sweep will change or write on this platform, for ``--check``."""
         return []
 
+    def hardware(self) -> dict[str, Any]:
+        """What the trade-offs need to know of the drives behind the configurations: keys
+        ``media`` (hdd or flash), ``drive_gb``, ``raid_groups`` ({level: {data, redundancy}}),
+        ``rebuild_mib_s``; a platform gives those it knows, the spec's ``hardware`` the rest."""
+        return {}
+
     def run_time(self, matrix: Any) -> float:
         """Array time (seconds) of one run of the matrix."""
         return float(matrix.ramp + matrix.runtime)

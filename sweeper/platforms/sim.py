@@ -137,6 +137,18 @@ class SimPlatform(Platform):
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
         return SimRunner(self.profile, self.state_dir, matrix, seed)
 
+    def hardware(self) -> dict[str, Any]:
+        p = self.profile
+        return {
+            "media": "hdd" if p.drives.type == "hdd" else "flash",
+            "drive_gb": p.drives.capacity_gb,
+            "raid_groups": {
+                level: {"data": g.data, "redundancy": g.redundancy}
+                for level, g in p.raid_groups.items()
+            },
+            "rebuild_mib_s": p.timing.rebuild_mib_s,
+        }
+
     def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
         """What the array would need: formatting ranks dominates, as on real arrays."""
         t = self.profile.timing

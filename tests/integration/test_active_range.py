@@ -13,13 +13,14 @@ from recommender.scoring import rank_classes
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_smaller_active_range_means_shorter_seeks(tmp_path: Path) -> None:
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec |= {"name": "ws", "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["config_space"] |= {"raid_level": ["raid5"], "layout": ["single_rank"]}
     spec["matrix"] |= {
@@ -51,7 +52,7 @@ def test_smaller_active_range_means_shorter_seeks(tmp_path: Path) -> None:
 
 
 def test_active_range_outside_one_to_hundred_is_refused(tmp_path: Path) -> None:
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec["inventory"] = str(ROOT / "inventories/sim/hosts.yml")
     spec["matrix"]["active_range"] = [0, 100]
     path = tmp_path / "bad.yaml"

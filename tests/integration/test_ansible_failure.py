@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from sweeper.store import ParquetStore
+from tests.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +38,7 @@ def test_unreachable_storage_host_fails_the_configuration(tmp_path: Path) -> Non
             }
         )
     )
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec |= {"name": "unreachable", "inventory": str(inventory)}
     spec["config_space"] |= {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
     path = tmp_path / "spec.yaml"
@@ -62,7 +63,7 @@ def test_unreachable_storage_host_fails_the_configuration(tmp_path: Path) -> Non
 
 
 def test_relative_store_path_keeps_array_state_inside_the_store(tmp_path: Path) -> None:
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec |= {"name": "relative", "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["config_space"] |= {"raid_level": ["raid10"], "layout": ["single_rank"]}
     spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "repetitions": 1}

@@ -23,7 +23,7 @@ def test_status(quick_store: ParquetStore) -> None:
     result = invoke("status", "--store", str(quick_store.root))
     assert result.exit_code == 0, result.output
     line = next(ln for ln in result.output.splitlines() if "quick" in ln)
-    assert "finished" in line and "9/9" in line and "864/864" in line
+    assert "finished" in line and "9/9" in line and "1080/1080" in line
 
 
 def test_recommend_prints_each_class_in_rank_order(quick_store: ParquetStore) -> None:
@@ -31,17 +31,39 @@ def test_recommend_prints_each_class_in_rank_order(quick_store: ParquetStore) ->
     assert result.exit_code == 0, result.output
     ranked, _ = load_rankings(quick_store, quick_store.get_sweep("quick"))
     out = result.output
-    for cls in ("redo_log", "data_file"):
+    flat = " ".join(out.split())
+    for cls in ranked["class"].unique():
         part = ranked[ranked["class"] == cls]
-        positions = [out.index(k, out.index(cls)) for k in part["config_key"]]
+        positions = [out.index(k, out.index(f"{cls} — ")) for k in part["config_key"]]
         assert positions == sorted(positions), f"{cls} rows out of rank order"
+        assert f"→ {cls}: {part['config_key'].iloc[0]}" in flat  # the decision line
     assert "limits ok" in out and "> 20ms" in out
     from recommender.pareto import pareto_set
 
     front = pareto_set(ranked)
-    assert len(front) >= 1 and "Pareto set across data_file, redo_log" in " ".join(out.split())
+    names = ", ".join(sorted(ranked["class"].unique()))
+    assert len(front) >= 1 and f"Pareto set across {names}" in flat
     tail = out[out.index("Pareto set") :]
     assert all(key in tail for key in front.index)
+
+
+def test_recommend_with_a_class_of_ones_own(quick_store: ParquetStore, tmp_path: Path) -> None:
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        "name: my_reads\ncells:\n  - {cell: randread/16k/qd1x16}\n  - {cell: read/1m/qd1x16}\n"
+    )
+    result = invoke("recommend", "quick", "--store", str(quick_store.root), "--class", str(mine))
+    assert result.exit_code == 0, result.output
+    assert "my_reads" in result.output and "redo_log" not in result.output
+    # A cell the sweep never measured: refused with the class file's line, nothing printed.
+    mine.write_text("name: my_reads\ncells:\n  - {cell: randread/16k/qd1x16}\n"
+                    "  - {cell: randread/16k/qd8x16}\n")  # fmt: skip
+    result = invoke("recommend", "quick", "--store", str(quick_store.root), "--class", str(mine))
+    assert result.exit_code == 2
+    assert "line 4: cells[1].cell: randread/16k/qd8x16 is not a cell this sweep measures" in (
+        " ".join(result.output.split())
+    )
+    assert "rank" not in result.output
 
 
 def test_report_command_writes_html(quick_store: ParquetStore, tmp_path: Path) -> None:

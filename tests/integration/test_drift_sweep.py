@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.specs import quick_base
+
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_drift_cell_runs_its_repetitions_and_is_reported(tmp_path: Path) -> None:
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec |= {"name": "drift", "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["config_space"] |= {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
     spec["matrix"] |= {

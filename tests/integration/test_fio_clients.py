@@ -304,8 +304,11 @@ def test_three_hosts_drive_one_load(running: LoadGen, tmp_path: Path) -> None:
     agg = result.aggregate.read
     assert agg is not None
     hosts = [h.result.read for h in result.hosts if h.result.read]
-    assert agg.iops == pytest.approx(sum(h.iops for h in hosts), abs=1e-5)
     assert agg.total_ios == sum(h.total_ios for h in hosts)
+    # fio's "All clients" rate divides the summed I/Os by the clients' runtime; the hosts'
+    # own runtimes differ by a few milliseconds on a busy machine, so the sum of their rates
+    # matches it closely, not to the last digit.
+    assert agg.iops == pytest.approx(sum(h.iops for h in hosts), rel=2e-3)
     assert agg.lat_p99_ms is not None
     assert (
         min(h.lat_p99_ms or 0 for h in hosts)

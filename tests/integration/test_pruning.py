@@ -15,6 +15,7 @@ from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.study import STUDY_FILE
 from sweeper.sweep import run_sweep
+from tests.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +32,7 @@ def _sweep(tmp_path: Path, name: str, prune: bool) -> tuple[ParquetStore, object
             }
         )
     )
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec |= {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["classes"] = ["random_reads.yaml"]
     spec["study"] |= {"prune": prune}

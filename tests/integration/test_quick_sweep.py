@@ -70,7 +70,8 @@ def test_study_has_every_configuration_once(quick_store: ParquetStore) -> None:
     complete = study.get_trials(states=(TrialState.COMPLETE,))
     keys = [t.user_attrs["config_key"] for t in complete]
     assert len(keys) == 9 == len(set(keys))
-    assert all(len(t.values) == 2 and min(t.values) > 0 for t in complete)
+    n_classes = len(load_spec(QUICK)[0].classes)
+    assert all(len(t.values) == n_classes and min(t.values) > 0 for t in complete)
 
 
 def test_ranking_follows_the_reference_study(quick_store: ParquetStore) -> None:
@@ -90,12 +91,46 @@ def test_ranking_follows_the_reference_study(quick_store: ParquetStore) -> None:
 
 
 def test_report_is_self_contained(quick_store: ParquetStore, tmp_path: Path) -> None:
-    path = write_report(quick_store, quick_store.get_sweep("quick"), tmp_path / "r.html")
+    path, *tables = write_report(quick_store, quick_store.get_sweep("quick"), tmp_path / "r.html")
     text = path.read_text()
     assert text.count("<svg") >= 8
     assert "Class data_file" in text and "Class redo_log" in text
     urls = set(re.findall(r"(?:src|href)=\"(https?://[^\"]+)", text))
     assert urls == set(), urls  # nothing loaded from elsewhere
+
+
+def test_report_markdown_and_csv_carry_the_decisions(
+    quick_store: ParquetStore, tmp_path: Path
+) -> None:
+    import pandas as pd
+
+    record = quick_store.get_sweep("quick")
+    html, *others = write_report(quick_store, record, tmp_path / "r.html")
+    names = sorted(p.name for p in others)
+    assert names == ["r-decisions.csv", "r-evidence.csv", "r-features.csv", "r-rankings.csv",
+                     "r.md"]  # fmt: skip
+    rankings = pd.read_csv(tmp_path / "r-rankings.csv")
+    classes = list(record["spec"]["classes"])
+    assert sorted(rankings["class"].unique()) == sorted(classes)
+    assert (rankings.groupby("class").size() == 9).all()
+    decisions = pd.read_csv(tmp_path / "r-decisions.csv").set_index("class")
+    md = (tmp_path / "r.md").read_text()
+    for wclass in classes:
+        top = rankings[rankings["class"] == wclass].iloc[0]
+        assert decisions.loc[wclass, "recommended"] == top["config_key"]
+        assert f"- {wclass}: {top['config_key']}" in md
+        assert f"## {wclass}" in md
+    # RAID 5 (7+1) keeps 7/8 of the raw capacity, RAID 10 half; the risk ordering follows.
+    share = rankings.drop_duplicates("config_key").set_index("config_key")
+    assert share.loc["raid5/single_rank/wb-ra", "usable_share"] == 0.875
+    assert share.loc["raid10/single_rank/wb-ra", "usable_share"] == 0.5
+    risk = share["loss_risk_per_year"]
+    assert risk["raid6/single_rank/wb-ra"] < risk["raid10/single_rank/wb-ra"]
+    assert risk["raid10/single_rank/wb-ra"] < risk["raid5/single_rank/wb-ra"]
+    assert (share["cost"] == 60000 + share["drives"] * 450).all()  # the spec's prices
+    evidence = pd.read_csv(tmp_path / "r-evidence.csv")
+    assert set(evidence["class"]) == set(classes)
+    assert "Evidence" in html.read_text() and "Trade-offs" in html.read_text()
 
 
 def test_second_run_repeats_nothing(quick_store: ParquetStore) -> None:

@@ -12,13 +12,14 @@ from sweeper.repetitions import summarize
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sweep(tmp_path: Path, name: str, **matrix: Any) -> ParquetStore:
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec |= {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["config_space"] |= {"raid_level": ["raid10"], "layout": ["single_rank"]}
     spec["matrix"] |= {"patterns": ["randread", "write"], "block_sizes": ["8k"]} | matrix

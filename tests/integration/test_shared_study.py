@@ -24,6 +24,7 @@ import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
+from tests.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +67,7 @@ def postgres() -> Iterator[str]:
 
 
 def _spec(tmp_path: Path, url: str, name: str) -> Path:
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
+    spec = quick_base()
     spec |= {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["matrix"] |= {"block_sizes": ["4k", "8k", "16k", "32k", "64k", "128k"], "repetitions": 2}
     spec["study"] |= {"storage": url}

@@ -1,0 +1,101 @@
+"""Per workload class, the decision and its evidence: one computation for CLI, report and app.
+
+For each class: the ranked configurations with their trade-offs (usable capacity, rebuild
+exposure, cost), the recommended configuration and the runner-up, the cells that decided
+between them, the trade-off Pareto set (score vs usable share vs data-loss risk), and the
+performance kept with snapshots or data reduction on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from recommender.classes import WorkloadClass
+from recommender.evidence import EVIDENCE_COLUMNS, evidence
+from recommender.features import feature_impact
+from recommender.scoring import rank_classes
+from recommender.tradeoffs import pareto_tradeoffs, with_tradeoffs
+
+
+@dataclass
+class ClassRecommendation:
+    wclass: WorkloadClass
+    #: ranked rows of this class, with trade-off columns and ``tradeoff_front``
+    ranked: pd.DataFrame
+    best: pd.Series | None
+    runner_up: pd.Series | None
+    #: per class cell: recommended vs runner-up figures and each cell's share of the decision
+    evidence: pd.DataFrame
+    #: feature on vs off per configuration pair (empty without such dimensions)
+    impact: pd.DataFrame
+
+    @property
+    def name(self) -> str:
+        return self.wclass.name
+
+    @property
+    def missing(self) -> str:
+        if self.ranked.empty:
+            return ", ".join(self.wclass.cell_keys)
+        return str(self.ranked["cells_missing"].iloc[0] or "")
+
+    def sentence(self) -> str:
+        """The decision in one line, as it goes into a hand-over."""
+        if self.best is None:
+            return f"{self.name}: no runs measured the class's cells"
+        b = self.best
+        text = (
+            f"{self.name}: {b['config_key']} — {b['score']:,.0f} {self.wclass.metric} "
+            f"(95% CI {b['score_lo']:,.0f}–{b['score_hi']:,.0f}, {int(b['repetitions'])} reps)"
+        )
+        if bool(b["tied"]):
+            text += ", tied with configurations whose intervals overlap"
+        if not bool(b["meets_limits"]):
+            text += "; no configuration keeps every limit"
+        if self.runner_up is not None:
+            r = self.runner_up
+            gap = 100 * (b["score"] / r["score"] - 1) if r["score"] else float("nan")
+            text += f"; runner-up {r['config_key']} {r['score']:,.0f} ({gap:+.1f}%)"
+            if not self.evidence.empty:
+                top = self.evidence.iloc[0]
+                text += f", decided mostly by {top['cell']} (×{top['ratio']:.2f})"
+        return text
+
+
+def class_recommendations(
+    runs: pd.DataFrame,
+    classes: list[WorkloadClass],
+    hardware: dict[str, Any],
+    prices: dict[str, Any] | None = None,
+    ranked: pd.DataFrame | None = None,
+) -> list[ClassRecommendation]:
+    """One ``ClassRecommendation`` per class (``ranked`` may be passed when already computed)."""
+    if ranked is None:
+        ranked = rank_classes(runs, classes)
+    full = with_tradeoffs(ranked, hardware, prices)
+    impact = feature_impact(ranked)
+    out = []
+    for wclass in classes:
+        part = full[full["class"] == wclass.name].copy()
+        part["tradeoff_front"] = pareto_tradeoffs(part) if len(part) else pd.Series(dtype=bool)
+        best = part.iloc[0] if len(part) else None
+        runner = part.iloc[1] if len(part) > 1 else None
+        ev = (
+            evidence(runs, wclass, best["config_key"], runner["config_key"])
+            if best is not None and runner is not None
+            else pd.DataFrame(columns=EVIDENCE_COLUMNS)
+        )
+        out.append(
+            ClassRecommendation(
+                wclass=wclass,
+                ranked=part.reset_index(drop=True),
+                best=best,
+                runner_up=runner,
+                evidence=ev,
+                impact=impact[impact["class"] == wclass.name].reset_index(drop=True),
+            )
+        )
+    return out
