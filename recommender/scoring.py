@@ -10,8 +10,10 @@ repetitions are aligned by number. The score shown is the mean of S_kr over repe
 whatever its absolute size (4k IOPS and 64k IOPS differ by an order of magnitude).
 
 Rank of k = 1 + the number of configurations whose interval lies wholly above k's; so
-configurations whose intervals overlap share a rank (a tie). Configurations that break a
-service-level limit in any cell are ranked after all that keep them.
+configurations whose intervals overlap share a rank (a tie). Configurations measured on fewer
+of the class's cells than others (stopped early by pruning, or still running) are ranked after
+all measured on every cell, since a score over a subset of cells is not comparable; and
+configurations that break a service-level limit in any cell after all that keep them.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from recommender.classes import WorkloadClass
 FORMULA = (
     "score = weighted geometric mean of the class metric over its cells, "
     "exp(Σ wᵢ·ln mᵢ / Σ wᵢ), per repetition; shown as mean ± 95% t-interval; "
-    "ranks are shared where intervals overlap; a broken service-level limit ranks last"
+    "ranks are shared where intervals overlap; a configuration measured on fewer of the "
+    "class's cells (pruned) ranks after those measured on all; a broken service-level limit "
+    "ranks last"
 )
 RANK_COLUMNS = [
     "class", "rank", "tied", "config_key", "score", "score_lo", "score_hi", "cv_pct",
@@ -126,13 +130,17 @@ def _limits(grp: pd.DataFrame, wclass: WorkloadClass) -> tuple[list[str], str]:
 
 
 def rank(scored: pd.DataFrame) -> pd.DataFrame:
-    """Add ``rank`` and ``tied``; sort best first (limit keepers before limit breakers)."""
+    """Add ``rank`` and ``tied``; sort best first: limit keepers measured on every cell, then
+    keepers measured on fewer cells, then limit breakers."""
     if scored.empty:
         return scored.assign(rank=pd.Series(dtype=int), tied=pd.Series(dtype=bool))[RANK_COLUMNS]
     out = []
     offset = 0
-    for keeps in (True, False):
-        part = scored[scored["meets_limits"] == keeps].copy()
+    # "Every cell" is relative: a cell no configuration has is missing for all alike.
+    complete = scored["cells_measured"] == scored["cells_measured"].max()
+    keeps = scored["meets_limits"].astype(bool)
+    for tier in (keeps & complete, keeps & ~complete, ~keeps):
+        part = scored[tier].copy()
         if part.empty:
             continue  # an empty part would turn the rank column into floats
         lo = part["score_lo"].to_numpy()

@@ -160,3 +160,19 @@ def test_flash_gets_the_stricter_data_file_target() -> None:
     df["cell_key"] = df["cell_key"].replace({"write/4k/qd1x1": "randrw70/8k/qd1x16"})
     assert bool(score_class(df, hdd)["meets_limits"].iloc[0])
     assert "read_lat_p99 8.00 ms > 5ms" in score_class(df, flash)["violations"].iloc[0]
+
+
+def test_a_score_over_fewer_cells_ranks_after_complete_ones() -> None:
+    """A pruned configuration measured only on its strong cell must not outrank the rest."""
+    full = runs("full", [1000, 1000, 1000], [10, 10, 10])
+    partial = runs("pruned", [5000, 5000, 5000], [0, 0, 0])
+    partial = partial[partial["cell_key"] == "randread/8k/qd1x16"]
+    out = rank(score_class(pd.concat([full, partial]), CLS))
+    assert list(out["config_key"]) == ["full", "pruned"]
+    assert out["score"].iloc[1] > out["score"].iloc[0]  # higher, but over one cell of two
+    assert out["cells_missing"].iloc[1] == "write/4k/qd1x1"
+    assert list(out["rank"]) == [1, 2]
+    # A cell nobody measured is missing for all alike and changes nothing.
+    both = score_class(pd.concat([full, partial.assign(config_key="other")]), CLS)
+    only_reads = both.assign(cells_measured=1, cells_missing="write/4k/qd1x1")
+    assert rank(only_reads)["config_key"].iloc[0] == "other"
