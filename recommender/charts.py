@@ -64,3 +64,40 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     line = base.mark_line(point=True).encode(order="outstanding:Q")
     marks = base.transform_filter(alt.datum.role != "").mark_point(size=120, shape="diamond")
     return (line + marks).properties(width=520, height=300)
+
+
+def tradeoff_chart(part: pd.DataFrame, metric: str) -> alt.Chart:
+    """One class: score against usable capacity share, coloured by data-loss risk per year (log
+    scale); the trade-off Pareto set drawn larger and outlined."""
+    data = part.dropna(subset=["usable_share", "loss_risk_per_year"]).copy()
+    data["usable_pct"] = 100 * data["usable_share"]
+    data["front"] = data["tradeoff_front"].map({True: "Pareto set", False: "dominated"})
+    return (
+        alt.Chart(data)
+        .mark_point(filled=True, opacity=0.85)
+        .encode(
+            x=alt.X(
+                "usable_pct:Q", title="usable capacity (% of raw)", scale=alt.Scale(zero=False)
+            ),
+            y=alt.Y("score:Q", title=f"score ({metric})", scale=alt.Scale(zero=False)),
+            color=alt.Color(
+                "loss_risk_per_year:Q",
+                title="data-loss risk / year",
+                scale=alt.Scale(type="log", scheme="orangered"),
+            ),
+            size=alt.Size(
+                "front:N",
+                scale=alt.Scale(domain=["Pareto set", "dominated"], range=[220, 60]),
+                title=None,
+            ),  # fmt: skip
+            shape=alt.Shape("front:N", title=None),
+            tooltip=[
+                alt.Tooltip("config_key:N", title="configuration"),
+                alt.Tooltip("score:Q", format=",.0f"),
+                alt.Tooltip("usable_pct:Q", title="usable %", format=".0f"),
+                alt.Tooltip("loss_risk_per_year:Q", title="loss risk / year", format=".1e"),
+                alt.Tooltip("rebuild_h:Q", title="rebuild (h)", format=".1f"),
+            ],
+        )
+        .properties(width=420, height=260)
+    )

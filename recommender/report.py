@@ -12,7 +12,7 @@ import jinja2
 import pandas as pd
 import vl_convert as vlc
 
-from recommender.charts import curve_chart, heatmap
+from recommender.charts import curve_chart, heatmap, tradeoff_chart
 from recommender.curves import sweep_curves
 from recommender.data import HEATMAP_METRICS, heatmap_frame, load_recommendations
 from recommender.drift import drift_table
@@ -65,6 +65,9 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                 "sentence": rec.sentence(),
                 "evidence": rec.evidence.to_dict("records"),
                 "front": part[part["tradeoff_front"]].to_dict("records") if len(part) else [],
+                "tradeoff_svg": _svg(tradeoff_chart(part, wclass.metric))
+                if len(part) and part["loss_risk_per_year"].notna().any()
+                else None,
                 "impact": rec.impact.to_dict("records"),
                 "missing": rec.missing,
             }
