@@ -122,11 +122,17 @@ def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configurat
         )
     cache = trial.suggest_categorical("cache_policy", list(space.cache_policy))
     snap = dr = False
-    if len(space.snapshots) > 1 or space.snapshots[0]:
+    if _optional_dimension(space, "snapshots"):
         snap = trial.suggest_categorical("snapshots", list(space.snapshots))
-    if len(space.data_reduction) > 1 or space.data_reduction[0]:
+    if _optional_dimension(space, "data_reduction"):
         dr = trial.suggest_categorical("data_reduction", list(space.data_reduction))
     return Configuration(raid, layout, cache, ranks, stripe, snap, dr)
+
+
+def _optional_dimension(space: ConfigSpace, dim: str) -> bool:
+    """Whether the study asks for an on/off dimension (it does unless the space has it off)."""
+    values = getattr(space, dim)
+    return len(values) > 1 or bool(values[0])
 
 
 def recover(
@@ -167,6 +173,11 @@ def waiting_keys(study: optuna.Study) -> set[str]:
 def trial_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
     """The configuration as the trial parameters ``suggest_configuration`` asks for."""
     params = config.params()
+    for dim in ("snapshots", "data_reduction"):
+        # params() leaves an off feature out; the study asks for it, so it must be fixed too,
+        # or the sampler would choose it for the enqueued trial.
+        if _optional_dimension(space, dim):
+            params[dim] = getattr(config, dim)
     if config.layout in MULTI_RANK_LAYOUTS:
         for dim in ("ranks", "stripe_kib"):
             if isinstance(getattr(space, dim), dict):

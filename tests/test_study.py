@@ -70,3 +70,27 @@ def test_multi_rank_layouts_suggest_ranks_and_stripe(tmp_path: Path) -> None:
     layout = multi[0].layout
     assert trial.params["ranks"] == 4
     assert trial.params[f"stripe_kib_{layout}"] == multi[0].stripe_kib
+
+
+def test_enqueued_configurations_keep_their_features_off(tmp_path: Path) -> None:
+    """With snapshots and data reduction as dimensions, an enqueued configuration with both
+    off is asked back with both off (the sampler must not choose them)."""
+    spec, _ = load_spec(QUICK)
+    space = spec.config_space.model_copy(
+        update={
+            "snapshots": [False, True],
+            "data_reduction": [False, True],
+            "raid_level": ["raid5"],
+            "layout": ["single_rank"],
+        }  # fmt: skip
+    )
+    configs = enumerate_configurations(space)
+    assert len(configs) == 4
+    study = open_study(spec, tmp_path)
+    enqueue(study, configs, space)
+    asked = []
+    for _ in configs:
+        trial = study.ask()
+        asked.append(suggest_configuration(trial, space).key)
+        study.tell(trial, [1.0] * len(spec.classes))
+    assert asked == [c.key for c in configs]

@@ -1,0 +1,40 @@
+"""Feature impact from a real sweep: snapshots held during the runs cost writes, not reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recommender.data import load_recommendations
+from sweeper.spec import load_spec
+from sweeper.store import ParquetStore
+from sweeper.sweep import run_sweep
+from tests.specs import quick_base
+
+pytestmark = pytest.mark.integration
+
+
+def test_snapshots_keep_reads_and_cost_small_writes(tmp_path: Path) -> None:
+    spec = quick_base()
+    spec["name"] = "snap"
+    spec["config_space"] |= {"raid_level": ["raid5"], "layout": ["single_rank"],
+                             "snapshots": [False, True]}  # fmt: skip
+    spec["matrix"] |= {"patterns": ["randread", "randwrite", "write"], "block_sizes": ["4k", "8k"],
+                       "concurrency": ["1x1", "1x16"], "repetitions": 2}  # fmt: skip
+    spec["matrix"]["extra_cells"] = ["write/64k/qd1x1"]
+    path = tmp_path / "snap.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    loaded, inventory = load_spec(path)
+    store = ParquetStore(tmp_path / "s")
+    outcome = run_sweep(loaded, inventory, store, spec_path=path)
+    assert outcome.configurations_done == 2
+    recs = {r.name: r for r in load_recommendations(store, store.get_sweep("snap"))}
+    redo = recs["redo_log"].impact
+    assert list(redo["configuration"]) == ["raid5/single_rank/wb-ra"]
+    assert list(redo["feature"]) == ["snapshots"]
+    # Copy-on-write of first writes: the redo log's small writes lose a visible share.
+    assert float(redo["kept_pct"].iloc[0]) < 95
+    # data_file here is random reads only (its randrw70 cell is not in this matrix): kept.
+    assert float(recs["data_file"].impact["kept_pct"].iloc[0]) > 95
