@@ -194,6 +194,12 @@ def _print_plan(spec, plan) -> None:
         f"{len(plan.configurations)} configuration(s) × {len(plan.cells)} cell(s) × "
         f"{plan.repetitions} repetition(s) = {plan.runs} runs"
     )
+    skipped = len(spec.matrix.cells()) - len(plan.cells)
+    if skipped:
+        console.print(
+            f"only the cells the classes score are measured ({skipped} other matrix cell(s) "
+            "not; study.measure: all measures them too)"
+        )
     dyn = spec.matrix.dynamic_repetitions
     if dyn is not None:
         console.print(

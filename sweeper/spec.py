@@ -346,6 +346,9 @@ class StudySettings(_Strict):
     sampler: Literal["tpe", "random"] = "tpe"
     #: stop a configuration once it cannot be best for any class (default: in optimize mode)
     prune: bool | None = None
+    #: which cells each configuration gets: every cell of the matrix, or only the cells the
+    #: classes score (what decides; default in optimize mode, where array time is the budget)
+    measure: Literal["all", "classes"] | None = None
     #: where the Optuna study lives: a journal file beside the results (default), or a
     #: PostgreSQL database that several sweepers share (postgresql://user@host:port/db)
     storage: str | None = None
@@ -353,6 +356,12 @@ class StudySettings(_Strict):
     @property
     def pruning(self) -> bool:
         return self.mode == "optimize" if self.prune is None else self.prune
+
+    @property
+    def class_cells_only(self) -> bool:
+        if self.measure is None:
+            return self.mode == "optimize"
+        return self.measure == "classes"
 
     @field_validator("storage")
     @classmethod
@@ -404,6 +413,9 @@ class Prices(_Strict):
     currency: str = Field(default="USD", pattern=r"^[A-Za-z€$£¥]{1,8}$")
 
 
+_LATER_KEYS = [("matrix", "extra_cells", []), ("study", "measure", None)]
+
+
 class SweepSpec(_Strict):
     """A whole sweep: where, what configurations, which workloads, for which classes."""
 
@@ -436,8 +448,10 @@ class SweepSpec(_Strict):
     def fingerprint(self) -> str:
         """Hash of what decides the runs' addresses and meaning (not name or description)."""
         data = self.model_dump(mode="json", exclude={"name", "description", "hardware", "prices"})
-        if not data["matrix"]["extra_cells"]:
-            del data["matrix"]["extra_cells"]  # sweeps from before the key keep their hash
+        # Keys added later leave the hash of sweeps that do not use them as it was.
+        for section, key, default in _LATER_KEYS:
+            if data[section].get(key) == default:
+                del data[section][key]
         blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 

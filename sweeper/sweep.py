@@ -84,6 +84,18 @@ class Plan:
         return self.run_array_s * self.runs + self.reconfig_array_s
 
 
+def planned_cells(spec: SweepSpec) -> list[WorkloadCell]:
+    """The matrix's cells, or only those the classes score when the study measures just them."""
+    cells = spec.matrix.cells()
+    if not spec.study.class_cells_only:
+        return cells
+    wanted = {c.cell for wc in load_classes(spec.classes) for c in wc.cells}
+    if spec.matrix.drift is not None:
+        wanted.add(spec.matrix.drift.cell)
+    # A class cell without an active range is the whole working set (ws100).
+    return [c for c in cells if c.key.removesuffix("/ws100") in wanted]
+
+
 def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
     space = enumerate_configurations(spec.config_space)
     listed_cost = total_cost(space, platform.reconfiguration_time)
@@ -99,13 +111,13 @@ def make_plan(spec: SweepSpec, platform: Platform) -> Plan:
     return Plan(
         space_size=len(space),
         configurations=configs,
-        cells=spec.matrix.cells(),
+        cells=planned_cells(spec),
         repetitions=spec.matrix.repetitions,
         run_array_s=platform.run_time(spec.matrix),
         reconfig_array_s=total_cost(configs, platform.reconfiguration_time),
         listed_reconfig_array_s=listed_cost,
         extra_runs_per_configuration=sum(
-            spec.matrix.repetitions_of(c) - spec.matrix.repetitions for c in spec.matrix.cells()
+            spec.matrix.repetitions_of(c) - spec.matrix.repetitions for c in planned_cells(spec)
         ),
     )
 
