@@ -349,6 +349,9 @@ class StudySettings(_Strict):
     #: which cells each configuration gets: every cell of the matrix, or only the cells the
     #: classes score (what decides; default in optimize mode, where array time is the budget)
     measure: Literal["all", "classes"] | None = None
+    #: optimize mode: up to this many configurations on one RAID build (level, layout, ranks)
+    #: while each is a contender for a class, before a format moves the search on
+    same_build: int | None = Field(default=None, ge=1, le=64)
     #: where the Optuna study lives: a journal file beside the results (default), or a
     #: PostgreSQL database that several sweepers share (postgresql://user@host:port/db)
     storage: str | None = None
@@ -356,6 +359,10 @@ class StudySettings(_Strict):
     @property
     def pruning(self) -> bool:
         return self.mode == "optimize" if self.prune is None else self.prune
+
+    @property
+    def per_build(self) -> int:
+        return (3 if self.mode == "optimize" else 1) if self.same_build is None else self.same_build
 
     @property
     def class_cells_only(self) -> bool:
@@ -413,7 +420,11 @@ class Prices(_Strict):
     currency: str = Field(default="USD", pattern=r"^[A-Za-z€$£¥]{1,8}$")
 
 
-_LATER_KEYS = [("matrix", "extra_cells", []), ("study", "measure", None)]
+_LATER_KEYS = [
+    ("matrix", "extra_cells", []),
+    ("study", "measure", None),
+    ("study", "same_build", None),
+]
 
 
 class SweepSpec(_Strict):

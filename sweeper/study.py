@@ -167,7 +167,19 @@ def waiting_keys(study: optuna.Study) -> set[str]:
     trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
     # An enqueued trial has no params until asked; Optuna keeps them as "fixed_params".
     fixed = (t.system_attrs.get("fixed_params") for t in trials)
-    return {Configuration.from_params(p).key for p in fixed if p}
+    # A trial that fixes only the build (build_params) is not one configuration yet.
+    return {Configuration.from_params(p).key for p in fixed if p and "cache_policy" in p}
+
+
+def build_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
+    """The parameters of ``config``'s RAID build (level, layout, rank count): fixed in a trial,
+    the sampler chooses only what changes without a format (stripe, cache, features)."""
+    params: dict[str, Any] = {"raid_level": config.raid_level, "layout": config.layout}
+    if config.layout in MULTI_RANK_LAYOUTS:
+        params[f"ranks_{config.layout}" if isinstance(space.ranks, dict) else "ranks"] = (
+            config.ranks
+        )
+    return params
 
 
 def trial_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:

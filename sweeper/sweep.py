@@ -20,7 +20,7 @@ from optuna.trial import TrialState
 
 from recommender.classes import load_classes
 from recommender.curves import curve_points, should_stop
-from recommender.scoring import objective_values
+from recommender.scoring import objective_values, rank_classes
 from recommender.tradeoffs import merge_hardware
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
@@ -35,6 +35,7 @@ from sweeper.status import array_seconds
 from sweeper.store import ResultsStore, RunAddress
 from sweeper.store.records import DIRECTION_FIELDS
 from sweeper.study import (
+    build_params,
     completed_keys,
     enqueue,
     from_queue,
@@ -288,6 +289,9 @@ class Sweeper:
                     continue
                 repeats = 0
                 self._evaluate(study, trial, config, done, outcome)
+                if self._stays_on_build(study, config):
+                    with lock():
+                        study.enqueue_trial(build_params(config, self.spec.config_space))
         finally:
             outcome.interrupted = self.stop.is_set()
             self._write_progress("interrupted" if outcome.interrupted else "finished", outcome)
@@ -306,6 +310,28 @@ class Sweeper:
             study.tell(trial, state=TrialState.FAIL)
         else:
             study.tell(trial, values)
+
+    def _stays_on_build(self, study: optuna.Study, config: Configuration) -> bool:
+        """Whether the next configuration should be another on ``config``'s RAID build, the
+        sampler choosing what changes without a format: in optimize mode, while ``config``
+        came out best (or tied best) for some class and the build has had fewer than
+        ``study.same_build`` configurations. A format costs as much as many runs."""
+        limit = self.spec.study.per_build
+        if self.spec.study.mode != "optimize" or limit <= 1 or has_waiting(study):
+            return False
+        if config.key not in completed_keys(study):
+            return False  # failed or pruned: the build has shown what it can do
+        build = (config.raid_level, config.layout, config.rank_count)
+        measured = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+        keys = {t.user_attrs.get("config_key") for t in measured} - {None}
+        on_build = [
+            k for k in keys
+            if (c := Configuration.from_key(k)) and (c.raid_level, c.layout, c.rank_count) == build
+        ]  # fmt: skip
+        if len(on_build) >= limit:
+            return False
+        ranked = rank_classes(self.store.runs(self.spec.name), self.classes)
+        return config.key in set(ranked.loc[ranked["rank"] == 1, "config_key"])
 
     def _space_exhausted(self, study: optuna.Study) -> bool:
         return len(completed_keys(study)) >= self.plan.space_size

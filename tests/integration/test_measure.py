@@ -43,3 +43,48 @@ def test_optimize_measures_what_the_classes_score(tmp_path: Path) -> None:
     loaded, inventory = load_spec(path)
     run_sweep(loaded, inventory, store, spec_path=path)
     assert store.runs("grid")["cell_key"].nunique() == 32
+
+
+def _study_trials(store: ParquetStore, name: str) -> list:
+    import optuna
+
+    from sweeper.study import STUDY_FILE
+
+    storage = optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend(str(store.sweep_dir(name) / STUDY_FILE))
+    )
+    return optuna.load_study(study_name=name, storage=storage).trials
+
+
+def test_a_contender_keeps_the_search_on_its_build(tmp_path: Path) -> None:
+    """The first configuration is best of one, so the next stays on its RAID build (no
+    format); with same_build: 1 the sampler alone decides."""
+    from sweeper.configuration import Configuration
+
+    space = {"cache_policy": ["wb-ra", "wb-nora", "wt-ra", "wt-nora"],
+             "stripe_kib": {"host_stripe": [16, 64, 256], "pool_stripe": [16384, 1048576]},
+             "ranks": [2, 4]}  # fmt: skip
+    for same_build, name in ((3, "stay"), (1, "free")):
+        spec = quick_base() | {"name": name}
+        spec["config_space"] |= space
+        spec["study"] = {"mode": "optimize", "seed": 3, "budget": 4, "same_build": same_build}
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(spec))
+        loaded, inventory = load_spec(path)
+        store = ParquetStore(tmp_path / "store")
+        run_sweep(loaded, inventory, store, spec_path=path)
+        trials = [t for t in _study_trials(store, name) if "config_key" in t.user_attrs]
+        fixed = [t.system_attrs.get("fixed_params") for t in trials]
+        builds = [
+            (c.raid_level, c.layout, c.rank_count)
+            for c in (Configuration.from_key(t.user_attrs["config_key"]) for t in trials)
+        ]
+        if same_build > 1:
+            assert fixed[1] is not None and fixed[1]["raid_level"] == builds[0][0]
+            assert (
+                builds[1] == builds[0]
+                and trials[1].user_attrs["config_key"] != trials[0].user_attrs["config_key"]
+            )
+            assert max(builds.count(b) for b in builds) <= same_build
+        else:
+            assert fixed == [None] * len(trials)
