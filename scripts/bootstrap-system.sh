@@ -12,3 +12,5 @@ if [ ${#_need[@]} -gt 0 ]; then
   _as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive _as_root apt-get install -y -qq "${_need[@]}" >/dev/null
 fi
+# vcsim (govmomi's vSphere API simulator, built with Go) for the vsan platform's tests.
+"$(dirname "${BASH_SOURCE[0]}")/install-vcsim.sh"
