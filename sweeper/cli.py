@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -43,7 +44,8 @@ DEFAULT_STORE = Path("raidsweep-data")
 
 
 def _fail_input(exc: Exception) -> None:
-    err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+    # The message quotes the user's own text (keys like "pattern/bs/qdNxM[/wsPCT]"): never markup.
+    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -139,7 +141,7 @@ def run(
     from recommender.classes import matrix_gaps
 
     for line in matrix_gaps(sweeper.classes, [c.key for c in spec.matrix.cells()]):
-        err.print(f"[yellow]warning:[/] {line}", highlight=False)
+        err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
     if check:
         _print_plan(spec, plan)
         for line in sweeper.platform.plan_lines(spec.matrix):
@@ -170,14 +172,14 @@ def run(
         f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
     )
     for key, reason in outcome.configurations_pruned.items():
-        console.print(f"[yellow]pruned[/] {key}: {reason}", highlight=False)
+        console.print(f"[yellow]pruned[/] {key}: {escape(reason)}", highlight=False)
     if outcome.cells_skipped:
         console.print(
             f"{len(outcome.cells_skipped)} cell(s) not run: their concurrency curve had stopped "
             "(`raidsweep curves` shows where and why)"
         )
     for key, reason in outcome.configurations_failed.items():
-        console.print(f"[red]configuration failed:[/] {key}: {reason}", highlight=False)
+        console.print(f"[red]configuration failed:[/] {key}: {escape(reason)}", highlight=False)
     if outcome.interrupted:
         console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")
         raise typer.Exit(130)
@@ -319,7 +321,7 @@ def recommend(
     for rec in recs:
         wclass, part = rec.wclass, rec.ranked.head(top)
         wide = console.width >= 120
-        table = Table(title=f"{wclass.name} — {wclass.description}", title_justify="left")
+        table = Table(title=escape(f"{wclass.name} — {wclass.description}"), title_justify="left")
         table.add_column("rank", no_wrap=True)
         table.add_column("configuration" if wide else "configuration · figures", no_wrap=True)
         if wide:
@@ -366,8 +368,8 @@ def recommend(
                 "(SNIA PTS rule); `raidsweep disclose RUN` shows their rounds[/]"
             )
         if rec.missing:
-            console.print(f"[yellow]cells not measured for {wclass.name}: {rec.missing}[/]")
-        console.print(f"[bold]→ {rec.sentence()}[/]", highlight=False)
+            console.print(f"[yellow]cells not measured for {escape(wclass.name)}: {rec.missing}[/]")
+        console.print(f"[bold]→ {escape(rec.sentence())}[/]", highlight=False)
     console.print(
         f"[dim]{FORMULA}; '=' marks a tie; n = repetitions; usable = share of raw capacity; "
         "loss risk/yr = expected data-loss events per year from rebuilds[/]"

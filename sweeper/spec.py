@@ -451,10 +451,10 @@ class SweepSpec(_Strict):
             )
         return v
 
-    @model_validator(mode="after")
-    def _classes_unique(self) -> SweepSpec:
-        _no_duplicates(self.classes, "the class")
-        return self
+    @field_validator("classes")
+    @classmethod
+    def _classes_unique(cls, v: list[str]) -> list[str]:
+        return _no_duplicates(v, "the class")
 
     def fingerprint(self) -> str:
         """Hash of what decides the runs' addresses and meaning (not name or description)."""
@@ -489,6 +489,11 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     if inventory is None:
         line = source.line_of(["inventory"])
         problems.append(f"line {line}: inventory: {spec.inventory!r} does not exist")
+    else:
+        from sweeper.inventory import inventory_problems
+
+        line = source.line_of(["inventory"])
+        problems += [f"line {line}: inventory: {p}" for p in inventory_problems(inventory)]
 
     # Platform and class checks need their registries; imported here to keep spec importable alone.
     from recommender.classes import class_problems, resolve_class

@@ -1,0 +1,151 @@
+"""Checking an Ansible inventory before anything runs: structure, names, the groups we need.
+
+Ansible itself accepts a lot and fails late (or runs against nothing); raidsweep refuses a
+malformed inventory at spec time, naming the file, the line and the problem. YAML inventories
+only (a folder of them, or one file); values tagged ``!vault`` or ``!unsafe`` are taken as
+opaque strings and never shown.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sweeper.errors import InputError
+
+GROUP_KEYS = ("hosts", "children", "vars")
+# Ansible group names are identifiers; host names are DNS names or addresses. Both keep
+# shell and path metacharacters out of everything that names a host.
+GROUP_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+HOST_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$")
+REQUIRED_GROUP = "storage"  # reconfigure.yml and teardown.yml run on it
+
+
+class _InventoryLoader(yaml.SafeLoader):
+    """Safe loading, with Ansible's tags for secrets and raw strings kept opaque."""
+
+
+def _opaque(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return "<opaque>"
+
+
+for _tag in ("!vault", "!unsafe", "!vault-encrypted"):
+    _InventoryLoader.add_constructor(_tag, _opaque)
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix in (".yml", ".yaml"))
+    return [path]
+
+
+def _load(path: Path) -> tuple[Any, yaml.Node | None]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), [f"cannot be read: {exc.strerror}"]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(str(path), [f"byte {exc.start}: not UTF-8 text ({exc.reason})"]) from None
+    try:
+        return yaml.load(text, Loader=_InventoryLoader), yaml.compose(text, Loader=_InventoryLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "document"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(str(path), [f"{where}: not valid YAML: {problem}"]) from None
+
+
+def _line(node: yaml.Node | None, loc: list[Any]) -> int:
+    line = node.start_mark.line + 1 if node is not None else 1
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            child = next((v for k, v in node.value if k.value == part), None)
+        if child is None:
+            break
+        node, line = child, child.start_mark.line + 1
+    return line
+
+
+def _walk(group: str, body: Any, loc: list[Any], node: yaml.Node | None,
+          problems: list[str], hosts: dict[str, set[str]]) -> None:  # fmt: skip
+    where = ".".join(str(p) for p in loc)
+    if not GROUP_RE.match(group):
+        problems.append(f"line {_line(node, loc)}: {where}: {group!r} is not a group name")
+        return
+    hosts.setdefault(group, set())
+    if body is None:
+        return
+    if not isinstance(body, dict):
+        kind = type(body).__name__
+        problems.append(f"line {_line(node, loc)}: {where}: a group must be a mapping, not {kind}")
+        return
+    for key in body:
+        if key not in GROUP_KEYS:
+            problems.append(
+                f"line {_line(node, [*loc, key])}: {where}.{key}: unknown key "
+                f"(a group has {', '.join(GROUP_KEYS)})"
+            )
+    for key in ("hosts", "children", "vars"):
+        value = body.get(key)
+        if value is not None and not isinstance(value, dict):
+            problems.append(
+                f"line {_line(node, [*loc, key])}: {where}.{key}: must be a mapping, "
+                f"not {type(value).__name__}"
+            )
+    for name, hvars in (
+        (body.get("hosts") or {}).items() if isinstance(body.get("hosts"), dict) else ()
+    ):
+        if not isinstance(name, str) or not HOST_RE.match(name):
+            problems.append(
+                f"line {_line(node, [*loc, 'hosts'])}: {where}.hosts: {str(name)!r} is not a "
+                "host name (letters, digits, '.', '-', ':')"
+            )
+            continue
+        if hvars is not None and not isinstance(hvars, dict):
+            problems.append(
+                f"line {_line(node, [*loc, 'hosts', name])}: {where}.hosts.{name}: host "
+                f"variables must be a mapping, not {type(hvars).__name__}"
+            )
+        hosts[group].add(name)
+    children = body.get("children")
+    if isinstance(children, dict):
+        for child, child_body in children.items():
+            _walk(str(child), child_body, [*loc, "children", child], node, problems, hosts)
+            if isinstance(child, str) and child in hosts:
+                hosts[group] |= hosts[child]
+
+
+def inventory_problems(path: Path) -> list[str]:
+    """Problems of the YAML inventory at ``path`` (a file or a folder of files), each naming
+    its file and line; empty when the inventory is fit to run the playbooks."""
+    problems: list[str] = []
+    hosts: dict[str, set[str]] = {}
+    files = _files(path)
+    if not files:
+        return [f"{path}: a folder without YAML inventory files"]
+    for file in files:
+        try:
+            data, node = _load(file)
+        except InputError as exc:
+            problems += [f"{exc.source}: {p}" for p in exc.problems]
+            continue
+        if not isinstance(data, dict):
+            kind = type(data).__name__ if data is not None else "empty"
+            problems.append(f"{file}: line 1: an inventory must be a mapping of groups, not {kind}")
+            continue
+        mine: list[str] = []
+        for group, body in data.items():
+            _walk(str(group), body, [group], node, mine, hosts)
+        problems += [f"{file}: {p}" for p in mine]
+    if not problems and not hosts.get(REQUIRED_GROUP):
+        problems.append(
+            f"{path}: no host in group {REQUIRED_GROUP!r} (the playbooks reconfigure the "
+            "storage through it)"
+        )
+    return problems
