@@ -23,3 +23,13 @@ def quick_store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
     outcome = run_sweep(spec, inventory, store, spec_path=QUICK)
     assert outcome.complete and not outcome.configurations_failed
     return store
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook
+    """The fault campaign's figures, so that a reader of the CI log sees them."""
+    from tests.campaign import FIGURES
+
+    for title, lines in FIGURES.items():
+        terminalreporter.section(title)
+        for line in lines:
+            terminalreporter.write_line(line)
