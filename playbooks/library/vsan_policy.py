@@ -34,13 +34,11 @@ options:
   username:
     description: vCenter user; from C(VSAN_USERNAME) or C(VMWARE_USER) when not given.
     type: str
-    required: true
   password:
     description:
       - vCenter password; from Ansible Vault, or C(VSAN_PASSWORD) or C(VMWARE_PASSWORD).
       - Never logged, never returned.
     type: str
-    required: true
   validate_certs:
     description: Verify vCenter's TLS certificate.
     type: bool
@@ -305,7 +303,10 @@ class Connection:
 
     def scrub(self, text: str) -> str:
         """Text with the password replaced, for any message that might echo a request."""
-        return text.replace(self._password, "********") if self._password else text
+        # A very short password would mask letters of host names, not hide a secret.
+        if self._password and len(self._password) >= 4:
+            return text.replace(self._password, "********")
+        return text
 
     def close(self) -> None:
         try:
@@ -874,12 +875,10 @@ def main() -> None:
             "port": {"type": "int", "default": 443},
             "username": {
                 "type": "str",
-                "required": True,
                 "fallback": (env_fallback, ["VSAN_USERNAME", "VMWARE_USER"]),
             },
             "password": {
                 "type": "str",
-                "required": True,
                 "no_log": True,
                 "fallback": (env_fallback, ["VSAN_PASSWORD", "VMWARE_PASSWORD"]),
             },
@@ -903,6 +902,13 @@ def main() -> None:
     if not HAS_PYVMOMI:
         module.fail_json(msg="the vsan_policy module needs pyvmomi on the controller")
     p = module.params
+    for key, where in (("username", "vsan_username, VSAN_USERNAME"),
+                       ("password", "vsan_password in Ansible Vault, VSAN_PASSWORD")):  # fmt: skip
+        if not p[key]:
+            module.fail_json(
+                msg=f"no {key} for vCenter {p['hostname']}: give it in {where} or "
+                f"VMWARE_{'USER' if key == 'username' else 'PASSWORD'}"
+            )
     conn = None
     try:
         conn = Connection(

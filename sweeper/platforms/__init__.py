@@ -9,8 +9,11 @@ from sweeper.configuration import enumerate_configurations
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.local import LocalPlatform
 from sweeper.platforms.sim import SimPlatform
+from sweeper.platforms.vsan import VsanPlatform
 
-PLATFORMS: dict[str, type[Platform]] = {p.name: p for p in (SimPlatform, LocalPlatform)}
+PLATFORMS: dict[str, type[Platform]] = {
+    p.name: p for p in (SimPlatform, LocalPlatform, VsanPlatform)
+}
 
 __all__ = [
     "PLATFORMS",

@@ -1,0 +1,304 @@
+"""The ``vsan`` platform: vSAN storage policies (SPBM) as the configurations of a sweep.
+
+On a hyperconverged cluster the "RAID level and layout" is a storage policy applied per
+virtual disk. The ``vsan`` role (module ``playbooks/library/vsan_policy.py``, pyvmomi) puts
+the worker VMs' test disks under one policy per configuration. raidsweep's dimensions map
+onto the policy's rules, named as in the vSphere Client:
+
+- ``raid_level``: ``raid1`` is *Failure tolerance method* RAID-1 (Mirroring) with *Failures
+  to tolerate* ``mirror_failures_to_tolerate`` (default 1); ``raid5`` is RAID-5/6 (Erasure
+  Coding) with failures to tolerate 1 (3 data + 1 parity); ``raid6`` the same with 2 (4 + 2).
+- ``layout`` and ``ranks``: *Number of disk stripes per object* is vSAN's striping. raidsweep
+  already says "the storage spreads the volume over N units, round-robin, in stripes of S"
+  as ``pool_stripe`` with ``ranks`` N and ``stripe_kib`` S, so ``single_rank`` is one disk
+  stripe per object and ``pool_stripe`` with ``ranks: [2, 4, 8]`` is 2, 4 or 8 (at most 12).
+  vSAN's stripe unit is fixed at 1 MiB: ``stripe_kib`` is 1024. The key
+  ``raid5/pool_stripe/ranks4/stripe1m/wb-ra`` reads "RAID-5, 4 disk stripes per object".
+- ``cache_policy``: vSAN has its own write buffer and read cache and nothing to choose:
+  ``wb-ra`` only.
+- ``snapshots``: a VM snapshot of every worker held during the runs (writes go to the
+  snapshot's delta disk, as on a production VM being backed up).
+- ``data_reduction``: the cluster's deduplication and compression. Turning them on or off
+  rewrites every disk group of the cluster, so it is refused unless
+  ``platform_options.allow_data_reduction_change`` is true; without it the cluster's
+  setting is left as it is.
+
+*Object space reservation* and *flash read cache reservation* are fixed for a sweep
+(``platform_options``). The vCenter, its cluster and the worker VMs with their test disks
+come from the inventory (``inventories/vsan/hosts.yml``); the password from Ansible Vault
+or the environment (``VSAN_PASSWORD``), never from the spec.
+
+The load: ``load: sim`` answers each run with the simulated array's model (profile
+``sim_profile``, the hyperconverged ``hybrid-hci`` by default) in the configuration that
+vCenter read back, for rehearsing a sweep against a test vCenter or vcsim, whose VMs cannot
+run fio. fio inside the worker VMs is not offered yet.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sweeper.ansible import run_playbook
+from sweeper.configuration import Configuration
+from sweeper.errors import InputError
+from sweeper.platforms.base import Platform, WorkloadRunner
+from sweeper.platforms.sim import SimRunner
+from sweeper.sim.model import ArrayState
+from sweeper.sim.profile import list_profiles, load_profile
+
+#: vSAN stripes an object's components in units of 1 MiB
+STRIPE_UNIT_KIB = 1024
+MAX_STRIPE_WIDTH = 12
+MIRRORING = "RAID-1 (Mirroring)"
+ERASURE_CODING = "RAID-5/6 (Erasure Coding)"
+#: data and redundancy components of one vSAN object per RAID level (erasure coding is
+#: always 3+1 or 4+2; mirroring keeps FTT+1 full copies)
+EC_GROUPS = {"raid5": {"data": 3, "redundancy": 1}, "raid6": {"data": 4, "redundancy": 2}}
+
+# Array time of a reconfiguration on a real cluster, for ordering the grid and for budgets:
+# a policy change resyncs every component of the test disks to the new layout, deduplication
+# and compression are a rolling reformat of every disk group, a snapshot takes seconds.
+POLICY_CHANGE_S = 900.0
+DATA_REDUCTION_CHANGE_S = 4 * 3600.0
+SNAPSHOT_S = 10.0
+
+
+class VsanOptions(BaseModel):
+    """``platform_options`` of the vsan platform."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: what answers the runs: ``sim``, the simulated array's model (fio in the workers later)
+    load: Literal["sim"]
+    sim_profile: str = "hybrid-hci"
+    #: name of the storage policy raidsweep creates and updates
+    policy_name: str = Field(default="raidsweep", pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,79}$")
+    #: failures to tolerate of raid1 (RAID-1 mirroring: FTT + 1 copies)
+    mirror_failures_to_tolerate: int = Field(default=1, ge=1, le=3)
+    #: percent of each object reserved (0 thin .. 100 thick)
+    object_space_reservation: int = Field(default=0, ge=0, le=100)
+    #: percent of each object's size reserved in the flash read cache (hybrid clusters)
+    flash_read_cache_reservation: float = Field(default=0.0, ge=0, le=100)
+    #: allow turning the cluster's deduplication and compression on or off
+    allow_data_reduction_change: bool = False
+
+
+def _options(options: dict[str, Any]) -> VsanOptions:
+    return VsanOptions.model_validate(options)
+
+
+def raid_level_of(rules: dict[str, Any]) -> str:
+    """raidsweep's RAID level of a policy's rules (the inverse of the role's mapping)."""
+    if rules["failure_tolerance_method"] == MIRRORING:
+        return "raid1"
+    if rules["failure_tolerance_method"] == ERASURE_CODING:
+        return {1: "raid5", 2: "raid6"}[int(rules["failures_to_tolerate"])]
+    raise ValueError(f"unknown failure tolerance method {rules['failure_tolerance_method']!r}")
+
+
+def configuration_of(readback: dict[str, Any]) -> dict[str, Any]:
+    """raidsweep's configuration parameters of the state vCenter read back."""
+    rules = readback["policy"]["rules"]
+    width = int(rules["stripe_width"])
+    params: dict[str, Any] = {
+        "raid_level": raid_level_of(rules),
+        "layout": "single_rank" if width == 1 else "pool_stripe",
+        "cache_policy": "wb-ra",
+        "snapshots": bool(readback["snapshots"]) and all(readback["snapshots"].values()),
+    }
+    if width > 1:
+        params |= {"ranks": width, "stripe_kib": STRIPE_UNIT_KIB}
+    dr = readback.get("data_reduction") or {}
+    # vcsim accepts the change but reports nothing back; then what was asked is all there is.
+    reported = dr.get("reported")
+    params["data_reduction"] = bool(reported if reported is not None else dr.get("requested"))
+    return params
+
+
+class VsanPlatform(Platform):
+    name = "vsan"
+    supported = {
+        "raid_level": ("raid1", "raid5", "raid6"),
+        "layout": ("single_rank", "pool_stripe"),
+        "cache_policy": ("wb-ra",),
+    }
+
+    def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
+        super().__init__(options, state_dir, inventory)
+        self.opts = _options(options)
+        self.profile = load_profile(self.opts.sim_profile)
+        #: what vCenter reported before the sweep (cluster, workers, policy), if asked
+        self.preflight_facts: dict[str, Any] = {}
+        if inventory is not None:
+            self.preflight()
+
+    def preflight(self) -> None:
+        """Ask vCenter, changing nothing, whether the sweep can run: reachable, login
+        accepted, cluster, worker VMs and test disks present. A problem is an input error
+        (exit status 2) before anything changes."""
+        assert self.inventory is not None
+        play = run_playbook(
+            "reconfigure.yml", self.inventory, self._vars() | {"vsan_state": "query"}
+        )
+        if not play.ok:
+            raise InputError(
+                str(self.inventory),
+                [f"vsan preflight ({play.failed_task}): {play.error}"],
+            )
+        self.preflight_facts = play.facts
+
+    @classmethod
+    def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
+        try:
+            opts = _options(options)
+        except ValidationError as exc:
+            return [
+                (["platform_options", *e["loc"]], e["msg"].removeprefix("Value error, "))
+                for e in exc.errors()
+            ]
+        if opts.sim_profile not in list_profiles():
+            return [
+                (
+                    ["platform_options", "sim_profile"],
+                    f"unknown array profile {opts.sim_profile!r} "
+                    f"(shipped: {', '.join(list_profiles())})",
+                )
+            ]
+        return []
+
+    @classmethod
+    def configuration_problems(
+        cls, config: Configuration, options: dict[str, Any], matrix: Any = None
+    ) -> list[str]:
+        opts = _options(options)
+        problems = []
+        if config.layout == "pool_stripe":
+            if config.rank_count > MAX_STRIPE_WIDTH:
+                problems.append(
+                    f"vSAN stripes an object over at most {MAX_STRIPE_WIDTH} disk stripes "
+                    f"(ranks {config.rank_count})"
+                )
+            if config.stripe_kib != STRIPE_UNIT_KIB:
+                problems.append(
+                    f"vSAN's stripe unit is fixed at 1 MiB: stripe_kib must be "
+                    f"{STRIPE_UNIT_KIB}, not {config.stripe_kib}"
+                )
+        if config.data_reduction and not opts.allow_data_reduction_change:
+            problems.append(
+                "data_reduction turns the cluster's deduplication and compression on and off, "
+                "which rewrites every disk group: set "
+                "platform_options.allow_data_reduction_change: true to allow it"
+            )
+        profile = load_profile(opts.sim_profile)
+        if config.raid_level not in profile.raid_groups:
+            problems.append(
+                f"the load model's profile {profile.name} has no {config.raid_level} "
+                f"(it has {', '.join(profile.raid_groups)})"
+            )
+        return problems
+
+    def _vars(self) -> dict[str, Any]:
+        o = self.opts
+        return {
+            "raidsweep_platform": "vsan",
+            "vsan_state_dir": str(self.state_dir),
+            "vsan_policy_name": o.policy_name,
+            "vsan_mirror_failures_to_tolerate": o.mirror_failures_to_tolerate,
+            "vsan_object_space_reservation": o.object_space_reservation,
+            "vsan_flash_read_cache_reservation": o.flash_read_cache_reservation,
+        }
+
+    def extravars(self, config: Configuration) -> dict[str, Any]:
+        params = config.params()
+        params["snapshots"] = config.snapshots
+        # Without the explicit allowance the cluster's setting is left as found (null).
+        params["data_reduction"] = (
+            config.data_reduction if self.opts.allow_data_reduction_change else None
+        )
+        return self._vars() | {"vsan_state": "present"} | params
+
+    def teardown_extravars(self) -> dict[str, Any]:
+        return self._vars()
+
+    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
+        return VsanSimRunner(self.profile, self.state_dir, matrix, seed)
+
+    def plan_lines(self, matrix: Any) -> list[str]:
+        facts = self.preflight_facts
+        where = f"vCenter {facts.get('vcenter', '?')}, cluster {facts.get('cluster', '?')}"
+        disks = ", ".join(f"{d['vm']} {d['disk']}" for d in facts.get("disks") or [])
+        lines = [
+            f"creates or updates storage policy {self.opts.policy_name!r} on {where} and "
+            f"applies it to the test disks ({disks or 'none found'}) once per configuration",
+            f"holds VM snapshot {facts.get('snapshot_name', 'raidsweep-hold')!r} of every "
+            "worker in the configurations with snapshots, and removes it in the others",
+        ]
+        if self.opts.allow_data_reduction_change:
+            lines.append(
+                "turns the cluster's deduplication and compression on or off as each "
+                "configuration asks (a rolling reformat of every disk group on a real cluster)"
+            )
+        lines.append(
+            f"the runs are answered by the simulated array's model ({self.profile.name}), "
+            "not measured in the worker VMs"
+        )
+        return lines
+
+    def hardware(self) -> dict[str, Any]:
+        p = self.profile
+        groups = dict(EC_GROUPS)
+        groups["raid1"] = {"data": 1, "redundancy": self.opts.mirror_failures_to_tolerate}
+        return {
+            "media": "hdd" if p.drives.type == "hdd" else "flash",
+            "drive_gb": p.drives.capacity_gb,
+            "raid_groups": groups,
+            "rebuild_mib_s": p.timing.rebuild_mib_s,
+        }
+
+    def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
+        seconds = 0.0
+        if previous is None or (previous.raid_level, previous.layout, previous.ranks) != (
+            new.raid_level,
+            new.layout,
+            new.ranks,
+        ):
+            seconds += POLICY_CHANGE_S
+        if (
+            self.opts.allow_data_reduction_change
+            and previous is not None
+            and previous.data_reduction != new.data_reduction
+        ):
+            seconds += DATA_REDUCTION_CHANGE_S
+        if new.snapshots:
+            seconds += SNAPSHOT_S
+        return seconds
+
+
+class VsanSimRunner(SimRunner):
+    """The simulated array's model, in the configuration vCenter read back (not the one the
+    sweeper asked for): the role writes that read-back to ``vsan.json``."""
+
+    def prepare(self) -> None:
+        readback = json.loads((self.state_dir / "vsan.json").read_text())
+        params = configuration_of(readback)
+        self.state_raw = params | {
+            "ranks": params.get("ranks", 1),
+            "stripe_kib": params.get("stripe_kib"),
+            "health": "optimal",
+            "vsan": {k: readback.get(k) for k in ("vcenter", "cluster", "policy", "disks",
+                                                  "data_reduction", "snapshots")},
+        }  # fmt: skip
+        self.state = ArrayState(
+            raid_level=params["raid_level"],
+            layout=params["layout"],
+            ranks=int(params.get("ranks", 1)),
+            stripe_kib=params.get("stripe_kib"),
+            cache_policy="wb-ra",
+            snapshots=params["snapshots"],
+            data_reduction=params["data_reduction"],
+            health="optimal",
+        )

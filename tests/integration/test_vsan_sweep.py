@@ -1,0 +1,213 @@
+"""A sweep through `raidsweep run` on the vsan platform: vcsim for the policy side, the
+simulated array's model for the load (vcsim's VMs cannot run fio).
+
+What existed on vcsim during each configuration is what the configuration's record holds
+(the module reads it back after applying) and what its runs were answered in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from sweeper.configuration import Configuration
+from sweeper.store import ParquetStore
+from tests.integration.test_vsan_role import Observer, write_inventory
+from tests.integration.vcsim import Vcsim, running_vcsim
+
+pytestmark = pytest.mark.integration
+
+#: raidsweep's configuration -> the vSAN capabilities the policy must hold
+REPLICA = {"raid1": "RAID-1 (Mirroring) - Performance"}
+EC = "RAID-5/6 (Erasure Coding) - Capacity"
+
+
+def expected_caps(config: Configuration) -> dict[str, Any]:
+    return {
+        "hostFailuresToTolerate": {"raid1": 1, "raid5": 1, "raid6": 2}[config.raid_level],
+        "replicaPreference": REPLICA.get(config.raid_level, EC),
+        "stripeWidth": config.ranks if config.layout == "pool_stripe" else 1,
+        "proportionalCapacity": 0,
+        "cacheReservation": 0,
+    }
+
+
+@pytest.fixture
+def vcsim() -> Iterator[Vcsim]:
+    with running_vcsim(hosts=6) as sim:
+        yield sim
+
+
+def _spec(tmp_path: Path, inventory: Path, **options: Any) -> Path:
+    spec = {
+        "name": "vsan-test",
+        "platform": "vsan",
+        "inventory": str(inventory),
+        "platform_options": {"load": "sim"} | options,
+        "config_space": {
+            "raid_level": ["raid1", "raid5", "raid6"],
+            "layout": ["single_rank", "pool_stripe"],
+            "ranks": [4],
+            "stripe_kib": [1024],
+            "cache_policy": ["wb-ra"],
+            "snapshots": [False, True],
+        },
+        "matrix": {
+            "patterns": ["randread", "randwrite"],
+            "block_sizes": ["4k"],
+            "concurrency": ["1x16"],
+            "engine": "libaio",
+            "runtime": "30s",
+            "ramp": "0s",
+            "repetitions": 1,
+            "working_set": "100g",
+        },
+        "classes": ["vm_mix"],
+    }
+    path = tmp_path / "vsan-test.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _raidsweep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=os.environ | env,
+    )
+
+
+def _all_text(store_dir: Path) -> str:
+    """Everything the store holds, as text: raw bytes of every file, and every Parquet
+    column decoded (compression would hide a string from a byte grep)."""
+    parts = []
+    for path in sorted(store_dir.rglob("*")):
+        if not path.is_file():
+            continue
+        parts.append(path.read_bytes().decode("latin-1"))
+        if path.suffix == ".parquet":
+            parts.append(json.dumps(pq.read_table(path).to_pylist(), default=str))
+    return "\n".join(parts)
+
+
+def test_sweep_applies_each_policy_and_runs_in_what_vcenter_read_back(
+    tmp_path: Path, vcsim: Vcsim
+) -> None:
+    env = {"VSAN_PASSWORD": vcsim.password}
+    inventory = write_inventory(tmp_path / "hosts.yml", vcsim)
+    spec = _spec(tmp_path, inventory)
+    store_dir = tmp_path / "store"
+    observe = Observer(vcsim)
+    outputs: list[str] = []
+    try:
+        # --check: the plan, from vCenter's own view, and nothing changed there.
+        check = _raidsweep("run", str(spec), "--store", str(store_dir), "--check", env=env)
+        outputs += [check.stdout, check.stderr]
+        assert check.returncode == 0, check.stderr
+        assert "creates or updates storage policy 'raidsweep'" in check.stdout
+        assert f"DC0_C0_RP0_VM0 {vcsim.disk}" in check.stdout
+        assert "nothing was changed (--check)" in check.stdout
+        assert "raidsweep" not in observe.policies()
+
+        started = time.monotonic()
+        run = _raidsweep("run", str(spec), "--store", str(store_dir), "-q", env=env)
+        sweep_s = time.monotonic() - started
+        outputs += [run.stdout, run.stderr]
+        assert run.returncode == 0, run.stdout + run.stderr
+        print(f"vcsim started in {vcsim.start_s:.2f}s; 12 configurations swept in {sweep_s:.1f}s")
+
+        store = ParquetStore(store_dir)
+        configs = store.configurations("vsan-test").sort_values("started_at")
+        assert len(configs) == 12 and set(configs["status"]) == {"successful"}
+        policy_ids = set()
+        for row in configs.to_dict("records"):
+            config = Configuration.from_key(row["config_key"])
+            facts = json.loads(row["facts"])
+            # The policy that existed while this configuration was measured.
+            assert facts["policy"]["name"] == "raidsweep"
+            assert facts["policy"]["capabilities"] == expected_caps(config), row["config_key"]
+            assert facts["policies"].count("raidsweep") == 1
+            assert set(facts["snapshots"].values()) == {config.snapshots}
+            assert [d["vm"] for d in facts["disks"]] == list(vcsim.vms)
+            policy_ids.add(facts["policy"]["id"])
+        # vcsim has no policy update: every change of rules was a delete and create.
+        rules_changes = sum(
+            1 for a, b in zip(configs["config_key"], configs["config_key"][1:], strict=False)
+            if a.replace("/snap", "") != b.replace("/snap", "")
+        )  # fmt: skip
+        assert len(policy_ids) == rules_changes + 1
+
+        runs = store.runs("vsan-test")
+        assert len(runs) == 12 * 2 and set(runs["status"]) == {"ok"}
+        for run_id, key in zip(runs["run_id"], runs["config_key"], strict=True):
+            detail = store.run_detail(run_id) or {}
+            state = json.loads(detail["disclosure"])["array_state"]
+            # The model answered in the configuration vCenter read back, which is this one.
+            params = {k: state[k] for k in ("raid_level", "layout", "cache_policy",
+                                            "snapshots", "data_reduction")}  # fmt: skip
+            if state["layout"] != "single_rank":
+                params |= {"ranks": state["ranks"], "stripe_kib": state["stripe_kib"]}
+            assert Configuration.from_params(params).key == key
+            assert state["vsan"]["policy"]["capabilities"] == expected_caps(
+                Configuration.from_key(key)
+            )
+
+        # On vcsim now: the last configuration's policy and snapshots.
+        last = Configuration.from_key(configs["config_key"].iloc[-1])
+        assert observe.policies()["raidsweep"] == expected_caps(last)
+        held = ["raidsweep-hold"] if last.snapshots else []
+        assert all(observe.snapshots(vm) == held for vm in vcsim.vms)
+
+        disclose = _raidsweep("disclose", "vsan-test", "--store", str(store_dir), env=env)
+        outputs += [disclose.stdout, disclose.stderr]
+        assert disclose.returncode == 0, disclose.stderr
+        recommend = _raidsweep("recommend", "vsan-test", "--store", str(store_dir), env=env)
+        outputs += [recommend.stdout, recommend.stderr]
+        assert recommend.returncode == 0, recommend.stderr
+
+        # The password is nowhere: not in the store, its artifacts, or anything printed.
+        assert vcsim.password not in _all_text(store_dir)
+        assert not any(vcsim.password in text for text in outputs)
+    finally:
+        observe.close()
+
+
+def test_a_missing_worker_vm_stops_the_sweep_before_anything_changes(
+    tmp_path: Path, vcsim: Vcsim
+) -> None:
+    env = {"VSAN_PASSWORD": vcsim.password}
+    inventory = write_inventory(tmp_path / "hosts.yml", vcsim, vms=("worker-gone",))
+    spec = _spec(tmp_path, inventory)
+    run = _raidsweep("run", str(spec), "--store", str(tmp_path / "store"), "-q", env=env)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "worker VM 'worker-gone' does not exist in vCenter 127.0.0.1" in run.stderr
+    assert vcsim.password not in run.stdout + run.stderr
+    observe = Observer(vcsim)
+    try:
+        assert "raidsweep" not in observe.policies()
+    finally:
+        observe.close()
+
+
+def test_a_refused_login_stops_the_sweep_with_status_2(tmp_path: Path, vcsim: Vcsim) -> None:
+    wrong = "Wr0ng-" + vcsim.password[::-1]
+    inventory = write_inventory(tmp_path / "hosts.yml", vcsim)
+    spec = _spec(tmp_path, inventory)
+    run = _raidsweep(
+        "run", str(spec), "--store", str(tmp_path / "store"), "-q", env={"VSAN_PASSWORD": wrong}
+    )
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"refused the login of user {vcsim.username!r}" in run.stderr
+    assert wrong not in run.stdout + run.stderr
