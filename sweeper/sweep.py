@@ -25,6 +25,7 @@ from recommender.tradeoffs import merge_hardware
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
+from sweeper.fio.runner import exit_reason
 from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
@@ -548,7 +549,7 @@ class Sweeper:
         try:
             out = runner.run(cell, address.repetition)
             if out.exit_code != 0:
-                error = f"fio exited {out.exit_code}: {out.stderr.strip()[-500:]}"
+                error = exit_reason(out.exit_code, out.stderr)
             elif out.error:
                 error = out.error
             else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -105,3 +106,18 @@ def _text(value: str | bytes | None) -> str:
     if value is None:
         return ""
     return value.decode(errors="replace") if isinstance(value, bytes) else value
+
+
+def exit_reason(exit_code: int, stderr: str, limit: int = 500) -> str:
+    """Why fio failed, as stored with the run: its exit status or the signal that ended it,
+    and the end of what it printed on stderr."""
+    if exit_code < 0:
+        try:
+            name = signal.Signals(-exit_code).name
+        except ValueError:
+            name = f"signal {-exit_code}"
+        head = f"fio was killed by {name}"
+    else:
+        head = f"fio exited with status {exit_code}"
+    tail = stderr.strip()[-limit:]
+    return f"{head}: {tail}" if tail else head

@@ -21,7 +21,7 @@ from sweeper.fio import render_job
 from sweeper.fio.clients import parse_client_output, run_fio_clients
 from sweeper.fio.jobfile import check_filename
 from sweeper.fio.parse import FioParseError, FioResult, FioRunError
-from sweeper.fio.runner import Fio, FioMissingError, FioOutput, find_fio, run_fio
+from sweeper.fio.runner import Fio, FioMissingError, FioOutput, exit_reason, find_fio, run_fio
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
@@ -69,6 +69,13 @@ class LocalOptions(BaseModel):
     #: run fio on every host of the inventory's ``loadgen`` group at once (fio client/server)
     multi_host: bool = False
     precondition: Precondition | None = None
+    #: how long fio may run beyond ramp + runtime before it counts as hung and is killed
+    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
+
+    @field_validator("hang_grace_s", mode="before")
+    @classmethod
+    def _grace(cls, v: Any) -> Any:
+        return parse_duration(v) if isinstance(v, str) else v
 
     @field_validator("file_size", mode="before")
     @classmethod
@@ -293,7 +300,7 @@ class LocalRunner(WorkloadRunner):
         )
         path = self.state_dir / "jobs" / f"{cell.key.replace('/', '_')}-precondition.fio"
         path.write_text(job_text)
-        out = self._fio(path, limit + TIMEOUT_GRACE_S, self.hosts)
+        out = self._fio(path, limit + self.opts.hang_grace_s, self.hosts)
         record: dict[str, Any] = {"seconds": out.wall_s, "limit_s": limit, "job_file": job_text}
         try:
             doc = json.loads(out.stdout[out.stdout.index("{") :])
@@ -304,7 +311,7 @@ class LocalRunner(WorkloadRunner):
         except (ValueError, KeyError, TypeError) as exc:
             record |= {"attained": None, "error": f"fio output unreadable: {exc}"}
         if out.exit_code != 0:
-            record["error"] = f"fio exited {out.exit_code}: {out.stderr.strip()[-300:]}"
+            record["error"] = exit_reason(out.exit_code, out.stderr, 300)
         return record
 
     def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
@@ -326,7 +333,7 @@ class LocalRunner(WorkloadRunner):
         stem = f"{cell.key.replace('/', '_')}-r{repetition}"  # the iops_log name above
         path = self.state_dir / "jobs" / f"{stem}.fio"
         path.write_text(job_text)
-        out = self._fio(path, m.ramp + m.runtime + TIMEOUT_GRACE_S, self.hosts)
+        out = self._fio(path, m.ramp + m.runtime + self.opts.hang_grace_s, self.hosts)
         steady = judge_steady_state(path.parent, stem, m.steady_state, m.runtime)
         result, error, per_host = None, None, {}
         if self.hosts and out.exit_code == 0:

@@ -1,0 +1,108 @@
+"""Faults in the parts: fio prints garbage or nothing, hangs, dies; the store's disk fills.
+
+fio runs for real; for the faults, a wrapper in front of it misbehaves on the random-read
+jobs only, so each sweep shows both sides: the faulty run failed with its cause stored, the
+other runs measured, the sweep finished (or, with a full disk, stopped cleanly) and nothing
+already stored lost.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sweeper.store import ParquetStore
+from tests.campaign import FIGURES
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+FAULTS = {
+    "garbage": ("echo 'fio: this is not JSON {'; exit 0", "contains no JSON object"),
+    "nothing": ("exit 0", "fio output is empty"),
+    "non-zero": (
+        "echo 'fio: engine failed' >&2; exit 3",
+        "exited with status 3: fio: engine failed",
+    ),
+    "hang": ("sleep 600", "did not finish within 4 s; killed"),
+    "killed": ("kill -KILL $$", "fio was killed by SIGKILL"),
+}
+HANDLED: dict[str, str] = {}
+
+
+def _wrapper(tmp_path: Path, fault: str) -> Path:
+    fio = shutil.which("fio")
+    assert fio, "fio is installed by the README's test command"
+    path = tmp_path / "fio-with-faults"
+    path.write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *--version*) exec {fio} "$@";; esac\n'
+        'for a in "$@"; do case "$a" in *.fio) job="$a";; esac; done\n'
+        f'if grep -q "^rw=randread" "$job"; then {FAULTS[fault][0]}; fi\n'
+        f'exec {fio} "$@"\n'
+    )
+    path.chmod(0o755)
+    return path
+
+
+def _spec(tmp_path: Path, options: dict, name: str = "faults") -> Path:
+    spec = {
+        "name": name,
+        "platform": "local",
+        "inventory": str(ROOT / "inventories" / "local" / "hosts.yml"),
+        "platform_options": {
+            "target": str(tmp_path / "t.img"),
+            "file_size": "16m",
+            "fill": False,
+            "hang_grace_s": 3,
+        }
+        | options,  # fmt: skip
+        "config_space": {"raid_level": ["raid0"]},
+        "matrix": {
+            "patterns": ["randread", "write"],
+            "block_sizes": ["4k"],
+            "concurrency": ["1x1"],
+            "engine": "psync",
+            "runtime": "1s",
+            "ramp": "0s",
+            "repetitions": 2,
+            "working_set": "16m",
+        },  # fmt: skip
+        "classes": ["redo_log"],
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _run(spec: Path, store: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(store), "-q",
+         *extra],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_faulty_run_fails_with_its_cause_and_the_sweep_goes_on(
+    tmp_path: Path, fault: str
+) -> None:
+    spec = _spec(tmp_path, {"fio": str(_wrapper(tmp_path, fault))})
+    proc = _run(spec, tmp_path / "s")
+    assert proc.returncode == 0, proc.stderr
+    runs = ParquetStore(tmp_path / "s").runs("faults", include_failed=True)
+    bad = runs[runs["pattern"] == "randread"]
+    good = runs[runs["pattern"] == "write"]
+    assert len(good) == 2 and (good["status"] == "ok").all() and good["iops"].gt(0).all()
+    assert len(bad) == 2 and (bad["status"] == "failed").all() and bad["iops"].isna().all()
+    cause = FAULTS[fault][1]
+    assert bad["error"].str.contains(cause, case=False).all(), bad["error"].tolist()
+    assert "2 failed" in " ".join(proc.stdout.split())
+    HANDLED[fault] = str(bad["error"].iloc[0]).splitlines()[0][:90]
+    FIGURES["fault campaign: faults in the parts"] = [
+        f"{f}: failed run, cause stored: {c}" for f, c in HANDLED.items()
+    ]
