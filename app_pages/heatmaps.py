@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from app_pages import _charts, _common
@@ -60,7 +61,9 @@ def _on_click() -> None:
         st.session_state[CELL_KEY] = _common.cell_label(*cell)
 
 
-def _grid() -> tuple:
+def _grid() -> tuple[pd.DataFrame, list[str], str, bool, dict[str, list[str]] | None]:
+    """The grid's cells and column order, the x title, the colour direction, and for the score
+    grid each class's cells (the runs behind a score)."""
     if by == "class":
         recs = _common.recommendations(store, record)
         frame, order = _common.score_grid(recs)

@@ -39,7 +39,8 @@ def render() -> None:
         f"For **{class_name}**, **{best['dimension']}** matters most: "
         f"{100 * best['importance']:.0f}% of the score's variance."
     )
-    st.bar_chart(mine.set_index("dimension")["importance"], horizontal=True)
+    share = (100 * mine.set_index("dimension")["importance"]).rename("share of variance (%)")
+    st.bar_chart(share, horizontal=True)
     st.subheader("Every class")
     wide = table.pivot_table(index="dimension", columns="class", values="importance")
     wide = (100 * wide).reindex(columns=[n for n in names if n in wide.columns])

@@ -1,0 +1,266 @@
+"""The app at scale: 100,000 stored runs, ranked for every class (goal: under 1 s) and the
+Recommendations page's first render (goal: under 2 s).
+
+The store is built from real simulated runs: examples/quick.yaml is swept once into a scratch
+store, then its 1,080 stored runs are written again under more configuration keys (other cache
+policies, stripes, rank counts, snapshots, data reduction), each key's figures scaled by one
+factor, until the sweep holds 100,000 runs or more. Every run is written with the store's own
+``put_run``, so the parts are what a sweep writes: one Parquet file per run.
+
+Printed: building the store (once; ``--store DIR`` keeps it for the next time), the store
+read, ranking all classes, the whole recommendation (ranking, trade-offs, evidence), the
+store signature the app computes per render, the Recommendations page's first render via
+AppTest, cold and with the store read already cached by another page, and, to weigh what the
+read costs, the same rows read from one Parquet file per configuration.
+
+Run: .venv/bin/python benchmarks/app_speed.py [--store DIR] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # app_pages is not an installed package
+
+from recommender.data import load_recommendations, sweep_classes  # noqa: E402
+from recommender.scoring import rank_classes  # noqa: E402
+from sweeper.configuration import Configuration  # noqa: E402
+from sweeper.spec import load_spec  # noqa: E402
+from sweeper.store import ParquetStore  # noqa: E402
+from sweeper.sweep import run_sweep  # noqa: E402
+
+SWEEP = "quick"
+RANK_GOAL_S = 1.0
+RENDER_GOAL_S = 2.0
+APP = str(ROOT / "app.py")
+PAGE = "app_pages/recommendations.py"
+RATE_FIELDS = ("iops", "mbps", "read_iops", "read_mbps", "write_iops", "write_mbps")
+LATENCY_SUFFIX = "_ms"  # every latency column: read_lat_p99_ms, write_lat_mean_ms, …
+
+
+# building the store --------------------------------------------------------------------------
+def _variants(base: Configuration) -> Iterator[Configuration]:
+    """Other configurations of the same RAID level and layout, the base itself first."""
+    yield base
+    caches = ["wb-ra", "wb-nora", "wt-ra", "wt-nora"]
+    if base.layout == "single_rank":
+        shapes: list[tuple[int | None, int | None]] = [(None, None)]
+    else:
+        ranks = [2, 4, 8, 16]
+        stripes = [16, 64, 256, 1024, 4096, 65536, 262144, 1048576]
+        shapes = list(itertools.product(ranks, stripes))
+    for (n, stripe), cache, snap, dr in itertools.product(
+        shapes, caches, (False, True), (False, True)
+    ):
+        config = Configuration(base.raid_level, base.layout, cache, n, stripe, snap, dr)
+        if config != base:
+            yield config
+
+
+def _plan(bases: list[str], configs_needed: int) -> list[tuple[str, str, float]]:
+    """(base key, new key, scale factor) for ``configs_needed`` configurations, taken from
+    the bases in turn so that every RAID level and layout grows alike."""
+    rng = random.Random(42)
+    iters = [_variants(Configuration.from_key(b)) for b in bases]
+    seen: set[str] = set()
+    plan: list[tuple[str, str, float]] = []
+    while len(plan) < configs_needed:
+        grew = False
+        for base, it in zip(bases, iters, strict=True):
+            config = next(it, None)
+            if config is None or config.key in seen:
+                continue
+            seen.add(config.key)
+            factor = 1.0 if config.key == base else rng.uniform(0.85, 1.15)
+            plan.append((base, config.key, factor))
+            grew = True
+            if len(plan) == configs_needed:
+                break
+        if not grew:
+            raise SystemExit(f"only {len(plan)} configurations can be made from the bases")
+    return plan
+
+
+def _scaled(row: dict[str, Any], key: str, factor: float) -> dict[str, Any]:
+    config = Configuration.from_key(key)
+    out = dict(row, config_key=key, raid_level=config.raid_level, layout=config.layout,
+               ranks=config.ranks, stripe_kib=config.stripe_kib,
+               cache_policy=config.cache_policy, snapshots=config.snapshots,
+               data_reduction=config.data_reduction)  # fmt: skip
+    for name, value in row.items():
+        if not isinstance(value, float):
+            continue
+        if name in RATE_FIELDS:
+            out[name] = value * factor
+        elif name.endswith(LATENCY_SUFFIX) and "_lat_" in name:
+            out[name] = value / factor  # faster configurations answer sooner
+    return out
+
+
+def _write(args: tuple[str, list[dict[str, Any]], str, float]) -> int:
+    root, rows, key, factor = args
+    store = ParquetStore(root)
+    return sum(store.put_run(_scaled(r, key, factor)) for r in rows)
+
+
+def build_store(root: Path, runs_wanted: int) -> float:
+    """Sweep the quick spec into ``root`` and grow it to ``runs_wanted`` runs; seconds taken."""
+    t0 = time.perf_counter()
+    spec, inventory = load_spec(ROOT / "examples" / "quick.yaml")
+    store = ParquetStore(root)
+    run_sweep(spec, inventory, store, spec_path=ROOT / "examples" / "quick.yaml")
+    files = sorted((root / SWEEP / "runs").glob("*/*.parquet"))
+    by_config: dict[str, list[dict[str, Any]]] = {}
+    for f in files:
+        row = pq.read_table(f).to_pylist()[0]
+        by_config.setdefault(row["config_key"], []).append(row)
+    per_config = len(files) // len(by_config)
+    needed = -(-runs_wanted // per_config)  # whole configurations, as a sweep stores them
+    plan = [p for p in _plan(sorted(by_config), needed) if p[0] != p[1]]
+    print(f"building: {len(files)} runs swept, writing {len(plan) * per_config} more ...")
+    jobs = [(str(root), by_config[base], key, factor) for base, key, factor in plan]
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        written = sum(pool.map(_write, jobs, chunksize=8))
+    print(f"building: {written} runs written with put_run")
+    return time.perf_counter() - t0
+
+
+# measuring -----------------------------------------------------------------------------------
+def _timed(fn: Any) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def _compacted_read(runs: pd.DataFrame) -> float:
+    """Seconds DuckDB takes to read the same rows kept as one Parquet file per configuration
+    (a figure to weigh compaction by; the store does not write this layout)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (_key, part) in enumerate(runs.groupby("config_key", sort=True)):
+            table = pa.Table.from_pandas(part, preserve_index=False)
+            pq.write_table(table, Path(tmp) / f"{i:05d}.parquet", compression="zstd")
+        con = duckdb.connect()
+        try:
+            files = con.read_parquet(str(Path(tmp) / "*.parquet"), union_by_name=True)
+            seconds, _ = _timed(lambda: files.order("config_key, cell_key, repetition").df())
+        finally:
+            con.close()
+    return seconds
+
+
+def _render_first(root: Path) -> tuple[float, Any]:
+    """Open the app straight on the Recommendations page and time its first run."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["RAIDSWEEP_STORE"] = str(root)
+    at = AppTest.from_file(APP, default_timeout=900)
+    at.switch_page(PAGE)
+    seconds, _ = _timed(at.run)
+    if at.exception or not at.success:
+        raise SystemExit(f"the page did not render: {[e.message for e in at.exception]}")
+    return seconds, at
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", type=Path, help="keep the built store here (reused if there)")
+    parser.add_argument("--runs", type=int, default=100_000, help="runs to store (100,000)")
+    args = parser.parse_args()
+    scratch = None
+    if args.store is None:
+        scratch = Path(tempfile.mkdtemp(prefix="raidsweep-app-speed-"))
+        root = scratch
+    else:
+        root = args.store.absolute()
+    try:
+        store = ParquetStore(root)
+        if store.get_sweep(SWEEP) is None:
+            build_s = build_store(root, args.runs)
+            print(f"store built in {build_s:.0f} s at {root}")
+        record = store.get_sweep(SWEEP)
+        assert record is not None
+
+        # Imports and Streamlit's start-up, once, on an empty store: not part of any figure.
+        with tempfile.TemporaryDirectory() as empty:
+            _render_warm_up(Path(empty))
+
+        from app_pages import _common
+
+        # The app reads every attempt once and keeps the good runs of it (_common.runs).
+        read_s, attempts = _timed(lambda: store.runs(SWEEP, include_failed=True))
+        runs = attempts[attempts["status"] == "ok"].reset_index(drop=True)
+        classes = sweep_classes(record)
+        # First calls into SciPy and pandas cost extra once per process: not the ranking's.
+        rank_classes(runs[runs["config_key"] == runs["config_key"].iloc[0]], classes)
+        rank_s, ranked = _timed(lambda: rank_classes(runs, classes))
+        recs_s, recs = _timed(lambda: load_recommendations(store, record, runs))
+        sig_s, _ = _timed(lambda: _common.signature(store, SWEEP))
+        configs = runs["config_key"].nunique()
+        files = _common.signature(store, SWEEP)[0]
+
+        render_s, at = _render_first(root)
+        # The same page when another page has already read the store: only the ranking and
+        # the page itself are left (the read is cached, keyed on the store's signature).
+        _common._recommendations.clear()
+        cached_read_s, _ = _render_first(root)
+        switch_s, _ = _timed(lambda: at.selectbox(key="class").set_value("data_file").run())
+        compact_s = _compacted_read(runs)
+
+        rows = [
+            ("store read", read_s, f"{1000 * read_s / files:.2f} ms per part"),
+            ("ranking all classes", rank_s,
+             f"goal < {RANK_GOAL_S:.0f} s; {1000 * rank_s / len(ranked):.1f} ms per "
+             "configuration and class"),
+            ("whole recommendation", recs_s, "ranking, trade-offs, evidence: the page's model"),
+            ("store signature (per render)", sig_s, ""),
+            ("Recommendations first render", render_s,
+             f"goal < {RENDER_GOAL_S:.0f} s; reads the store, ranks, draws"),
+            ("  with the store read cached", cached_read_s, "another page read it first"),
+            ("switching the class", switch_s, "all cached"),
+            ("for comparison: one part per config", compact_s,
+             f"the same {len(runs):,} rows in {configs} Parquet files, read by DuckDB"),
+        ]  # fmt: skip
+        print(
+            f"app speed: {len(runs):,} runs in {files:,} Parquet parts, {configs} "
+            f"configurations, {len(classes)} classes ({len(ranked):,} ranked rows)"
+        )
+        for label, seconds, note in rows:
+            print(f"  {label:<36} {seconds:7.2f} s" + (f"   ({note})" if note else ""))
+        print(f"  decision: {recs[0].sentence()[:100]}…")
+        print("RANKING GOAL " + ("MET" if rank_s < RANK_GOAL_S else "MISSED"))
+        verdict = "MET" if render_s < RENDER_GOAL_S else "MISSED"
+        cached = "met" if cached_read_s < RENDER_GOAL_S else "missed"
+        print(f"FIRST RENDER GOAL {verdict} (with the store read cached: {cached})")
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _render_warm_up(empty_root: Path) -> None:
+    """Streamlit's and the pages' imports, as a running server has them after its first page."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["RAIDSWEEP_STORE"] = str(empty_root)
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page(PAGE).run()
+
+
+if __name__ == "__main__":
+    main()
