@@ -180,6 +180,10 @@ def run(
         )
     for key, reason in outcome.configurations_failed.items():
         console.print(f"[red]configuration failed:[/] {key}: {escape(reason)}", highlight=False)
+    if outcome.stopped:
+        err.print(f"[bold red]stopped:[/] {escape(outcome.stopped)}", highlight=False)
+        err.print(f"free space, then run raidsweep run {spec_file} again to resume")
+        raise typer.Exit(1)
     if outcome.interrupted:
         console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")
         raise typer.Exit(130)

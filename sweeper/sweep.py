@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -149,10 +150,12 @@ class Outcome:
     array_s: float = 0.0
     interrupted: bool = False
     recovered_trials: int = 0
+    #: why the sweep stopped before its end although nobody asked (e.g. the store's disk full)
+    stopped: str | None = None
 
     @property
     def complete(self) -> bool:
-        return not self.interrupted
+        return not self.interrupted and self.stopped is None
 
 
 def host_disclosure() -> dict[str, Any]:
@@ -289,13 +292,26 @@ class Sweeper:
                         break
                     continue
                 repeats = 0
-                self._evaluate(study, trial, config, done, outcome)
+                try:
+                    self._evaluate(study, trial, config, done, outcome)
+                except OSError as exc:
+                    # The store (or the study beside it) cannot be written: what is stored
+                    # stays whole (writes are atomic), the run in flight is lost, and the
+                    # sweep stops here rather than measure what it cannot keep.
+                    outcome.stopped = (
+                        f"cannot write to the store at {self.store.root}: {exc.strerror or exc}"
+                    )
+                    with contextlib.suppress(Exception):
+                        study.tell(trial, state=TrialState.FAIL)
+                    break
                 if self._stays_on_build(study, config):
                     with lock():
                         study.enqueue_trial(build_params(config, self.spec.config_space))
         finally:
             outcome.interrupted = self.stop.is_set()
-            self._write_progress("interrupted" if outcome.interrupted else "finished", outcome)
+            state = "interrupted" if outcome.interrupted or outcome.stopped else "finished"
+            with contextlib.suppress(OSError):  # a full disk may refuse this too
+                self._write_progress(state, outcome)
             self.progress.finish(outcome)
         return outcome
 
