@@ -182,7 +182,7 @@ def run(
         console.print(f"[red]configuration failed:[/] {key}: {escape(reason)}", highlight=False)
     if outcome.stopped:
         err.print(f"[bold red]stopped:[/] {escape(outcome.stopped)}", highlight=False)
-        err.print(f"free space, then run raidsweep run {spec_file} again to resume")
+        err.print(f"once that is fixed, run raidsweep run {spec_file} again to resume")
         raise typer.Exit(1)
     if outcome.interrupted:
         console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")

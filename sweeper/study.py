@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,12 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 # multivariate/group TPE is what conditional spaces need; its "experimental" label is noise here
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 STUDY_FILE = "study.journal"
+#: how long a sweeper waits for the study's lock before it stops with StudyLockedError
+LOCK_TIMEOUT_S = 120.0
+
+
+class StudyLockedError(RuntimeError):
+    """The study's lock stayed taken past LOCK_TIMEOUT_S."""
 
 
 def _rdb_url(spec: SweepSpec) -> str:
@@ -76,7 +83,20 @@ def study_lock(storage: optuna.storages.BaseStorage, sweep_dir: Path) -> Iterato
         return
     sweep_dir.mkdir(parents=True, exist_ok=True)
     with open(sweep_dir / "study.lock", "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+        # Another sweeper holds it for one ask or tell (milliseconds); one holding it for
+        # minutes has hung, and waiting for ever would hang this sweep too.
+        deadline = time.monotonic() + LOCK_TIMEOUT_S
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StudyLockedError(
+                        f"the study of {sweep_dir.name} is locked by another process "
+                        f"({sweep_dir / 'study.lock'}) for more than {LOCK_TIMEOUT_S:g} s"
+                    ) from None
+                time.sleep(0.05)
         try:
             yield
         finally:

@@ -37,6 +37,7 @@ from sweeper.status import array_seconds
 from sweeper.store import ResultsStore, RunAddress
 from sweeper.store.records import DIRECTION_FIELDS
 from sweeper.study import (
+    StudyLockedError,
     build_params,
     completed_keys,
     enqueue,
@@ -239,25 +240,28 @@ class Sweeper:
         self.register()
         self.store.remove_stale_temporaries(self.spec.name)
         outcome = Outcome(self.spec.name)
-        study = open_study(self.spec, self.sweep_dir)
-        lock = functools.partial(study_lock, study._storage, self.sweep_dir)
-        with lock():
-            outcome.recovered_trials = recover(study, self.spec.config_space, worker=self.worker)
+        try:
+            study = open_study(self.spec, self.sweep_dir)
+            lock = functools.partial(study_lock, study._storage, self.sweep_dir)
+            with lock():
+                outcome.recovered_trials = recover(
+                    study, self.spec.config_space, worker=self.worker
+                )
+        except StudyLockedError as exc:
+            outcome.stopped = str(exc)  # nothing changed yet
+            return outcome
         done = self.store.done_addresses(self.spec.name)
         done_configs = completed_keys(study)
         outcome.array_s = self._array_time_used()
         self.progress.start(self.plan, len(done), len(done_configs))
         self._write_progress("running", outcome)
-        if self.spec.study.mode == "grid" or self.spec.study.seed_configurations:
-            seeds = [Configuration.from_key(k) for k in self.spec.study.seed_configurations]
-            with lock():  # another worker may be enqueueing the same grid right now
-                enqueue(
-                    study,
-                    seeds + (self.plan.configurations if self.spec.study.mode == "grid" else []),
-                    self.spec.config_space,
-                )
         repeats = 0
         try:
+            if self.spec.study.mode == "grid" or self.spec.study.seed_configurations:
+                seeds = [Configuration.from_key(k) for k in self.spec.study.seed_configurations]
+                grid = self.plan.configurations if self.spec.study.mode == "grid" else []
+                with lock():  # another worker may be enqueueing the same grid right now
+                    enqueue(study, seeds + grid, self.spec.config_space)
             while not self.stop.is_set() and not self._budget_spent(study, outcome):
                 if self.spec.study.mode == "grid" and not has_waiting(study):
                     break
@@ -294,6 +298,8 @@ class Sweeper:
                 repeats = 0
                 try:
                     self._evaluate(study, trial, config, done, outcome)
+                    # A large sweep keeps each finished configuration as one file: fast reads.
+                    self.store.compact(self.spec.name, config.key, only_if_large=True)
                 except OSError as exc:
                     # The store (or the study beside it) cannot be written: what is stored
                     # stays whole (writes are atomic), the run in flight is lost, and the
@@ -307,6 +313,9 @@ class Sweeper:
                 if self._stays_on_build(study, config):
                     with lock():
                         study.enqueue_trial(build_params(config, self.spec.config_space))
+        except StudyLockedError as exc:
+            # Between configurations: stored runs are whole; the sweep resumes when run again.
+            outcome.stopped = str(exc)
         finally:
             outcome.interrupted = self.stop.is_set()
             state = "interrupted" if outcome.interrupted or outcome.stopped else "finished"

@@ -17,10 +17,12 @@ import yaml
 from typer.testing import CliRunner
 
 from sweeper.cli import app
+from tests.campaign import FIGURES
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "bad_input"
 CASES = sorted(p for p in CORPUS.rglob("*") if p.is_file())
+REJECTED: dict[str, int] = {}
 
 
 def _expect(path: Path) -> str:
@@ -61,6 +63,13 @@ def test_refused_before_any_change(path: Path, tmp_path: Path) -> None:
     assert named in out and re.search(r"(line \d+|byte \d+|file not found)", out), out
     assert not store.exists()  # nothing written
     assert "Traceback" not in out
+    REJECTED[kind] = REJECTED.get(kind, 0) + 1
+    FIGURES["fault campaign: bad input"] = [
+        f"rejected with place and problem, exit status 2, nothing written: "
+        f"{sum(REJECTED.values())} of {len(CASES)} ("
+        + ", ".join(f"{k} {v}" for k, v in sorted(REJECTED.items()))
+        + ")"
+    ]
 
 
 def _calls(tree: ast.AST) -> list[ast.Call]:

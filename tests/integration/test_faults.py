@@ -131,3 +131,33 @@ def test_a_full_store_disk_stops_cleanly_and_resumes(tmp_path: Path) -> None:
         subprocess.run(["umount", str(mnt)], check=False)
     HANDLED["store disk full"] = f"stopped cleanly after {len(before)} runs, resumed to 1080"
     FIGURES["fault campaign: faults in the parts"] = [f"{f}: {c}" for f, c in HANDLED.items()]
+
+
+def test_a_study_locked_too_long_stops_cleanly(tmp_path: Path, monkeypatch) -> None:
+    """Another process holds the study's lock (a hung sweeper): this one waits, then stops
+    with the cause and changes nothing; once the lock is free the sweep runs."""
+    import fcntl
+
+    from sweeper import study as study_module
+    from sweeper.spec import load_spec
+    from sweeper.sweep import run_sweep
+    from tests.specs import quick_base
+
+    monkeypatch.setattr(study_module, "LOCK_TIMEOUT_S", 1.0)
+    spec = quick_base() | {"name": "locked"}
+    spec["config_space"] |= {"raid_level": ["raid5"], "layout": ["single_rank"]}
+    path = tmp_path / "locked.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    loaded, inventory = load_spec(path)
+    store = ParquetStore(tmp_path / "s")
+    lock_file = store.sweep_dir("locked") / "study.lock"
+    lock_file.parent.mkdir(parents=True)
+    with open(lock_file, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        outcome = run_sweep(loaded, inventory, store, spec_path=path)
+    assert outcome.stopped and "is locked by another process" in outcome.stopped
+    assert not outcome.complete and store.runs("locked").empty
+    outcome = run_sweep(loaded, inventory, store, spec_path=path)
+    assert outcome.complete and len(store.runs("locked")) == 32 * 3
+    HANDLED["study storage locked"] = "stopped cleanly after 1 s of waiting, then resumed"
+    FIGURES["fault campaign: faults in the parts"] = [f"{f}: {c}" for f, c in HANDLED.items()]
