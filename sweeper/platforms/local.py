@@ -104,6 +104,12 @@ class LocalPlatform(Platform):
                 (["platform_options", *e["loc"]], e["msg"].removeprefix("Value error, "))
                 for e in exc.errors()
             ]
+        try:
+            # The target goes into fio's job files: refuse, before anything is created, a
+            # name whose characters fio would read as syntax.
+            check_filename(opts.target)
+        except ValueError as exc:
+            return [(["platform_options", "target"], str(exc))]
         problems: list[tuple[list[str | int], str]] = [
             (["platform_options", key], msg)
             for key, msg in target_problems(
