@@ -33,10 +33,19 @@ class PlayResult:
     facts: dict[str, Any] = field(default_factory=dict)
     #: per host, the ``raidsweep_facts`` it published (``facts`` merges them)
     host_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the inventory host the failure happened on, and whether it could not be reached at all
+    failed_host: str | None = None
+    unreachable: bool = False
 
     @property
     def ok(self) -> bool:
         return self.status == "successful"
+
+    def failure(self) -> str:
+        """The failure in one line: task, host and Ansible's message."""
+        where = f" on host {self.failed_host}" if self.failed_host else ""
+        what = " (unreachable)" if self.unreachable else ""
+        return f"Ansible task {self.failed_task!r} failed{where}{what}: {self.error}"
 
 
 def _strip_ansi(text: str) -> str:
@@ -86,6 +95,7 @@ def run_playbook(
         )
         stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
         failed_task, error, facts, changed = None, None, {}, 0
+        failed_host, unreachable = None, False
         host_facts: dict[str, dict[str, Any]] = {}
         for ev in runner.events:
             data = ev.get("event_data", {})
@@ -93,6 +103,8 @@ def run_playbook(
                 "ignore_errors"
             ):
                 failed_task = data.get("task")
+                failed_host = data.get("host")
+                unreachable = ev.get("event") == "runner_on_unreachable"
                 res = data.get("res", {})
                 error = res.get("msg") or res.get("stderr") or str(res)[:2000]
             elif ev.get("event") == "runner_on_ok":
@@ -116,6 +128,8 @@ def run_playbook(
             duration_s=time.monotonic() - started,
             facts=facts,
             host_facts=host_facts,
+            failed_host=failed_host,
+            unreachable=unreachable,
         )
     finally:
         shutil.rmtree(private, ignore_errors=True)

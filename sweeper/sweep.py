@@ -403,7 +403,7 @@ class Sweeper:
             if play.status == "canceled" or self.stop.is_set():
                 study.tell(trial, state=TrialState.FAIL)
                 return
-            reason = f"Ansible task {play.failed_task!r} failed: {play.error}"
+            reason = play.failure()
             trial.set_user_attr("error", reason)
             study.tell(trial, state=TrialState.FAIL)
             outcome.configurations_failed[key] = reason
@@ -418,7 +418,15 @@ class Sweeper:
         others = self._completed_runs(study, key) if self.spec.study.pruning else None
         pruner = Pruner(others, self.classes) if others is not None else None
         try:
-            runner.prepare()
+            try:
+                runner.prepare()
+            except Exception as exc:  # noqa: BLE001 - any cause fails this configuration only
+                reason = f"preparing the runs failed: {exc}"
+                trial.set_user_attr("error", reason)
+                study.tell(trial, state=TrialState.FAIL)
+                outcome.configurations_failed[key] = reason
+                self.progress.configuration_done(key, "failed", outcome.array_s)
+                return
             for cell in self._cell_order(others):
                 curve = (cell.pattern.name, cell.block_size, cell.active_pct)
                 if curve in stopped_curves:

@@ -195,6 +195,7 @@ class LocalRunner(WorkloadRunner):
         self.fill_record: dict[str, Any] = {}
         #: (address, port) of every load host's fio server, in multi-host mode
         self.hosts: list[tuple[str, int]] = []
+        self._servers_started = False
         self._preconditioned: set[str] = set()
         #: what each load host is (OS, kernel, CPUs, fio), as its loadgen play found it
         self.load_hosts: list[dict[str, Any]] = []
@@ -216,9 +217,10 @@ class LocalRunner(WorkloadRunner):
     def _start_servers(self) -> list[tuple[str, int]]:
         if self.inventory is None:
             raise RuntimeError("multi_host needs an inventory with a loadgen group")
+        self._servers_started = True  # some may start even if the play fails on another host
         play = run_playbook("loadgen.yml", self.inventory, {"loadgen_state": "started"})
         if not play.ok:
-            raise RuntimeError(f"starting fio's servers failed: {play.failed_task}: {play.error}")
+            raise RuntimeError(f"starting fio's servers failed: {play.failure()}")
         hosts = sorted(
             (str(f["loadgen_bind"]), int(f["loadgen_port"])) for f in play.host_facts.values()
         )
@@ -232,9 +234,11 @@ class LocalRunner(WorkloadRunner):
         return hosts
 
     def cleanup(self) -> None:
-        if self.hosts and self.inventory is not None:
+        if self._servers_started and self.inventory is not None:
+            # Stops every server that did start, also when starting failed on another host.
             run_playbook("loadgen.yml", self.inventory, {"loadgen_state": "stopped"})
             self.hosts = []
+            self._servers_started = False
 
     def _fio(self, path: Path, timeout_s: float, hosts: list[tuple[str, int]]) -> FioOutput:
         assert self.fio is not None

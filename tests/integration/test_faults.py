@@ -161,3 +161,38 @@ def test_a_study_locked_too_long_stops_cleanly(tmp_path: Path, monkeypatch) -> N
     assert outcome.complete and len(store.runs("locked")) == 32 * 3
     HANDLED["study storage locked"] = "stopped cleanly after 1 s of waiting, then resumed"
     FIGURES["fault campaign: faults in the parts"] = [f"{f}: {c}" for f, c in HANDLED.items()]
+
+
+def test_an_unreachable_load_host_fails_the_configuration_with_its_name(tmp_path: Path) -> None:
+    """Two load hosts, one behind a port nobody listens on: the configuration fails naming
+    that host, no run is stored as if it had measured, and the fio server started on the
+    reachable host is stopped again."""
+    from tests.integration.test_fio_clients import _free_port
+
+    port, dead = _free_port(), _free_port()
+    inventory = yaml.safe_load((ROOT / "inventories" / "local" / "hosts.yml").read_text())
+    inventory["all"]["children"]["loadgen"] = {
+        "hosts": {
+            "load-ok": {"ansible_connection": "local", "ansible_host": "127.0.0.1",
+                        "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                        "loadgen_port": port, "loadgen_state_dir": str(tmp_path / "ok")},
+            "load-gone": {"ansible_connection": "ssh", "ansible_host": "127.0.0.1",
+                          "ansible_port": dead,
+                          "ansible_ssh_common_args": "-o ConnectTimeout=3 -o BatchMode=yes"},
+        }
+    }  # fmt: skip
+    inv = tmp_path / "hosts.yml"
+    inv.write_text(yaml.safe_dump(inventory))
+    spec = _spec(tmp_path, {"multi_host": True}, name="lost-host")
+    data = yaml.safe_load(spec.read_text()) | {"inventory": str(inv)}
+    spec.write_text(yaml.safe_dump(data))
+    proc = _run(spec, tmp_path / "s")
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode == 0, proc.stderr
+    assert "configuration failed: raid0/single_rank/wb-ra" in out and "load-gone" in out, out
+    runs = ParquetStore(tmp_path / "s").runs("lost-host", include_failed=True)
+    assert (runs["status"] != "ok").all()
+    listening = subprocess.run(["ss", "-ltn", f"sport = :{port}"], capture_output=True, text=True)
+    assert f":{port}" not in listening.stdout  # the reachable host's fio server is stopped
+    HANDLED["load host unreachable"] = "configuration failed naming the host, servers stopped"
+    FIGURES["fault campaign: faults in the parts"] = [f"{f}: {c}" for f, c in HANDLED.items()]
