@@ -70,28 +70,15 @@ def require_sweep() -> tuple[ParquetStore, dict[str, Any]]:
 
 
 # cached reads -----------------------------------------------------------------------------------
-def _count_parts(folder: Path, nested: bool) -> int:
+def signature(store: ParquetStore, sweep_id: str) -> tuple[int, ...]:
+    """Changes whenever a run or a configuration is stored, runs are compacted (fewer files,
+    one more part: a count of files alone could come back to an earlier value) or the
+    progress file of the sweep is written."""
     try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return 0
-    if nested:
-        return sum(_count_parts(Path(e.path), False) for e in entries if e.is_dir())
-    return sum(1 for e in entries if e.name.endswith(".parquet") and not e.name.startswith("."))
-
-
-def signature(store: ParquetStore, sweep_id: str) -> tuple[int, int, int]:
-    """Changes whenever a run, a configuration or the progress file of the sweep is written."""
-    base = store.root / sweep_id
-    try:
-        progress_mtime = (base / "progress.json").stat().st_mtime_ns
+        progress_mtime = (store.root / sweep_id / "progress.json").stat().st_mtime_ns
     except FileNotFoundError:
         progress_mtime = 0
-    return (
-        _count_parts(base / "runs", nested=True),
-        _count_parts(base / "configurations", nested=False),
-        progress_mtime,
-    )
+    return (*store.version(sweep_id), progress_mtime)
 
 
 # The runs of a sweep are the largest thing the app holds (100,000 rows for a large sweep):

@@ -7,13 +7,15 @@ policies, stripes, rank counts, snapshots, data reduction), each key's figures s
 factor, until the sweep holds 100,000 runs or more. Every run is written with the store's own
 ``put_run``, so the parts are what a sweep writes: one Parquet file per run.
 
-Printed: building the store (once; ``--store DIR`` keeps it for the next time), the store
-read, ranking all classes, the whole recommendation (ranking, trade-offs, evidence), the
-store signature the app computes per render, the Recommendations page's first render via
-AppTest, cold and with the store read already cached by another page, and, to weigh what the
-read costs, the same rows read from one Parquet file per configuration.
+Then the store is compacted (one Parquet part per configuration, what a large sweep does
+as each configuration finishes); ``--uncompacted`` leaves one file per run, to weigh it.
 
-Run: .venv/bin/python benchmarks/app_speed.py [--store DIR] [--runs N]
+Printed: building the store (once; ``--store DIR`` keeps it for the next time), compacting
+it, the store read, ranking all classes, the whole recommendation (ranking, trade-offs,
+evidence), the store signature the app computes per render, and the Recommendations page's
+first render via AppTest, cold and with the store read already cached by another page.
+
+Run: .venv/bin/python benchmarks/app_speed.py [--store DIR] [--runs N] [--uncompacted]
 """
 
 from __future__ import annotations
@@ -31,9 +33,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import duckdb
-import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,20 +148,12 @@ def _timed(fn: Any) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
-def _compacted_read(runs: pd.DataFrame) -> float:
-    """Seconds DuckDB takes to read the same rows kept as one Parquet file per configuration
-    (a figure to weigh compaction by; the store does not write this layout)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, (_key, part) in enumerate(runs.groupby("config_key", sort=True)):
-            table = pa.Table.from_pandas(part, preserve_index=False)
-            pq.write_table(table, Path(tmp) / f"{i:05d}.parquet", compression="zstd")
-        con = duckdb.connect()
-        try:
-            files = con.read_parquet(str(Path(tmp) / "*.parquet"), union_by_name=True)
-            seconds, _ = _timed(lambda: files.order("config_key, cell_key, repetition").df())
-        finally:
-            con.close()
-    return seconds
+def _parquet_files(root: Path) -> tuple[int, int]:
+    """Run files and compacted parts of the sweep."""
+    return (
+        sum(1 for _ in (root / SWEEP / "runs").glob("*/*.parquet")),
+        sum(1 for _ in (root / SWEEP / "compacted").glob("*.parquet")),
+    )
 
 
 def _render_first(root: Path) -> tuple[float, Any]:
@@ -182,6 +173,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", type=Path, help="keep the built store here (reused if there)")
     parser.add_argument("--runs", type=int, default=100_000, help="runs to store (100,000)")
+    parser.add_argument("--uncompacted", action="store_true", help="leave one Parquet file per run")
     args = parser.parse_args()
     scratch = None
     if args.store is None:
@@ -196,6 +188,9 @@ def main() -> None:
             print(f"store built in {build_s:.0f} s at {root}")
         record = store.get_sweep(SWEEP)
         assert record is not None
+        compact_s, merged = 0.0, 0
+        if not args.uncompacted:
+            compact_s, merged = _timed(lambda: store.compact(SWEEP))
 
         # Imports and Streamlit's start-up, once, on an empty store: not part of any figure.
         with tempfile.TemporaryDirectory() as empty:
@@ -213,7 +208,8 @@ def main() -> None:
         recs_s, recs = _timed(lambda: load_recommendations(store, record, runs))
         sig_s, _ = _timed(lambda: _common.signature(store, SWEEP))
         configs = runs["config_key"].nunique()
-        files = _common.signature(store, SWEEP)[0]
+        run_files, parts = _parquet_files(root)
+        files = run_files + parts
 
         render_s, at = _render_first(root)
         # The same page when another page has already read the store: only the ranking and
@@ -221,10 +217,11 @@ def main() -> None:
         _common._recommendations.clear()
         cached_read_s, _ = _render_first(root)
         switch_s, _ = _timed(lambda: at.selectbox(key="class").set_value("data_file").run())
-        compact_s = _compacted_read(runs)
 
         rows = [
-            ("store read", read_s, f"{1000 * read_s / files:.2f} ms per part"),
+            ("compacting the store", compact_s,
+             f"{merged:,} run files merged" if merged else "nothing left to compact"),
+            ("store read", read_s, f"{1000 * read_s / files:.2f} ms per Parquet file"),
             ("ranking all classes", rank_s,
              f"goal < {RANK_GOAL_S:.0f} s; {1000 * rank_s / len(ranked):.1f} ms per "
              "configuration and class"),
@@ -234,12 +231,11 @@ def main() -> None:
              f"goal < {RENDER_GOAL_S:.0f} s; reads the store, ranks, draws"),
             ("  with the store read cached", cached_read_s, "another page read it first"),
             ("switching the class", switch_s, "all cached"),
-            ("for comparison: one part per config", compact_s,
-             f"the same {len(runs):,} rows in {configs} Parquet files, read by DuckDB"),
         ]  # fmt: skip
         print(
-            f"app speed: {len(runs):,} runs in {files:,} Parquet parts, {configs} "
-            f"configurations, {len(classes)} classes ({len(ranked):,} ranked rows)"
+            f"app speed: {len(runs):,} runs in {run_files:,} run files and {parts:,} compacted "
+            f"parts, {configs} configurations, {len(classes)} classes ({len(ranked):,} ranked "
+            "rows)"
         )
         for label, seconds, note in rows:
             print(f"  {label:<36} {seconds:7.2f} s" + (f"   ({note})" if note else ""))

@@ -7,11 +7,18 @@ import subprocess
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from sweeper.errors import StoreError
+from sweeper.spec import load_spec
 from sweeper.store import ParquetStore, ResultsStore, RunAddress
+from sweeper.study import STUDY_FILE
+from sweeper.sweep import run_sweep
+from tests.conftest import QUICK
 
 BACKENDS = {"parquet": ParquetStore}
 
@@ -53,6 +60,44 @@ def run_row(config: str = "raid10/single_rank/wb-ra", cell: str = "randread/8k/q
         "fio_json": '{"jobs": []}',
         "job_file": "[global]\n",
     }
+
+
+A = "raid10/single_rank/wb-ra"
+B = "raid5/single_rank/wb-ra"
+
+
+def fill(store: ResultsStore) -> None:
+    """Two configurations of six runs each, and a failed attempt in the first."""
+    for config in (A, B):
+        for cell in ("randread/8k/qd1x1", "write/4k/qd1x1"):
+            for rep in (1, 2, 3):
+                assert store.put_run(run_row(config=config, cell=cell, rep=rep, iops=100.0 * rep))
+    assert store.put_run(run_row(config=A, cell="read/1m/qd1x1", status="failed"))
+
+
+def assert_same_runs(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    key = ["run_id", "status", "finished_at"]
+    assert not got.duplicated(key).any(), "a run read twice"
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True),
+        expected.sort_values(key).reset_index(drop=True),
+    )
+
+
+def run_files(store: ParquetStore) -> list[Path]:
+    return sorted(store.root.glob("*/runs/*/*.parquet"))
+
+
+def crash_after_part_written(store: ResultsStore, config: str, keep: int) -> None:
+    """The state a compaction killed after writing its part leaves: the part, and ``keep`` of
+    the run files it merged still in place."""
+    assert isinstance(store, ParquetStore)
+    folder = store.root / "s1" / "runs" / store._config_dir_name("s1", config)
+    saved = {p.name: p.read_bytes() for p in sorted(folder.glob("*.parquet"))[:keep]}
+    assert len(saved) == keep
+    store.compact("s1", config)
+    for name, data in saved.items():
+        (folder / name).write_bytes(data)
 
 
 class TestStoreContract:
@@ -175,6 +220,170 @@ class TestStoreContract:
         leftovers = [p for p in Path(store.root).rglob("*") if p.name.endswith(".tmp")]
         assert leftovers == []
 
+    # compaction ---------------------------------------------------------
+    def test_compaction_keeps_every_run_once(self, store: ResultsStore) -> None:
+        fill(store)
+        before = store.runs("s1", include_failed=True)
+        done = store.done_addresses("s1")
+        assert store.compact("s1", A) == 7  # six runs and the failed attempt
+        after = store.runs("s1", include_failed=True)
+        assert_same_runs(after, before)
+        assert store.done_addresses("s1") == done and len(done) == 12
+        assert list(after["status"]).count("failed") == 1
+        assert store.runs("s1", include_failed=False)["run_id"].is_unique
+        assert len(store.runs("s1", config_key=A)) == 6
+        address = RunAddress("s1", A, "randread/8k/qd1x1", 2)
+        assert store.has_run(address)
+        assert not store.has_run(RunAddress("s1", A, "randread/8k/qd1x1", 9))
+        detail = store.run_detail(address.run_id)
+        assert detail is not None and detail["fio_json"] == '{"jobs": []}'
+        assert detail["repetition"] == 2 and detail["status"] == "ok"
+        # a compacted run's address is taken: writing it again stores nothing
+        assert store.put_run(run_row(config=A, rep=2, iops=5.0)) is False
+        assert_same_runs(store.runs("s1", include_failed=True), before)
+        # the other configuration, then both again: nothing left to do
+        assert store.compact("s1") == 6
+        assert store.compact("s1") == 0 and store.compact("s1", A) == 0
+        assert_same_runs(store.runs("s1", include_failed=True), before)
+
+    def test_failed_attempt_inside_a_part(self, store: ResultsStore) -> None:
+        store.put_run(run_row(config=A, status="failed"))
+        store.compact("s1", A)
+        address = RunAddress("s1", A, "randread/8k/qd1x1", 1)
+        assert not store.has_run(address)
+        assert store.runs("s1").empty
+        detail = store.run_detail(address.run_id)
+        assert detail is not None and detail["status"] == "failed"
+        # the run that later succeeds is stored, and is what the detail shows
+        assert store.put_run(run_row(config=A)) is True
+        assert store.has_run(address)
+        assert list(store.runs("s1", include_failed=True)["status"]) == ["failed", "ok"]
+        detail = store.run_detail(address.run_id)
+        assert detail is not None and detail["status"] == "ok"
+
+    def test_runs_stored_after_compaction_are_seen(self, store: ResultsStore) -> None:
+        fill(store)
+        store.compact("s1")
+        before = store.runs("s1", include_failed=True)
+        # a resumed sweep's or an extra repetition, into a compacted configuration
+        assert store.put_run(run_row(config=A, rep=4, iops=4.0)) is True
+        assert store.has_run(RunAddress("s1", A, "randread/8k/qd1x1", 4))
+        runs = store.runs("s1", include_failed=True)
+        assert len(runs) == len(before) + 1 and 4.0 in set(runs["iops"])
+        assert store.compact("s1", A) == 1
+        assert_same_runs(store.runs("s1", include_failed=True), runs)
+        assert len(store.done_addresses("s1")) == 13
+
+    def test_crash_between_part_and_removal(self, store: ResultsStore) -> None:
+        """The part written, the run files not (all or some) removed: every run once, and the
+        next compaction finishes the job without writing the runs again."""
+        fill(store)
+        before = store.runs("s1", include_failed=True)
+        crash_after_part_written(store, A, keep=4)
+        assert_same_runs(store.runs("s1", include_failed=True), before)
+        assert len(store.done_addresses("s1")) == 12
+        assert store.has_run(RunAddress("s1", A, "write/4k/qd1x1", 3))
+        rid = RunAddress("s1", A, "randread/8k/qd1x1", 1).run_id
+        detail = store.run_detail(rid)
+        assert detail is not None and detail["status"] == "ok"
+        assert store.put_run(run_row(config=A, rep=1)) is False
+        version = store.version("s1")
+        assert store.compact("s1", A) == 4
+        assert store.version("s1") != version  # the files it removed are a change to see
+        assert_same_runs(store.runs("s1", include_failed=True), before)
+        assert store.compact("s1", A) == 0
+
+    def test_reader_during_compaction(self, store: ResultsStore) -> None:
+        """A reader in a loop while configurations fill and are compacted: never an error,
+        never a run twice, never a run lost."""
+        configs = [f"raid{n}/single_rank/wb-ra" for n in range(8)]
+        stored = 0
+        errors: list[BaseException] = []
+        reads: list[int] = []
+        floor = [0]  # runs stored before the read began
+        done = threading.Event()
+
+        def reader() -> None:
+            while not done.is_set():
+                at_least = floor[0]
+                try:
+                    runs = store.runs("s1")
+                    addresses = store.done_addresses("s1")
+                    assert runs["run_id"].is_unique, "a run read twice"
+                    assert len(runs) >= at_least and len(addresses) >= at_least, "a run lost"
+                    assert runs["iops"].notna().all()
+                except BaseException as exc:
+                    errors.append(exc)
+                    return
+                reads.append(len(runs))
+
+        t = threading.Thread(target=reader)
+        t.start()
+        try:
+            for round_ in range(3):
+                for config in configs:
+                    for i in range(6):
+                        store.put_run(run_row(config=config, cell=f"read/{i + 1}k/qd1x1",
+                                              rep=round_ + 1))  # fmt: skip
+                        stored += 1
+                        floor[0] = stored
+                    store.compact("s1", config)
+                    if errors:
+                        break
+        finally:
+            done.set()
+            t.join()
+        assert not errors, errors
+        assert reads == sorted(reads) and len(reads) > 1
+        assert len(store.runs("s1")) == stored == 144
+
+    def test_compaction_between_listing_and_reading(self, store: ResultsStore) -> None:
+        """The narrowest window: the run files listed, then compacted away before the read
+        opens them. The read starts again and finds them in the part."""
+        if not isinstance(store, ParquetStore):
+            pytest.skip("a layout of files is particular to the Parquet store")
+        fill(store)
+        before = store.runs("s1", include_failed=True)
+
+        class CompactsWhileListed(ParquetStore):
+            listed = 0
+
+            def _files(self, *args: Any, **kwargs: Any) -> list[Path]:
+                files = super()._files(*args, **kwargs)
+                if not self.listed:
+                    self.compact("s1")  # what another process could do at this instant
+                self.listed += 1
+                return files
+
+        racing = CompactsWhileListed(store.root)
+        assert_same_runs(racing.runs("s1", include_failed=True), before)
+        assert racing.listed == 2  # the first listing failed to read and was made again
+
+    def test_sweep_compacts_only_when_large(self, store: ResultsStore) -> None:
+        if not isinstance(store, ParquetStore):
+            pytest.skip("the threshold is the Parquet store's")
+        small = ParquetStore(store.root, compact_after_runs=14)
+        fill(small)
+        assert small.compact("s1", A, only_if_large=True) == 0  # 13 files: stays as it is
+        small.put_run(run_row(config=B, rep=4))
+        assert small.compact("s1", A, only_if_large=True) == 14  # large now: every one
+        assert run_files(small) == []
+        small.put_run(run_row(config=B, rep=5))
+        assert small.compact("s1", A, only_if_large=True) == 0
+        assert small.compact("s1", B, only_if_large=True) == 1  # from then on, as they finish
+        assert len(small.runs("s1")) == 14
+
+    def test_version_follows_every_change(self, store: ResultsStore) -> None:
+        seen = {store.version("s1")}
+        store.put_run(run_row(config=A))
+        seen.add(store.version("s1"))
+        store.compact("s1")
+        seen.add(store.version("s1"))
+        store.put_run(run_row(config=A, rep=2))
+        seen.add(store.version("s1"))
+        assert len(seen) == 4
+        assert store.version("s1") == store.version("s1")
+
 
 def test_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
     store = ParquetStore(tmp_path / "store")
@@ -189,3 +398,47 @@ def test_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
     assert store.remove_stale_temporaries("s1") == 1
     assert not stale.exists() and mine.exists()
     assert len(store.runs("s1")) == 1
+
+
+def test_temporaries_of_a_killed_compaction_are_removed(tmp_path: Path) -> None:
+    store = ParquetStore(tmp_path / "store")
+    fill(store)
+    store.compact("s1", A)
+    stale = tmp_path / "store" / "s1" / "compacted" / ".999999999-abc.tmp"
+    stale.write_bytes(b"half a part")
+    assert store.remove_stale_temporaries("s1") == 1 and not stale.exists()
+    assert len(store.runs("s1", include_failed=True)) == 13
+
+
+def test_compaction_leaves_one_part_per_configuration(tmp_path: Path) -> None:
+    store = ParquetStore(tmp_path / "store")
+    fill(store)
+    store.compact("s1")
+    assert run_files(store) == []
+    parts = sorted((tmp_path / "store" / "s1" / "compacted").glob("*.parquet"))
+    assert len(parts) == 2
+    assert sum(pq.read_metadata(p).num_rows for p in parts) == 13
+    assert not list((tmp_path / "store").rglob("*.tmp"))
+
+
+@pytest.mark.integration
+def test_a_large_sweep_compacts_as_it_goes(tmp_path: Path, quick_store: ParquetStore) -> None:
+    """A real sweep whose store counts as large early on: it compacts each configuration as
+    it finishes and reads the same runs as a sweep that did not; started again with its study
+    forgotten (every configuration to measure anew), it finds every compacted run stored and
+    runs none of them again."""
+    spec, inventory = load_spec(QUICK)
+    store = ParquetStore(tmp_path / "store", compact_after_runs=200)
+    outcome = run_sweep(spec, inventory, store, spec_path=QUICK)
+    assert outcome.complete and outcome.runs_written == 1080
+    assert run_files(store) == []  # the last configuration too: compacted as it finished
+    parts = sorted((store.root / "quick" / "compacted").glob("*.parquet"))
+    assert len(parts) == 9  # one per configuration
+    cols = ["run_id", "config_key", "cell_key", "repetition", "iops", "read_lat_p99_ms"]
+    mine, reference = store.runs("quick")[cols], quick_store.runs("quick")[cols]
+    assert mine["run_id"].is_unique
+    pd.testing.assert_frame_equal(mine, reference)  # same seed, same figures
+    (store.sweep_dir("quick") / STUDY_FILE).unlink()
+    again = run_sweep(spec, inventory, store, spec_path=QUICK)
+    assert again.complete and again.runs_written == 0 and again.runs_skipped == 1080
+    assert len(store.runs("quick", include_failed=True)) == 1080

@@ -59,6 +59,16 @@ class ResultsStore(ABC):
     @abstractmethod
     def configurations(self, sweep_id: str) -> pd.DataFrame: ...
 
+    def compact(
+        self, sweep_id: str, config_key: str | None = None, *, only_if_large: bool = False
+    ) -> int:
+        """Store a configuration's runs (every configuration's without ``config_key``) so
+        that they read fast, every run staying readable throughout; returns how many stored
+        items were merged (0: nothing to do, as for a backend that needs no compaction).
+        ``only_if_large``: what a sweep asks after each configuration, the backend judging
+        whether the sweep is large enough to be worth it."""
+        return 0
+
     def remove_stale_temporaries(self, sweep_id: str) -> int:
         """Remove what writers killed mid-write left behind; returns how many."""
         return 0

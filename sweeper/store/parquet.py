@@ -3,16 +3,29 @@
 Each run is one Parquet file written to a temporary name, flushed, then hard-linked to its
 final name: a reader sees a run whole or not at all, a writer never holds a lock across a
 sweep, and a second write of the same address finds the name taken and does nothing.
+
+Compaction: opening a file costs DuckDB a millisecond or two, so 100,000 single-run files
+take minutes to read. ``compact`` merges a configuration's run files into one Parquet part
+under ``<sweep>/compacted/`` (written the same atomic way), and only then removes the run
+files. Parts are never removed or rewritten; runs stored into a configuration after its
+compaction go to a further part at its next compaction. A reader therefore lists the run
+files first and the parts second (a run file it missed was removed, so its part existed
+before that listing began), retries when a file it listed vanished before it opened it, and
+keeps one row per run, which covers the moment, or a crash, between writing a part and
+removing the files it holds.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import functools
 import json
 import os
 import re
 import tempfile
-from glob import iglob as _iglob
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +40,22 @@ from sweeper.store.base import ResultsStore
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
 
 BULKY = ("job_file", "fio_json", "fio_stderr", "disclosure")
+COMPACTED = "compacted"  # <sweep>/compacted/<config dir>.<ns>.parquet
+# A sweep compacts on its own (``compact(..., only_if_large=True)``) once it holds this many
+# run files: below it a read takes a second or two, and every run stays a file of its own.
+COMPACT_AFTER_RUNS = 1500
+# How many times a read starts again when a file it listed was compacted away meanwhile;
+# each retry lists afresh (the compaction that removed the file has written its part), after
+# a pause that grows, so that a reader outlasts a burst of compactions (a sweep compacts once
+# per configuration; an operator's ``compact`` runs through the configurations in a row).
+READ_ATTEMPTS = 40
+RETRY_PAUSE_S = (0.002, 0.25)  # first and longest
+# One row per stored record: a good run once per address, a failed attempt once per stamp.
+ONE_ROW_PER_RECORD = (
+    "QUALIFY row_number() OVER (PARTITION BY run_id, status, "
+    "CASE WHEN status = 'ok' THEN NULL ELSE finished_at END ORDER BY finished_at) = 1"
+)
+_RUN_FILE = re.compile(r"[0-9a-f]{24}(\.failed-[0-9T]+)?\.parquet")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -66,18 +95,76 @@ def _table_bytes(row: dict[str, Any], schema: pa.Schema) -> bytes:
     unknown = set(row) - set(schema.names)
     if unknown:
         raise ValueError(f"unknown columns for the store: {sorted(unknown)}")
-    table = pa.Table.from_pylist([row], schema=schema)
+    return _parquet_bytes(pa.Table.from_pylist([row], schema=schema))
+
+
+def _parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue().to_pybytes()
 
 
+def _names(folder: Path) -> list[str]:
+    """The visible Parquet files of ``folder`` (temporaries start with a dot)."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [n for n in names if n.endswith(".parquet") and not n.startswith(".")]
+
+
+def _subfolders(folder: Path) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if e.is_dir() and not e.name.startswith(".")]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _record_keys(table: pa.Table) -> set[tuple[str, str, Any]]:
+    """What identifies a stored record: a good run by its address, a failed attempt also by
+    when it finished (its file's stamp)."""
+    ids = table.column("run_id").to_pylist()
+    statuses = table.column("status").to_pylist()
+    finished = table.column("finished_at").cast(pa.int64()).to_pylist()
+    return {
+        (i, s, None if s == "ok" else f) for i, s, f in zip(ids, statuses, finished, strict=True)
+    }
+
+
+@functools.lru_cache(maxsize=8192)
+def _part_keys(path: str, inode: int, mtime_ns: int) -> frozenset[tuple[str, str, Any]]:
+    # Parts are immutable: keyed on the inode and mtime as well, a part's index is read once.
+    del inode, mtime_ns
+    return frozenset(_record_keys(pq.read_table(path, columns=["run_id", "status", "finished_at"])))
+
+
+def _keys_of_part(path: Path) -> frozenset[tuple[str, str, Any]]:
+    st = path.stat()
+    return _part_keys(str(path), st.st_ino, st.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One compaction of a configuration at a time (a second one waits, then finds its work
+    done); readers and run writers never take it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 class ParquetStore(ResultsStore):
     """``<root>/<sweep>/runs/*.parquet``, ``configurations/*.parquet``, ``sweep.json``."""
 
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, *, compact_after_runs: int = COMPACT_AFTER_RUNS):
         # Absolute, because playbooks and subprocesses run from other working directories.
         self.root = Path(root).absolute()
+        self.compact_after_runs = compact_after_runs
 
     # sweeps -------------------------------------------------------------
     def create_sweep(self, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -114,17 +201,42 @@ class ParquetStore(ResultsStore):
     # runs ---------------------------------------------------------------
     def _config_dir(self, sweep_id: str, config_key: str) -> Path:
         # One folder per configuration: reading one configuration's runs opens only its parts.
-        return self.root / sweep_id / "runs" / RunAddress(sweep_id, config_key, "", 0).run_id[:16]
+        return self.root / sweep_id / "runs" / self._config_dir_name(sweep_id, config_key)
+
+    @staticmethod
+    def _config_dir_name(sweep_id: str, config_key: str) -> str:
+        return RunAddress(sweep_id, config_key, "", 0).run_id[:16]
 
     def _run_path(self, address: RunAddress) -> Path:
         return self._config_dir(address.sweep_id, address.config_key) / f"{address.run_id}.parquet"
+
+    def _parts(self, sweep_id: str, config_dir: str | None = None) -> list[Path]:
+        """The compacted parts of a sweep, or of one configuration folder."""
+        folder = self.root / sweep_id / COMPACTED
+        return [
+            folder / n
+            for n in sorted(_names(folder))
+            if config_dir is None or n.startswith(f"{config_dir}.")
+        ]
+
+    def _run_files(self, sweep_id: str, config_key: str | None = None) -> list[Path]:
+        """Every run file, then every part, in that order (see the module's docstring)."""
+        runs = self.root / sweep_id / "runs"
+        if config_key:
+            name: str | None = self._config_dir_name(sweep_id, config_key)
+            folders = [runs / name]
+        else:
+            name = None
+            folders = [runs / d for d in sorted(_subfolders(runs))]
+        files = [f / n for f in folders for n in sorted(_names(f))]
+        return files + self._parts(sweep_id, name)
 
     def put_run(self, row: dict[str, Any]) -> bool:
         address = RunAddress(row["sweep_id"], row["config_key"], row["cell_key"], row["repetition"])
         row = dict(row, run_id=address.run_id)
         path = self._run_path(address)
         if row["status"] == "ok":
-            if path.exists():
+            if self.has_run(address):
                 return False
         else:
             # Failed attempts are kept beside the address, never in its place.
@@ -133,7 +245,17 @@ class ParquetStore(ResultsStore):
         return atomic_write_bytes(path, _table_bytes(row, RUN_SCHEMA), replace=False)
 
     def has_run(self, address: RunAddress) -> bool:
-        return self._run_path(address).exists()
+        # The run file first, the parts second: a compaction writes the part before it
+        # removes the file, so a run is found at every moment.
+        if self._run_path(address).exists():
+            return True
+        key = (address.run_id, "ok", None)
+        folder = self._config_dir_name(address.sweep_id, address.config_key)
+        for part in self._parts(address.sweep_id, folder):
+            with contextlib.suppress(FileNotFoundError):
+                if key in _keys_of_part(part):
+                    return True
+        return False
 
     def done_addresses(self, sweep_id: str) -> set[RunAddress]:
         df = self._query(
@@ -144,19 +266,11 @@ class ParquetStore(ResultsStore):
             for r in df.itertuples()
         }
 
-    def _glob(self, sweep_id: str, table: str, config_key: str | None = None) -> str | None:
+    def _files(self, sweep_id: str, table: str, config_key: str | None = None) -> list[Path]:
         if table == "runs":
-            folder = (
-                self._config_dir(sweep_id, config_key)
-                if config_key
-                else self.root / sweep_id / "runs" / "*"
-            )
-        else:
-            folder = self.root / sweep_id / table
-        pattern = str(folder / "*.parquet")
-        if not any(Path(p).is_file() for p in _iglob(pattern)):
-            return None
-        return pattern
+            return self._run_files(sweep_id, config_key)
+        folder = self.root / sweep_id / table
+        return [folder / n for n in sorted(_names(folder))]
 
     def _query(
         self,
@@ -166,19 +280,34 @@ class ParquetStore(ResultsStore):
         params: list[Any] | None = None,
         config_key: str | None = None,
     ) -> pd.DataFrame:
+        for attempt in range(READ_ATTEMPTS):
+            files = self._files(sweep_id, table, config_key)
+            try:
+                return self._query_files(files, table, sql, params)
+            except duckdb.IOException:
+                # A listed file was compacted away before DuckDB opened it: list again (its
+                # part is there by now). Any other read error, or too many, is real.
+                if attempt + 1 == READ_ATTEMPTS or all(f.exists() for f in files):
+                    raise
+                time.sleep(min(RETRY_PAUSE_S[0] * 2**attempt, RETRY_PAUSE_S[1]))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def _query_files(
+        files: list[Path], table: str, sql: str, params: list[Any] | None
+    ) -> pd.DataFrame:
         schema = RUN_SCHEMA if table == "runs" else CONFIG_SCHEMA
-        glob = self._glob(sweep_id, table, config_key)
         con = duckdb.connect()
         try:
-            if glob is None:
+            if not files:
                 con.register("parts", schema.empty_table())
             else:
                 # Read through the API, not SQL text: the path never becomes part of a query.
                 # Unioned with the current schema's empty table, so that parts written by an
                 # older raidsweep (without newer columns) read as nulls there.
-                files = con.read_parquet(glob, union_by_name=True)
+                parts = con.read_parquet([str(f) for f in files], union_by_name=True)
                 con.register("current", schema.empty_table())
-                files.create_view("files")
+                parts.create_view("files")
                 con.sql("CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME "
                         "SELECT * FROM current")  # fmt: skip
             return con.sql(sql, params=params or None).to_arrow_table().to_pandas()
@@ -194,19 +323,108 @@ class ParquetStore(ResultsStore):
             sweep_id,
             "runs",
             f"SELECT {cols} FROM parts {where} "  # noqa: S608 - column names are ours
-            "QUALIFY row_number() OVER (PARTITION BY run_id, status, finished_at) = 1 "
-            "ORDER BY config_key, cell_key, repetition",
+            f"{ONE_ROW_PER_RECORD} ORDER BY config_key, cell_key, repetition, finished_at",
             config_key=config_key,
         )
 
     def run_detail(self, run_id: str) -> dict[str, Any] | None:
         if not re.fullmatch(r"[0-9a-f]{24}", run_id):
             return None
-        for path in self.root.glob(f"*/runs/*/{run_id}.parquet"):
-            return pq.read_table(path).to_pylist()[0]
-        # No stored run at that address: its latest failed attempt, if any.
-        failed = sorted(self.root.glob(f"*/runs/*/{run_id}.failed-*.parquet"))
-        return pq.read_table(failed[-1]).to_pylist()[0] if failed else None
+        # The run's own files first, then the parts (a file compacted away meanwhile is in
+        # a part by then); its good run if any, else its latest failed attempt.
+        rows: list[dict[str, Any]] = []
+        for pattern in (f"*/runs/*/{run_id}.parquet", f"*/runs/*/{run_id}.failed-*.parquet"):
+            for path in self.root.glob(pattern):
+                with contextlib.suppress(FileNotFoundError):
+                    rows += pq.read_table(path).to_pylist()
+        if not any(r["status"] == "ok" for r in rows):
+            for part in self.root.glob(f"*/{COMPACTED}/*.parquet"):
+                with contextlib.suppress(FileNotFoundError):
+                    if any(k[0] == run_id for k in _keys_of_part(part)):
+                        found = pq.read_table(part, filters=[("run_id", "=", run_id)])
+                        rows += found.to_pylist()
+        if not rows:
+            return None
+        return max(rows, key=lambda r: (r["status"] == "ok", r["finished_at"]))
+
+    # compaction ---------------------------------------------------------
+    def compact(
+        self, sweep_id: str, config_key: str | None = None, *, only_if_large: bool = False
+    ) -> int:
+        """Merge the run files of a configuration (of every configuration without
+        ``config_key``) into one part, then remove them; returns how many files it merged.
+
+        With ``only_if_large``, what a sweep calls after each configuration: nothing until
+        the sweep holds ``compact_after_runs`` run files, then all of them, and from then on
+        each configuration as it finishes.
+        """
+        runs = self.root / sweep_id / "runs"
+        if only_if_large and not self._parts(sweep_id):
+            count = sum(len(_names(runs / d)) for d in _subfolders(runs))
+            if count < self.compact_after_runs:
+                return 0
+            config_key = None
+        if config_key:
+            names = [self._config_dir_name(sweep_id, config_key)]
+        else:
+            names = sorted(_subfolders(runs))
+        return sum(self._compact_folder(sweep_id, name) for name in names)
+
+    def _compact_folder(self, sweep_id: str, name: str) -> int:
+        folder = self.root / sweep_id / "runs" / name
+        with _locked(self.root / sweep_id / COMPACTED / f".{name}.lock"):
+            files = [folder / n for n in sorted(_names(folder)) if _RUN_FILE.fullmatch(n)]
+            if not files:
+                return 0
+            held: set[tuple[str, str, Any]] = set()
+            for part in self._parts(sweep_id, name):
+                held |= _keys_of_part(part)
+            tables = [pq.read_table(f) for f in files]
+            merged = pa.concat_tables(tables, promote_options="permissive")
+            # What a crash after the last part's write left behind is in that part already.
+            keys = [
+                (i, s, None if s == "ok" else f)
+                for i, s, f in zip(
+                    merged.column("run_id").to_pylist(),
+                    merged.column("status").to_pylist(),
+                    merged.column("finished_at").cast(pa.int64()).to_pylist(),
+                    strict=True,
+                )
+            ]
+            new = [i for i, k in enumerate(keys) if k not in held]
+            if new:
+                table = merged.take(new).sort_by(
+                    [("cell_key", "ascending"), ("repetition", "ascending")]
+                )
+                data = _parquet_bytes(table)
+                # A fresh name each time: parts are never replaced, so a reader's listing
+                # never loses one.
+                while not atomic_write_bytes(
+                    self.root / sweep_id / COMPACTED / f"{name}.{time.time_ns()}.parquet",
+                    data,
+                    replace=False,
+                ):
+                    pass
+            # Only now, with every run in a part on disk, the run files go.
+            for f in files:
+                with contextlib.suppress(FileNotFoundError):
+                    f.unlink()
+            _fsync_dir(folder)
+            return len(files)
+
+    def version(self, sweep_id: str) -> tuple[int, int, int, int]:
+        """Changes whenever a run or a configuration record is stored or compacted: the count
+        of run files, a sum over their names (a compaction removes files that later writes
+        could bring back to the same count) and the count of parts and configurations."""
+        base = self.root / sweep_id
+        runs = base / "runs"
+        names = [n for d in _subfolders(runs) for n in _names(runs / d)]
+        return (
+            len(names),
+            sum(map(hash, names)) & 0xFFFFFFFFFFFF,
+            len(self._parts(sweep_id)),
+            len(_names(base / "configurations")),
+        )
 
     # configurations -----------------------------------------------------
     def put_configuration(self, row: dict[str, Any]) -> bool:
