@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import os
@@ -51,6 +52,8 @@ from sweeper.study import (
 )
 from sweeper.workload import WorkloadCell
 
+#: errors of a store that cannot take more data: the sweep stops cleanly on them
+STORE_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG}
 MAX_REPEATED_SUGGESTIONS = 50  # the sampler keeps choosing measured points: it has converged
 
 
@@ -301,6 +304,8 @@ class Sweeper:
                     # A large sweep keeps each finished configuration as one file: fast reads.
                     self.store.compact(self.spec.name, config.key, only_if_large=True)
                 except OSError as exc:
+                    if exc.errno not in STORE_WRITE_ERRORS:
+                        raise
                     # The store (or the study beside it) cannot be written: what is stored
                     # stays whole (writes are atomic), the run in flight is lost, and the
                     # sweep stops here rather than measure what it cannot keep.
