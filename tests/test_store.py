@@ -442,3 +442,20 @@ def test_a_large_sweep_compacts_as_it_goes(tmp_path: Path, quick_store: ParquetS
     again = run_sweep(spec, inventory, store, spec_path=QUICK)
     assert again.complete and again.runs_written == 0 and again.runs_skipped == 1080
     assert len(store.runs("quick", include_failed=True)) == 1080
+
+
+@pytest.mark.parametrize("old_first", [True, False])
+def test_parts_of_an_older_schema_read_by_name(tmp_path: Path, old_first: bool) -> None:
+    """A part written by an older raidsweep (a column fewer) beside current ones: whichever
+    is listed first, every run reads, the missing column as null, the others intact."""
+    store = ParquetStore(tmp_path / "store")
+    for i, config in enumerate(("raid5/single_rank/wb-ra", "raid6/single_rank/wb-ra")):
+        store.put_run(run_row(config=config, iops=1000.0 + i))
+    files = sorted((tmp_path / "store" / "s1" / "runs").rglob("*.parquet"))
+    old = files[0] if old_first else files[-1]
+    table = pq.read_table(old)
+    pq.write_table(table.drop(["steady"]), old)  # as written before the column existed
+    runs = store.runs("s1").set_index("config_key")
+    assert sorted(runs["iops"]) == [1000.0, 1001.0]
+    old_key = table.column("config_key")[0].as_py()
+    assert runs.loc[old_key, "steady"] is None or pd.isna(runs.loc[old_key, "steady"])

@@ -145,6 +145,15 @@ def _keys_of_part(path: Path) -> frozenset[tuple[str, str, Any]]:
     return _part_keys(str(path), st.st_ino, st.st_mtime_ns)
 
 
+def _has_schema(path: Path, schema: pa.Schema) -> bool:
+    """Whether the Parquet file at ``path`` has exactly ``schema``'s columns (False when it
+    cannot be read, e.g. compacted away meanwhile: the careful read handles that)."""
+    try:
+        return pq.read_schema(path).names == schema.names
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """One compaction of a configuration at a time (a second one waits, then finds its work
@@ -297,6 +306,22 @@ class ParquetStore(ResultsStore):
         files: list[Path], table: str, sql: str, params: list[Any] | None
     ) -> pd.DataFrame:
         schema = RUN_SCHEMA if table == "runs" else CONFIG_SCHEMA
+        # Parts this raidsweep wrote all have the current schema: DuckDB can then take the
+        # first file's columns for all (it refuses a file whose columns differ), which spares
+        # reading every footer first, a third of the read at 100,000 runs. Parts written by an
+        # older raidsweep (fewer columns) make it refuse; they are read by name instead.
+        fast = bool(files) and _has_schema(files[0], schema)
+        try:
+            return ParquetStore._read_files(files, schema, sql, params, by_name=not fast)
+        except duckdb.InvalidInputException:
+            if not fast:
+                raise
+            return ParquetStore._read_files(files, schema, sql, params, by_name=True)
+
+    @staticmethod
+    def _read_files(
+        files: list[Path], schema: pa.Schema, sql: str, params: list[Any] | None, *, by_name: bool
+    ) -> pd.DataFrame:
         con = duckdb.connect()
         try:
             if not files:
@@ -305,7 +330,7 @@ class ParquetStore(ResultsStore):
                 # Read through the API, not SQL text: the path never becomes part of a query.
                 # Unioned with the current schema's empty table, so that parts written by an
                 # older raidsweep (without newer columns) read as nulls there.
-                parts = con.read_parquet([str(f) for f in files], union_by_name=True)
+                parts = con.read_parquet([str(f) for f in files], union_by_name=by_name)
                 con.register("current", schema.empty_table())
                 parts.create_view("files")
                 con.sql("CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME "
