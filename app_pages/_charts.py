@@ -1,5 +1,5 @@
 """Altair charts of the app that the report does not draw: a clickable grid heatmap (any
-columns, not only block sizes) and the Pareto view of one class's trade-offs."""
+columns, not only block sizes)."""
 
 from __future__ import annotations
 
@@ -64,46 +64,3 @@ def grid_heatmap(
         color=alt.value("white"),
     )
     return (rect + text).properties(height=alt.Step(22), width=alt.Step(64))
-
-
-def pareto_view(points: pd.DataFrame, metric: str) -> alt.Chart:
-    """Score against usable capacity, coloured by data-loss risk per year (the rebuild
-    exposure), the trade-off front drawn as filled diamonds.
-
-    ``points``: config_key, score, usable_pct, rebuild_h, loss_risk_per_year, front, limits
-    (``_common.tradeoff_points``).
-    """
-    return (
-        alt.Chart(points)
-        .mark_point(size=160, filled=True, opacity=0.9)
-        .encode(
-            x=alt.X("score:Q", title=f"score ({metric})", scale=alt.Scale(zero=False)),
-            y=alt.Y("usable_pct:Q", title="usable capacity (%)", scale=alt.Scale(zero=False)),
-            color=alt.Color(
-                "loss_risk_per_year:Q",
-                title="data-loss risk / year",
-                scale=alt.Scale(type="symlog", constant=1e-9, scheme="orangered"),
-                legend=alt.Legend(format=".1e"),
-            ),
-            shape=alt.Shape(
-                "front:N",
-                title=None,
-                scale=alt.Scale(
-                    domain=["on the trade-off front", "dominated"], range=["diamond", "circle"]
-                ),
-            ),
-            stroke=alt.condition(
-                alt.datum.front == "on the trade-off front", alt.value("black"), alt.value(None)
-            ),
-            tooltip=[
-                alt.Tooltip("config_key:N", title="configuration"),
-                alt.Tooltip("score:Q", format=",.1f"),
-                alt.Tooltip("usable_pct:Q", title="usable %", format=".1f"),
-                alt.Tooltip("rebuild_h:Q", title="rebuild h", format=".2f"),
-                alt.Tooltip("loss_risk_per_year:Q", title="data-loss risk / year", format=".2e"),
-                alt.Tooltip("front:N", title="trade-off"),
-                alt.Tooltip("limits:N"),
-            ],
-        )
-        .properties(height=320)
-    )

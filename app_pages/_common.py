@@ -296,23 +296,6 @@ def evidence_table(evidence: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def tradeoff_points(ranked: pd.DataFrame) -> pd.DataFrame:
-    """One class's configurations with what the Pareto view plots (rows lacking a figure out)."""
-    cols = ["config_key", "score", "usable_share", "rebuild_h", "loss_risk_per_year"]
-    if ranked.empty or not set(cols) <= set(ranked.columns):
-        return pd.DataFrame(columns=[*cols, "usable_pct", "front", "limits"])
-    out = ranked[cols].copy()
-    for c in cols[1:]:
-        out[c] = pd.to_numeric(out[c], errors="coerce")
-    out["usable_pct"] = 100 * out["usable_share"]
-    out["front"] = [
-        "on the trade-off front" if bool(v) else "dominated"
-        for v in ranked.get("tradeoff_front", pd.Series(False, index=ranked.index))
-    ]
-    out["limits"] = ["ok" if ok else "broken" for ok in ranked["meets_limits"]]
-    return out.dropna(subset=["score", "usable_share", "loss_risk_per_year"])
-
-
 def impact_table(impact: pd.DataFrame) -> pd.DataFrame:
     """Feature impact of one class: performance kept with snapshots / data reduction on."""
     return pd.DataFrame(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _charts, _common
+from app_pages import _common
+from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
 
@@ -103,14 +104,14 @@ def render() -> None:
         )
 
     st.subheader("Trade-offs")
-    points = _common.tradeoff_points(rec.ranked)
+    points = tradeoff_points(rec.ranked)
     if points.empty:
         st.info(
             "The sweep's hardware facts lack drive size, RAID groups or rebuild rate, so "
             "usable capacity and rebuild exposure cannot be computed."
         )
     else:
-        st.altair_chart(_charts.pareto_view(points, wclass.metric))
+        st.altair_chart(tradeoff_chart(points, wclass.metric))
         front = points.loc[points["front"] == "on the trade-off front", "config_key"]
         st.caption(
             "Performance vs usable capacity vs rebuild exposure (data-loss risk per year). "

@@ -66,38 +66,61 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     return (line + marks).properties(width=520, height=300)
 
 
-def tradeoff_chart(part: pd.DataFrame, metric: str) -> alt.Chart:
-    """One class: score against usable capacity share, coloured by data-loss risk per year (log
-    scale); the trade-off Pareto set drawn larger and outlined."""
-    data = part.dropna(subset=["usable_share", "loss_risk_per_year"]).copy()
-    data["usable_pct"] = 100 * data["usable_share"]
-    data["front"] = data["tradeoff_front"].map({True: "Pareto set", False: "dominated"})
+def tradeoff_points(ranked: pd.DataFrame) -> pd.DataFrame:
+    """One class's configurations with what the Pareto view plots (rows lacking a figure out)."""
+    cols = ["config_key", "score", "usable_share", "rebuild_h", "loss_risk_per_year"]
+    if ranked.empty or not set(cols) <= set(ranked.columns):
+        return pd.DataFrame(columns=[*cols, "usable_pct", "front", "limits"])
+    out = ranked[cols].copy()
+    for c in cols[1:]:
+        out[c] = pd.to_numeric(out[c], errors="coerce")
+    out["usable_pct"] = 100 * out["usable_share"]
+    out["front"] = [
+        "on the trade-off front" if bool(v) else "dominated"
+        for v in ranked.get("tradeoff_front", pd.Series(False, index=ranked.index))
+    ]
+    out["limits"] = ["ok" if ok else "broken" for ok in ranked["meets_limits"]]
+    return out.dropna(subset=["score", "usable_share", "loss_risk_per_year"])
+
+
+def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
+    """Score against usable capacity, coloured by data-loss risk per year (the rebuild
+    exposure), the trade-off front drawn as filled diamonds.
+
+    ``points``: config_key, score, usable_pct, rebuild_h, loss_risk_per_year, front, limits
+    (``tradeoff_points``).
+    """
     return (
-        alt.Chart(data)
-        .mark_point(filled=True, opacity=0.85)
+        alt.Chart(points)
+        .mark_point(size=160, filled=True, opacity=0.9)
         .encode(
-            x=alt.X(
-                "usable_pct:Q", title="usable capacity (% of raw)", scale=alt.Scale(zero=False)
-            ),
-            y=alt.Y("score:Q", title=f"score ({metric})", scale=alt.Scale(zero=False)),
+            x=alt.X("score:Q", title=f"score ({metric})", scale=alt.Scale(zero=False)),
+            y=alt.Y("usable_pct:Q", title="usable capacity (%)", scale=alt.Scale(zero=False)),
             color=alt.Color(
                 "loss_risk_per_year:Q",
                 title="data-loss risk / year",
-                scale=alt.Scale(type="log", scheme="orangered"),
+                scale=alt.Scale(type="symlog", constant=1e-9, scheme="orangered"),
+                legend=alt.Legend(format=".1e"),
             ),
-            size=alt.Size(
+            shape=alt.Shape(
                 "front:N",
-                scale=alt.Scale(domain=["Pareto set", "dominated"], range=[220, 60]),
                 title=None,
-            ),  # fmt: skip
-            shape=alt.Shape("front:N", title=None),
+                scale=alt.Scale(
+                    domain=["on the trade-off front", "dominated"], range=["diamond", "circle"]
+                ),
+            ),
+            stroke=alt.condition(
+                alt.datum.front == "on the trade-off front", alt.value("black"), alt.value(None)
+            ),
             tooltip=[
                 alt.Tooltip("config_key:N", title="configuration"),
-                alt.Tooltip("score:Q", format=",.0f"),
-                alt.Tooltip("usable_pct:Q", title="usable %", format=".0f"),
-                alt.Tooltip("loss_risk_per_year:Q", title="loss risk / year", format=".1e"),
-                alt.Tooltip("rebuild_h:Q", title="rebuild (h)", format=".1f"),
+                alt.Tooltip("score:Q", format=",.1f"),
+                alt.Tooltip("usable_pct:Q", title="usable %", format=".1f"),
+                alt.Tooltip("rebuild_h:Q", title="rebuild h", format=".2f"),
+                alt.Tooltip("loss_risk_per_year:Q", title="data-loss risk / year", format=".2e"),
+                alt.Tooltip("front:N", title="trade-off"),
+                alt.Tooltip("limits:N"),
             ],
         )
-        .properties(width=420, height=260)
+        .properties(height=320)
     )

@@ -12,7 +12,7 @@ import jinja2
 import pandas as pd
 import vl_convert as vlc
 
-from recommender.charts import curve_chart, heatmap, tradeoff_chart
+from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_points
 from recommender.curves import sweep_curves
 from recommender.data import HEATMAP_METRICS, heatmap_frame, load_recommendations
 from recommender.drift import drift_table
@@ -52,6 +52,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     sections = []
     for rec in recs:
         wclass, part = rec.wclass, rec.ranked
+        points = tradeoff_points(part)
         sections.append(
             {
                 "name": wclass.name,
@@ -65,8 +66,8 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                 "sentence": rec.sentence(),
                 "evidence": rec.evidence.to_dict("records"),
                 "front": part[part["tradeoff_front"]].to_dict("records") if len(part) else [],
-                "tradeoff_svg": _svg(tradeoff_chart(part, wclass.metric))
-                if len(part) and part["loss_risk_per_year"].notna().any()
+                "tradeoff_svg": _svg(tradeoff_chart(points, wclass.metric))
+                if len(points)
                 else None,
                 "impact": rec.impact.to_dict("records"),
                 "missing": rec.missing,

@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import _common
+from recommender.charts import tradeoff_points
 from recommender.curves import sweep_curves
 from recommender.data import heatmap_frame, load_rankings, load_recommendations
 from recommender.importance import class_importances
@@ -457,7 +458,7 @@ def test_recommendations_follow_a_running_sweep(monkeypatch, quick, tmp_path):
 def test_pure_tables_handle_empty_input():
     empty = pd.DataFrame(columns=["config_key", "cell_key", "iops"])
     assert _common.compare_cells(empty, "a", "b", "iops").empty
-    assert _common.tradeoff_points(pd.DataFrame()).empty
+    assert tradeoff_points(pd.DataFrame()).empty
     assert _common.curve_points(pd.DataFrame(columns=["config_key"])).empty
     assert _common.grid_table(pd.DataFrame(columns=_common.GRID_COLUMNS), []).empty
     assert _common.run_id_problem("abc") and _common.run_id_problem("a" * 24) is None
