@@ -44,6 +44,14 @@ class WorkloadRunner(ABC):
         """Called once after the runs of a configuration, also after a failure."""
 
 
+def option_errors(exc: Any) -> list[tuple[list[str | int], str]]:
+    """A pydantic ValidationError of ``platform_options`` as (location, message) problems."""
+    return [
+        (["platform_options", *e["loc"]], e["msg"].removeprefix("Value error, "))
+        for e in exc.errors()
+    ]
+
+
 class Platform(ABC):
     """A kind of test storage the playbooks can reconfigure."""
 

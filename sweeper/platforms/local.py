@@ -23,7 +23,7 @@ from sweeper.fio.jobfile import check_filename
 from sweeper.fio.parse import FioParseError, FioResult, FioRunError
 from sweeper.fio.runner import Fio, FioMissingError, FioOutput, exit_reason, find_fio, run_fio
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
-from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
+from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner, option_errors
 from sweeper.platforms.target import inspect_target, target_problems
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import format_size, parse_duration, parse_size
@@ -100,10 +100,7 @@ class LocalPlatform(Platform):
         try:
             opts = _options(options)
         except ValidationError as exc:
-            return [
-                (["platform_options", *e["loc"]], e["msg"].removeprefix("Value error, "))
-                for e in exc.errors()
-            ]
+            return option_errors(exc)
         try:
             # The target goes into fio's job files: refuse, before anything is created, a
             # name whose characters fio would read as syntax.

@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
-from sweeper.platforms.base import Platform, WorkloadRunner
+from sweeper.platforms.base import Platform, WorkloadRunner, option_errors
 from sweeper.platforms.sim import SimRunner
 from sweeper.sim.model import ArrayState
 from sweeper.sim.profile import list_profiles, load_profile
@@ -156,10 +156,7 @@ class VsanPlatform(Platform):
         try:
             opts = _options(options)
         except ValidationError as exc:
-            return [
-                (["platform_options", *e["loc"]], e["msg"].removeprefix("Value error, "))
-                for e in exc.errors()
-            ]
+            return option_errors(exc)
         if opts.sim_profile not in list_profiles():
             return [
                 (
