@@ -19,6 +19,7 @@ from recommender.drift import drift_table
 from recommender.features import impact_summary
 from recommender.importance import class_importances
 from recommender.pareto import pareto_set
+from recommender.recommendations import ClassRecommendation
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
 from sweeper.disclosure import sweep_disclosure, to_yaml
@@ -113,6 +114,8 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     disclosure = sweep_disclosure(store, record)
     return {
         "sweep": record,
+        #: the per-class recommendations, for the Markdown and CSV tables beside the HTML
+        "recommendations": recs,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "formula": FORMULA,
         "tradeoff_formula": TRADEOFF_FORMULA,
@@ -194,7 +197,7 @@ def write_report(store: Any, record: dict[str, Any], path: Path) -> list[Path]:
     ctx = build_context(store, record)
     path = Path(path)
     atomic_write_bytes(path, render_report(store, record, ctx).encode("utf-8"), replace=True)
-    return [path, *write_tables(store, record, path, ctx)]
+    return [path, *write_tables(record, path, ctx)]
 
 
 # Markdown and CSV ------------------------------------------------------------------------------
@@ -206,9 +209,8 @@ RANKING_CSV_COLUMNS = [
 ]  # fmt: skip
 
 
-def report_tables(store: Any, record: dict[str, Any]) -> dict[str, pd.DataFrame]:
+def report_tables(recs: list[ClassRecommendation]) -> dict[str, pd.DataFrame]:
     """The report's tables as data: rankings (with trade-offs), evidence, feature impact."""
-    recs = load_recommendations(store, record)
     ranked = [r.ranked for r in recs if len(r.ranked)]
     rankings = (
         pd.concat(ranked, ignore_index=True).reindex(columns=RANKING_CSV_COLUMNS)
@@ -300,12 +302,10 @@ def render_markdown(
     return "\n".join(out)
 
 
-def write_tables(
-    store: Any, record: dict[str, Any], html_path: Path, ctx: dict[str, Any]
-) -> list[Path]:
+def write_tables(record: dict[str, Any], html_path: Path, ctx: dict[str, Any]) -> list[Path]:
     """Beside the HTML report: ``<stem>.md`` and ``<stem>-<table>.csv`` for each table."""
     html_path = Path(html_path)
-    tables = report_tables(store, record)
+    tables = report_tables(ctx["recommendations"])
     written = []
     md_path = html_path.with_suffix(".md")
     atomic_write_bytes(md_path, render_markdown(record, ctx, tables).encode(), replace=True)
