@@ -1,0 +1,56 @@
+"""The lab VM (sweeper.lab) as a session fixture: one Debian guest with real md and LVM and ten
+data disks of 256 MiB, booted once per pytest session and stopped at its end.
+
+Use it with ``from tests.integration.lab import lab_vm`` in a test module and a ``lab_vm``
+argument. Each module that imports it gets its own fixture definition in pytest's eyes, so the
+VM itself is kept here, once per process: every module shares the same guest, and the first
+teardown at the session's end stops it (the others find it stopped).
+
+Nothing is skipped: without QEMU or debootstrap the fixture fails (scripts/test.sh installs
+them). The first run builds the cached image (about 75 s, as root), later ones only boot.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from sweeper.lab import Lab, image_dir
+from tests.campaign import FIGURES
+
+DISKS = 10
+DISK_MIB = 256
+_shared: Lab | None = None
+
+
+def record(what: str, seconds: float) -> None:
+    """One timing of the lab, printed at the end of the test run (tests/conftest.py)."""
+    FIGURES.setdefault("raidsweep lab", []).append(f"{what}: {seconds:.1f} s")
+
+
+def shared_lab(factory: pytest.TempPathFactory) -> Lab:
+    """The session's running lab, started on the first call."""
+    global _shared
+    if _shared is None or not _shared.status().running:
+        lab = Lab(factory.mktemp("lab-vm"))
+        cached = (image_dir() / "recipe.json").is_file()
+        started = time.monotonic()
+        lab.up(disks=DISKS, disk_mib=DISK_MIB)
+        what = "up, image cached" if cached else "up, building the image first"
+        record(f"{what} ({DISKS} disks of {DISK_MIB} MiB)", time.monotonic() - started)
+        _shared = lab
+    return _shared
+
+
+@pytest.fixture(scope="session")
+def lab_vm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """A running lab VM (sweeper.lab.Lab): ``lab_vm.ssh(...)`` runs commands in the guest as
+    root, ``lab_vm.inventory_path`` is its Ansible inventory, ``lab_vm.status().disks`` its
+    data disks (/dev/disk/by-id/virtio-data0 … 9)."""
+    lab = shared_lab(tmp_path_factory)
+    yield lab
+    started = time.monotonic()
+    if lab.down():
+        record("down", time.monotonic() - started)
