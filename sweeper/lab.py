@@ -163,31 +163,33 @@ def _deb822_stanzas(text: str) -> Iterator[dict[str, str]]:
             yield fields
 
 
-def debian_mirror() -> str:
+def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str:
     """The Debian mirror this machine's apt uses (its main suite's entry, not -security or
-    -updates); ``RAIDSWEEP_LAB_MIRROR`` overrides it."""
+    -updates), never a hard-coded one that this machine may not reach;
+    ``RAIDSWEEP_LAB_MIRROR`` overrides it."""
     if os.environ.get("RAIDSWEEP_LAB_MIRROR"):
         return os.environ["RAIDSWEEP_LAB_MIRROR"]
     candidates: list[tuple[str, list[str]]] = []  # (uri, suites)
-    for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
+    for path in sorted(glob.glob(str(apt_dir / "sources.list.d" / "*.sources"))):
         for st in _deb822_stanzas(Path(path).read_text(errors="replace")):
             if "deb" in st.get("types", "").split() and st.get("enabled", "yes") != "no":
                 for uri in st.get("uris", "").split():
                     candidates.append((uri, st.get("suites", "").split()))
-    lists = ["/etc/apt/sources.list", *sorted(glob.glob("/etc/apt/sources.list.d/*.list"))]
+    lists = [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*.list"))]
     for path in lists:
-        if not Path(path).is_file():
+        if not path.is_file():
             continue
-        for line in Path(path).read_text(errors="replace").splitlines():
+        for line in path.read_text(errors="replace").splitlines():
             words = re.sub(r"\[[^\]]*\]", "", line.split("#", 1)[0]).split()
             if len(words) >= 3 and words[0] == "deb":
                 candidates.append((words[1], [words[2]]))
     # A main suite is one without a dash (bookworm, not bookworm-security); ours first.
     main = [(u, s) for u, s in candidates if any("-" not in x and "/" not in x for x in s)]
-    main.sort(key=lambda c: SUITE not in c[1])
+    main.sort(key=lambda c: (SUITE not in c[1], "debian" not in c[0]))
     if not main:
         raise LabError(
-            "no Debian mirror found in /etc/apt/sources.list(.d): name one in RAIDSWEEP_LAB_MIRROR"
+            f"no Debian mirror found in {apt_dir}/sources.list(.d): "
+            "name one in RAIDSWEEP_LAB_MIRROR"
         )
     return main[0][0]
 
