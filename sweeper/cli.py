@@ -593,7 +593,7 @@ def lab_up(
     started = time.monotonic()
     if not vm.status().running and not (lab.image_dir() / "recipe.json").is_file():
         console.print(f"building the lab image first (debootstrap: a few minutes; cached in "
-                      f"{lab.image_dir()})", highlight=False)  # fmt: skip
+                      f"{lab.image_dir()})", highlight=False, soft_wrap=True)  # fmt: skip
     try:
         st = vm.up(disks, sizes["--disk-size"], sizes["--memory"],
                    progress=lambda msg: console.print(f"  {msg}", highlight=False))  # fmt: skip
