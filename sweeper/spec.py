@@ -488,7 +488,12 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     inventory = resolve_inventory(spec.inventory, Path(path).parent)
     if inventory is None:
         line = source.line_of(["inventory"])
-        problems.append(f"line {line}: inventory: {spec.inventory!r} does not exist")
+        missing = (
+            "is the lab VM's, and the lab is not running (start it: raidsweep lab up)"
+            if spec.inventory == LAB_INVENTORY
+            else "does not exist"
+        )
+        problems.append(f"line {line}: inventory: {spec.inventory!r} {missing}")
     else:
         from sweeper.inventory import inventory_problems
 
@@ -512,9 +517,18 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     return spec, inventory
 
 
+#: ``inventory: lab`` names the inventory ``raidsweep lab up`` wrote for the lab VM
+LAB_INVENTORY = "lab"
+
+
 def resolve_inventory(text: str, spec_dir: Path) -> Path | None:
     """An inventory path is taken relative to the spec's folder, then to the project."""
     candidate = Path(text)
+    if text == LAB_INVENTORY and not (spec_dir / candidate).exists():
+        from sweeper.lab import Lab
+
+        lab = Lab().inventory_path
+        return lab if lab.exists() else None
     if candidate.is_absolute():
         return candidate if candidate.exists() else None
     for base in (spec_dir, PROJECT_ROOT):

@@ -213,6 +213,7 @@ class Sweeper:
             self.sweep_dir / ("array" if worker is None else f"array-{worker}"),
             inventory,
         )
+        self.platform.preflight(spec.config_space)
         #: what the trade-offs and media-specific limits need to know of the drives
         self.hardware = merge_hardware(
             self.platform.hardware(), spec.hardware.model_dump(mode="json")

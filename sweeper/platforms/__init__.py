@@ -7,12 +7,13 @@ from typing import Any
 
 from sweeper.configuration import enumerate_configurations
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
+from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.platforms.local import LocalPlatform
 from sweeper.platforms.sim import SimPlatform
 from sweeper.platforms.vsan import VsanPlatform
 
 PLATFORMS: dict[str, type[Platform]] = {
-    p.name: p for p in (SimPlatform, LocalPlatform, VsanPlatform)
+    p.name: p for p in (SimPlatform, LocalPlatform, LinuxMdPlatform, VsanPlatform)
 }
 
 __all__ = [

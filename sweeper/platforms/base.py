@@ -86,6 +86,10 @@ class Platform(ABC):
         """Why this platform cannot build ``config`` or run ``matrix`` on it (empty if it can)."""
         return []
 
+    def preflight(self, space: Any) -> None:  # noqa: B027 - optional hook
+        """Check, changing nothing, that the storage can sweep ``space``; raise InputError
+        naming each problem. Called once before the sweep (also for ``--check``)."""
+
     @abstractmethod
     def extravars(self, config: Configuration) -> dict[str, Any]:
         """Variables for ``reconfigure.yml`` that put the storage into ``config``."""

@@ -133,14 +133,13 @@ class VsanPlatform(Platform):
         self.profile = load_profile(self.opts.sim_profile)
         #: what vCenter reported before the sweep (cluster, workers, policy), if asked
         self.preflight_facts: dict[str, Any] = {}
-        if inventory is not None:
-            self.preflight()
 
-    def preflight(self) -> None:
+    def preflight(self, space: Any) -> None:
         """Ask vCenter, changing nothing, whether the sweep can run: reachable, login
         accepted, cluster, worker VMs and test disks present. A problem is an input error
         (exit status 2) before anything changes."""
-        assert self.inventory is not None
+        if self.inventory is None:
+            return
         play = run_playbook(
             "reconfigure.yml", self.inventory, self._vars() | {"vsan_state": "query"}
         )

@@ -1,0 +1,222 @@
+#!/usr/bin/python
+"""Ansible module: raidsweep's test volume on LVM, as one declaration.
+
+community.general's lvg and lvol set a volume group and a volume one at a time, and neither
+rebuilds a volume group whose extent size or physical volumes must change. The test volume
+is one object with one lifetime, so one task builds, compares and tears down all of it.
+"""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: lvm_volume
+short_description: A test volume on LVM over given physical volumes (linear or striped)
+description:
+  - Makes volume group I(vg) over exactly I(pvs) with extents of I(extent_kib), and in it
+    the logical volume I(lv) over I(size_pct) percent of the group, linear (I(stripes) 1) or
+    striped over I(stripes) physical volumes in units of I(stripe_kib).
+  - A volume group or volume that exists but differs is removed and built again; one as
+    declared is left alone, so a second run changes nothing.
+  - Optionally holds a snapshot C(<lv>-hold) of the volume, and sets its read-ahead.
+  - C(state=absent) removes the group with everything in it and the PV labels.
+  - Check mode reports the plan (I(plan)) and changes nothing.
+options:
+  vg:
+    description: Name of the volume group (raidsweep's own; no other is touched).
+    type: str
+    required: true
+  pvs:
+    description: The physical volumes, in order.
+    type: list
+    elements: str
+    default: []
+  extent_kib:
+    description: Physical extent size of the group in KiB.
+    type: int
+    default: 4096
+  lv:
+    description: Name of the test volume.
+    type: str
+    default: volume
+  size_pct:
+    description: Share of the group's extents the volume takes (the rest holds the snapshot).
+    type: int
+    default: 50
+  stripes:
+    description: Number of stripes (1 is linear).
+    type: int
+    default: 1
+  stripe_kib:
+    description: Stripe size in KiB when I(stripes) is more than 1.
+    type: int
+  read_ahead_kib:
+    description: Read-ahead of the volume in KiB; null is LVM's C(auto).
+    type: int
+  snapshot:
+    description: Hold a snapshot C(<lv>-hold) of the volume over the rest of the group.
+    type: bool
+    default: false
+  state:
+    description: C(present) or C(absent).
+    type: str
+    choices: [present, absent]
+    default: present
+author: raidsweep
+"""
+
+RETURN = r"""
+report:
+  description: C(lvs) of the group after the change (stripes, stripe size, devices, read-ahead).
+  type: list
+  returned: always
+plan:
+  description: What was (or, in check mode, would be) created and destroyed.
+  type: list
+  returned: always
+"""
+
+import json
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+LV_FIELDS = "lv_name,lv_size,seg_count,stripes,stripe_size,origin,lv_read_ahead,devices,lv_attr"
+
+
+def _run(module: AnsibleModule, argv: list[str]) -> str:
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg=f"{' '.join(argv)} failed (exit {rc}): {(err or out).strip()}")
+    return out
+
+
+def _report(module: AnsibleModule, argv: list[str], key: str) -> list[dict]:
+    rc, out, _ = module.run_command([*argv, "--reportformat", "json", "--units", "b", "--nosuffix"])
+    if rc != 0 or not out.strip():
+        return []
+    return json.loads(out)["report"][0][key]
+
+
+def state_of(module: AnsibleModule, vg: str) -> dict:
+    vgs = _report(module, ["vgs", "-o", "vg_name,vg_extent_size,vg_extent_count", vg], "vg")
+    if not vgs:
+        return {}
+    pvs = [p["pv_name"] for p in _report(module, ["pvs", "-o", "pv_name,vg_name"], "pv")
+           if p["vg_name"] == vg]  # fmt: skip
+    lvs = _report(module, ["lvs", "-o", LV_FIELDS, vg], "lv")
+    return {
+        "extent_bytes": int(vgs[0]["vg_extent_size"]),
+        "extents": int(vgs[0]["vg_extent_count"]),
+        "pvs": sorted(os.path.realpath(p) for p in pvs),
+        "lvs": lvs,
+    }
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "vg": {"type": "str", "required": True},
+            "pvs": {"type": "list", "elements": "str", "default": []},
+            "extent_kib": {"type": "int", "default": 4096},
+            "lv": {"type": "str", "default": "volume"},
+            "size_pct": {"type": "int", "default": 50},
+            "stripes": {"type": "int", "default": 1},
+            "stripe_kib": {"type": "int"},
+            "read_ahead_kib": {"type": "int"},
+            "snapshot": {"type": "bool", "default": False},
+            "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
+        },
+        supports_check_mode=True,
+    )
+    p = module.params
+    vg, lv, snap = p["vg"], p["lv"], f"{p['lv']}-hold"
+    have = state_of(module, vg)
+    plan: list[str] = []
+    act = not module.check_mode
+
+    def remove_vg() -> None:
+        plan.append(f"destroy volume group {vg} and its volumes ({', '.join(have['pvs'])})")
+        if act:
+            _run(module, ["vgremove", "--force", "--yes", vg])
+            for pv in have["pvs"]:
+                module.run_command(["pvremove", "--force", "--force", "--yes", pv])
+
+    if p["state"] == "absent":
+        if have:
+            remove_vg()
+        module.exit_json(changed=bool(plan), plan=plan, report=[])
+
+    if not 1 <= p["size_pct"] <= 100 or not p["pvs"] or p["stripes"] < 1:
+        module.fail_json(msg="size_pct must be 1..100, pvs not empty and stripes at least 1")
+    if p["stripes"] > len(p["pvs"]):
+        module.fail_json(
+            msg=f"{p['stripes']} stripes need as many physical volumes, not {len(p['pvs'])}"
+        )
+    want_pvs = sorted(os.path.realpath(x) for x in p["pvs"])
+    extent = p["extent_kib"] * 1024
+    if have and (have["pvs"] != want_pvs or have["extent_bytes"] != extent):
+        remove_vg()
+        have = {}
+    if not have:
+        plan.append(
+            f"create volume group {vg} over {', '.join(p['pvs'])} "
+            f"with {p['extent_kib']} KiB extents"
+        )
+        if act:
+            for pv in p["pvs"]:
+                _run(module, ["pvcreate", "--yes", "--force", pv])
+            _run(module, ["vgcreate", "--yes", "--physicalextentsize", f"{p['extent_kib']}k",
+                          vg, *p["pvs"]])  # fmt: skip
+            have = state_of(module, vg)
+    total = have.get("extents", 0)
+    # Whole stripes only, so the size LVM makes is the size asked for and compares equal.
+    extents = total * p["size_pct"] // 100 // p["stripes"] * p["stripes"]
+    lvs = {x["lv_name"]: x for x in have.get("lvs", [])}
+    cur = lvs.get(lv)
+    stripe_bytes = (p["stripe_kib"] or 0) * 1024 if p["stripes"] > 1 else 0
+    if cur and (
+        int(cur["lv_size"]) != extents * extent
+        or int(cur["stripes"] or 1) != p["stripes"]
+        or (p["stripes"] > 1 and int(cur["stripe_size"] or 0) != stripe_bytes)
+    ):
+        plan.append(f"destroy volume {vg}/{lv} (its layout changes; contents are lost)")
+        if act:
+            _run(module, ["lvremove", "--force", "--yes", f"{vg}/{lv}"])
+        cur = None
+        lvs.pop(snap, None)  # a snapshot goes with its origin
+    if cur is None:
+        layout = (f"striped over {p['stripes']} PVs in {p['stripe_kib']} KiB units"
+                  if p["stripes"] > 1 else "linear")  # fmt: skip
+        size = f"{extents} extents" if total else f"{p['size_pct']}% of the group"
+        plan.append(f"create volume {vg}/{lv}: {size}, {layout}")
+        if act:
+            argv = ["lvcreate", "--yes", "--wipesignatures", "y", "--zero", "n",
+                    "--extents", str(extents), "--name", lv]  # fmt: skip
+            if p["stripes"] > 1:
+                argv += ["--stripes", str(p["stripes"]), "--stripesize", f"{p['stripe_kib']}k"]
+            _run(module, [*argv, vg, *p["pvs"]])
+    ra = "auto" if p["read_ahead_kib"] is None else str(p["read_ahead_kib"] * 2)
+    ra_bytes = None if p["read_ahead_kib"] is None else p["read_ahead_kib"] * 1024
+    have_ra = (cur or {}).get("lv_read_ahead")
+    if cur is None or str(have_ra) != ("auto" if ra_bytes is None else str(ra_bytes)):
+        shown = "auto" if ra_bytes is None else f"{p['read_ahead_kib']} KiB"
+        plan.append(f"set read-ahead of {vg}/{lv} to {shown}")
+        if act:
+            _run(module, ["lvchange", "--readahead", ra, f"{vg}/{lv}"])
+    if p["snapshot"] and snap not in lvs:
+        plan.append(f"hold snapshot {vg}/{snap} of {vg}/{lv}")
+        if act:
+            _run(module, ["lvcreate", "--yes", "--snapshot", "--extents", "100%FREE",
+                          "--name", snap, f"{vg}/{lv}"])  # fmt: skip
+    elif not p["snapshot"] and snap in lvs:
+        plan.append(f"drop snapshot {vg}/{snap}")
+        if act:
+            _run(module, ["lvremove", "--force", "--yes", f"{vg}/{snap}"])
+    report = [] if module.check_mode else state_of(module, vg).get("lvs", [])
+    module.exit_json(changed=bool(plan), plan=plan, report=report,
+                     path=f"/dev/{vg}/{lv}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,310 @@
+"""The ``linux_md`` platform: disks behind a Linux host, as software RAID (mdadm) and LVM.
+
+The ``linux_md`` role builds each configuration on the storage host from the inventory's
+allow-list of test devices (``linux_md_devices``, by ``/dev/disk/by-id/``):
+
+- ranks: md arrays over groups of ``rank_devices`` devices (a RAID 1 rank is a pair), with
+  the sweep's ``chunk_kib``, superblock ``metadata``, ``bitmap`` and ``assume_clean``;
+- ``layout``: ``single_rank`` is a volume on one array; ``host_stripe`` an LVM volume group
+  over ``ranks`` arrays with the volume striped over them in ``stripe_kib`` units
+  (``lvcreate -i N -I S``); ``pool_stripe`` the volume's extents round-robin over the
+  arrays at extent granularity (the extent is ``stripe_kib``), as an array's rotate-extents
+  pool spreads a volume;
+- ``cache_policy``: ``wb``/``wt`` is the drives' volatile write cache on or off (where the
+  drive lets it be set; the facts say where it could not), ``ra``/``nora`` the volume's
+  read-ahead (``read_ahead_kib``, or 0); RAID 5/6 arrays get ``stripe_cache_size``;
+- ``snapshots``: an LVM snapshot of the test volume held during the runs.
+
+fio runs on the storage host over SSH, with the connection the inventory gives Ansible, on
+the test volume ``/dev/raidsweep/volume``. Safe mode refuses, before anything changes, a
+device that is not allow-listed, is the root disk, is mounted, has holders, or carries a
+filesystem, partition table, RAID or LVM signature that is not raidsweep's own, unless the
+inventory lists it in ``linux_md_wipeable``. ``raidsweep lab up`` gives a throwaway VM to
+rehearse on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sweeper.ansible import run_playbook
+from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.errors import InputError
+from sweeper.fio.jobfile import check_filename
+from sweeper.fio.runner import Fio, FioOutput
+from sweeper.platforms.base import Platform, WorkloadRunner, option_errors
+from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions, LocalRunner
+from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host
+from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
+from sweeper.units import parse_duration
+
+VG = "raidsweep"
+VOLUME = f"/dev/{VG}/volume"
+BY_ID = "/dev/disk/by-id/"
+#: the fewest members mdadm builds each level with (RAID 1 ranks are always pairs)
+MIN_DEVICES = {"raid0": 2, "raid1": 2, "raid5": 3, "raid6": 4, "raid10": 2}
+#: what a reconfiguration costs, for ordering the grid and for budgets: an initial resync
+#: reads and writes every member at ``resync_mib_s`` (members of 1 TB until the host has
+#: said how large they are), a volume group and volume take seconds, a cache knob less.
+UNKNOWN_MEMBER_BYTES = 10**12
+LVM_S = 20.0
+KNOB_S = 5.0
+_LOG_MARK = "\n@@raidsweep-log "
+
+
+def _power_of_two(v: int) -> bool:
+    return v > 0 and v & (v - 1) == 0
+
+
+class LinuxMdOptions(BaseModel):
+    """``platform_options`` of the linux_md platform."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: devices per md array (a RAID 1 array is always a pair)
+    rank_devices: int = Field(default=4, ge=2, le=32)
+    #: RAID chunk size in KiB (RAID 0/5/6/10)
+    chunk_kib: int = Field(default=512, ge=4, le=65536)
+    metadata: Literal["1.0", "1.1", "1.2"] = "1.2"
+    #: internal write-intent bitmap
+    bitmap: bool = False
+    #: create arrays without the initial resync; recorded with every run
+    assume_clean: bool = False
+    stripe_cache_size: int = Field(default=4096, ge=17, le=32768)
+    #: read-ahead of the volume in the ``ra`` cache policies (``nora`` is 0)
+    read_ahead_kib: int = Field(default=1024, ge=0, le=1048576)
+    #: LVM extent size of single_rank and host_stripe (pool_stripe's is its stripe_kib)
+    extent_kib: int = Field(default=4096, ge=1024, le=16 * 1024**2)
+    #: share of the volume group the test volume takes; the rest holds the snapshot
+    volume_pct: int = Field(default=50, ge=10, le=100)
+    #: write the working set once before any read, so reads reach the disks
+    fill: bool = True
+    #: fio on the storage host
+    fio: str = Field(default="fio", pattern=r"^[A-Za-z0-9_./-]+$")
+    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
+    #: initial resync speed, for the array time a RAID build costs (md's default ceiling)
+    resync_mib_s: float = Field(default=200.0, gt=0, le=100000)
+
+    @field_validator("hang_grace_s", mode="before")
+    @classmethod
+    def _grace(cls, v: Any) -> Any:
+        return parse_duration(v) if isinstance(v, str) else v
+
+    @field_validator("chunk_kib", "extent_kib")
+    @classmethod
+    def _pow2(cls, v: int) -> int:
+        if not _power_of_two(v):
+            raise ValueError(f"{v} is not a power of two")
+        return v
+
+
+def _options(options: dict[str, Any]) -> LinuxMdOptions:
+    return LinuxMdOptions.model_validate(options)
+
+
+def devices_per_rank(raid_level: str, opts: LinuxMdOptions) -> int:
+    return 2 if raid_level == "raid1" else opts.rank_devices
+
+
+def devices_needed(config: Configuration, opts: LinuxMdOptions) -> int:
+    return config.rank_count * devices_per_rank(config.raid_level, opts)
+
+
+class LinuxMdPlatform(Platform):
+    name = "linux_md"
+    supported = {
+        "raid_level": RAID_LEVELS,
+        "layout": LAYOUTS,
+        "cache_policy": CACHE_POLICIES,
+        "data_reduction": (False,),
+    }
+
+    def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
+        super().__init__(options, state_dir, inventory)
+        self.opts = _options(options)
+        self.preflight_facts: dict[str, Any] = {}
+        self._needed = 0
+
+    @classmethod
+    def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
+        try:
+            _options(options)
+        except ValidationError as exc:
+            return option_errors(exc)
+        return []
+
+    @classmethod
+    def configuration_problems(
+        cls, config: Configuration, options: dict[str, Any], matrix: Any = None
+    ) -> list[str]:
+        opts = _options(options)
+        problems = []
+        per = devices_per_rank(config.raid_level, opts)
+        if per < MIN_DEVICES[config.raid_level]:
+            problems.append(
+                f"{config.raid_level} needs at least {MIN_DEVICES[config.raid_level]} devices "
+                f"per array (platform_options.rank_devices is {per})"
+            )
+        if config.stripe_kib is not None:
+            if not _power_of_two(config.stripe_kib):
+                problems.append(f"LVM needs a power-of-two stripe_kib, not {config.stripe_kib}")
+            elif config.layout == "host_stripe" and not 4 <= config.stripe_kib <= opts.extent_kib:
+                problems.append(
+                    f"an LVM stripe is 4 KiB up to the extent ({opts.extent_kib} KiB), "
+                    f"not {config.stripe_kib} KiB"
+                )
+            elif config.layout == "pool_stripe" and config.stripe_kib < 1024:
+                problems.append(
+                    f"pool_stripe's stripe_kib is the LVM extent: at least 1024, "
+                    f"not {config.stripe_kib}"
+                )
+        return problems
+
+    def preflight(self, space: Any) -> None:
+        """Before anything changes: the allow-list must name enough devices by stable id for
+        the sweep's largest configuration, and safe mode on the host must accept them all.
+        A refusal is an input error (exit status 2) naming each device."""
+        if self.inventory is None:
+            return
+        configs = enumerate_configurations(space)
+        self._needed = max(devices_needed(c, self.opts) for c in configs)
+        try:
+            hv = host_vars(self.inventory)
+            inventory_host(self.inventory)
+        except RemoteHostError as exc:
+            raise InputError(str(self.inventory), [str(exc)]) from None
+        devices = hv.get("linux_md_devices") or []
+        problems = [
+            f"linux_md_devices[{i}]: {d!r} is not a stable id ({BY_ID}...)"
+            for i, d in enumerate(devices)
+            if not isinstance(d, str) or not d.startswith(BY_ID)
+        ]
+        if len(devices) < self._needed:
+            problems.append(
+                f"linux_md_devices: the sweep's largest configuration needs {self._needed} "
+                f"devices, the allow-list of host {hv.get('inventory_hostname')} has "
+                f"{len(devices)}"
+            )
+        if problems:
+            raise InputError(str(self.inventory), problems)
+        play = run_playbook(
+            "preflight.yml", self.inventory, self._vars() | {"linux_md_needed": self._needed}
+        )
+        if not play.ok:
+            raise InputError(str(self.inventory), [f"linux_md preflight: {play.failure()}"])
+        self.preflight_facts = play.facts
+
+    def _vars(self) -> dict[str, Any]:
+        o = self.opts
+        return {
+            "raidsweep_platform": "linux_md",
+            "linux_md_rank_devices": o.rank_devices,
+            "linux_md_chunk_kib": o.chunk_kib,
+            "linux_md_metadata": o.metadata,
+            "linux_md_bitmap": o.bitmap,
+            "linux_md_assume_clean": o.assume_clean,
+            "linux_md_stripe_cache_size": o.stripe_cache_size,
+            "linux_md_read_ahead_kib": o.read_ahead_kib,
+            "linux_md_extent_kib": o.extent_kib,
+            "linux_md_volume_pct": o.volume_pct,
+        }
+
+    def extravars(self, config: Configuration) -> dict[str, Any]:
+        params = config.params()
+        params.pop("data_reduction", None)
+        params["snapshots"] = config.snapshots
+        params.setdefault("ranks", None)
+        params.setdefault("stripe_kib", None)
+        return self._vars() | params
+
+    def teardown_extravars(self) -> dict[str, Any]:
+        return {"raidsweep_platform": "linux_md"}
+
+    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
+        if self.inventory is None:
+            raise RuntimeError("the linux_md platform needs an inventory")
+        return RemoteRunner(self.opts, self.state_dir, matrix, inventory_host(self.inventory))
+
+    def plan_lines(self, matrix: Any) -> list[str]:
+        devices = self.preflight_facts.get("devices") or {}
+        shown = ", ".join(f"{d} ({v['path']})" for d, v in devices.items())
+        return [
+            f"builds md arrays and the LVM volume group {VG!r} on {shown or 'the allow-list'}, "
+            "anew for every RAID build; whatever those devices hold is destroyed",
+            f"fio writes to {VOLUME} on the storage host",
+            "`raidsweep plan SPEC` shows what each configuration creates and destroys",
+        ]
+
+    def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
+        if previous is None or (previous.raid_level, previous.rank_count) != (
+            new.raid_level,
+            new.rank_count,
+        ):
+            sizes = [d["size_bytes"] for d in (self.preflight_facts.get("devices") or {}).values()]
+            member = max(sizes) if sizes else UNKNOWN_MEMBER_BYTES
+            resync = (
+                0.0
+                if self.opts.assume_clean or new.raid_level == "raid0"
+                else (member / (self.opts.resync_mib_s * 1024**2))
+            )
+            return resync + LVM_S
+        if (previous.layout, previous.stripe_kib) != (new.layout, new.stripe_kib):
+            return LVM_S
+        return KNOB_S
+
+
+class RemoteRunner(LocalRunner):
+    """The local platform's runner (fill, steady state, fio's JSON), with fio on the storage
+    host: the job file goes over SSH on stdin, fio's JSON and interval logs come back."""
+
+    def __init__(self, opts: LinuxMdOptions, state_dir: Path, matrix: Any, host: RemoteHost):
+        local = LocalOptions(target=VOLUME, fill=opts.fill, fio=opts.fio,
+                             hang_grace_s=opts.hang_grace_s)  # fmt: skip
+        super().__init__(local, state_dir, matrix, None)
+        self.host = host
+        self.fio_name = opts.fio
+
+    def prepare(self) -> None:
+        try:
+            version = self.host.check(f"{self.fio_name} --version").strip()
+            size = int(self.host.check(f"blockdev --getsize64 {check_filename(VOLUME)}"))
+        except (RemoteHostError, ValueError) as exc:
+            raise RuntimeError(f"the storage host is not ready for fio: {exc}") from None
+        self.fio = Fio(f"{self.host.name}:{self.fio_name}", version)
+        self.working_set = self.matrix.working_set or size
+        if self.working_set > size:
+            raise RuntimeError(
+                f"the working set ({self.working_set} bytes) is larger than {VOLUME} ({size} bytes)"
+            )
+        (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
+        if self.opts.fill and any(p.reads for p in self.matrix.patterns):
+            self.fill_record = self._fill()
+
+    def _identity(self) -> dict[str, Any]:
+        # A volume built again has a new UUID: the fill marker then no longer applies.
+        uuid = self.host.check(f"lvs --noheadings -o lv_uuid {VG}/volume").strip()
+        return {"target": VOLUME, "host": self.host.name, "lv_uuid": uuid}
+
+    def _fio(self, path: Path, timeout_s: float, hosts: list[tuple[str, int]]) -> FioOutput:
+        # In a fresh folder there; fio's interval logs follow its JSON on stdout, each after
+        # a marker line, and are written back beside the job file for the steady-state rule.
+        limit = int(timeout_s) + 1
+        script = (
+            'd=$(mktemp -d) && cd "$d" && cat > job.fio && '
+            f"timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio; rc=$?; "
+            "for f in *.log; do [ -e \"$f\" ] && printf '" + _LOG_MARK.replace("\n", "\\n")
+            + "%s\\n' \"$f\" && cat \"$f\"; done; cd / && rm -rf \"$d\"; exit $rc"
+        )  # fmt: skip
+        out = self.host.run(script, input_text=path.read_text(), timeout_s=timeout_s + 30)
+        stdout, *logs = out.stdout.split(_LOG_MARK)
+        for part in logs:
+            name, _, body = part.partition("\n")
+            if "/" not in name and name.endswith(".log"):
+                (path.parent / name).write_text(body)
+        if out.exit_code == 124:  # timeout(1): fio hung past ramp + runtime + grace
+            return FioOutput(stdout, out.stderr + f"\nfio did not finish within {limit} s; "
+                             "killed", -9, out.wall_s, timed_out=True)  # fmt: skip
+        return FioOutput(stdout, out.stderr, out.exit_code, out.wall_s, out.timed_out)
