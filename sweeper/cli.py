@@ -635,6 +635,73 @@ def lab_status(folder: LabDirOpt = None) -> None:
         console.print(f"lab in {st.folder}: stopped", highlight=False, soft_wrap=True)
 
 
+def _sweeper_for(spec_file: Path, store: Path):
+    """The spec's sweeper (platform, plan, preflight done), or exit 2 naming the problem."""
+    from sweeper.spec import load_spec
+    from sweeper.store import open_store
+    from sweeper.sweep import Progress as NullProgress
+    from sweeper.sweep import Sweeper
+
+    try:
+        spec, inventory = load_spec(spec_file)
+        return Sweeper(spec, inventory, open_store(store), spec_path=spec_file,
+                       progress=NullProgress())  # fmt: skip
+    except (InputError, ValueError) as exc:
+        _fail_input(exc)
+
+
+@app.command()
+def plan(
+    spec_file: Annotated[Path, typer.Argument(help="Sweep spec (YAML).")],
+    store: StoreOpt = DEFAULT_STORE,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Plan only the first N configurations.")
+    ] = None,
+) -> None:
+    """What each configuration would create and destroy on the test storage (Ansible check
+    mode, from the storage as it is now); nothing is changed."""
+    from sweeper.storage import plan_configurations
+
+    sweeper = _sweeper_for(spec_file, store)
+    configs = sweeper.plan.configurations[:limit]
+    failed = 0
+    for item in plan_configurations(sweeper.platform, sweeper.inventory, configs):
+        console.print(f"[bold]{item.config.key}[/]", highlight=False)
+        if not item.play.ok:
+            failed += 1
+            err.print(f"  [red]would fail:[/] {escape(item.play.failure())}", highlight=False)
+            continue
+        for line in item.actions:
+            console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
+    console.print("nothing was changed (check mode)")
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def teardown(
+    spec_file: Annotated[Path, typer.Argument(help="Sweep spec (YAML).")],
+    store: StoreOpt = DEFAULT_STORE,
+    check: Annotated[
+        bool, typer.Option("--check", help="Say what would be removed; change nothing.")
+    ] = False,
+) -> None:
+    """Remove what the sweep built on the test storage, leaving it as it was found."""
+    from sweeper.storage import teardown as run_teardown
+
+    sweeper = _sweeper_for(spec_file, store)
+    play = run_teardown(sweeper.platform, sweeper.inventory, check=check)
+    if not play.ok:
+        err.print(f"[bold red]teardown failed:[/] {escape(play.failure())}", highlight=False)
+        raise typer.Exit(1)
+    lines = play.facts.get("plan")
+    if not isinstance(lines, list):
+        lines = [f"{play.changed} task(s) changed"] if play.changed else []
+    for line in lines or ["nothing to remove"]:
+        console.print(f"  {escape(str(line))}", highlight=False, soft_wrap=True)
+    console.print("nothing was changed (--check)" if check else "torn down")
+
+
 def main() -> None:
     app()
 

@@ -36,6 +36,10 @@ drives:
   description: Per device, C(before), C(after) and C(supported).
   type: dict
   returned: always
+plan:
+  description: What was (or, in check mode, would be) changed.
+  type: list
+  returned: always
 """
 
 import glob
@@ -65,6 +69,7 @@ def main() -> None:
     )
     want = "write back" if module.params["write_cache"] else "write through"
     drives: dict[str, dict] = {}
+    plan: list[str] = []
     changed = False
     for dev in module.params["devices"]:
         name = os.path.basename(os.path.realpath(dev))
@@ -77,6 +82,7 @@ def main() -> None:
         after = before
         if before != want:
             changed = True
+            plan.append(f"set the write cache of {dev} to {want}")
             if not module.check_mode:
                 try:
                     with open(path, "w") as f:
@@ -86,7 +92,7 @@ def main() -> None:
                 with open(path) as f:
                     after = f.read().strip()
         drives[dev] = {"supported": True, "before": before, "after": after}
-    module.exit_json(changed=changed, drives=drives)
+    module.exit_json(changed=changed, drives=drives, plan=plan)
 
 
 if __name__ == "__main__":

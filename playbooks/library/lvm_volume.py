@@ -57,6 +57,12 @@ options:
     description: Hold a snapshot C(<lv>-hold) of the volume over the rest of the group.
     type: bool
     default: false
+  assume_absent:
+    description:
+      - Plan as if the group did not exist (check mode, when the arrays under it are to be
+        rebuilt first and take it with them).
+    type: bool
+    default: false
   state:
     description: C(present) or C(absent).
     type: str
@@ -125,13 +131,14 @@ def main() -> None:
             "stripe_kib": {"type": "int"},
             "read_ahead_kib": {"type": "int"},
             "snapshot": {"type": "bool", "default": False},
+            "assume_absent": {"type": "bool", "default": False},
             "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
         },
         supports_check_mode=True,
     )
     p = module.params
     vg, lv, snap = p["vg"], p["lv"], f"{p['lv']}-hold"
-    have = state_of(module, vg)
+    have = {} if p["assume_absent"] and module.check_mode else state_of(module, vg)
     plan: list[str] = []
     act = not module.check_mode
 

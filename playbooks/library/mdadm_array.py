@@ -70,6 +70,10 @@ plan:
   description: What was (or, in check mode, would be) created and destroyed.
   type: list
   returned: always
+destroyed:
+  description: Whether arrays were (or would be) destroyed, with whatever was on them.
+  type: bool
+  returned: always
 """
 
 import json
@@ -235,7 +239,10 @@ def main() -> None:
     wants = {s["name"]: (s, wanted(s)) for s in specs}
     doomed = [h for n, h in have.items() if n not in wants or not same(h, wants[n][1])]
     building = [n for n in wants if n not in have or not same(have[n], wants[n][1])]
-    plan = [
+    plan = []
+    if any(h["holders"] for h in doomed) and p["release_vg"]:
+        plan.append(f"destroy volume group {p['release_vg']} (its arrays are rebuilt)")
+    plan += [
         f"destroy md array {h['name']} (/dev/{h['md']}: {h['level']} over "
         f"{', '.join(h['members'])}; its contents are lost)"
         for h in doomed
@@ -281,6 +288,7 @@ def main() -> None:
         )
     module.exit_json(
         changed=changed, plan=plan, arrays=arrays, mdstat=_read("/proc/mdstat"),
+        destroyed=bool(doomed),
         wanted=json.loads(json.dumps([w for _, w in wants.values()])),
     )  # fmt: skip
 

@@ -1,10 +1,8 @@
 """The lab VM (sweeper.lab) as a session fixture: one Debian guest with real md and LVM and ten
 data disks of 256 MiB, booted once per pytest session and stopped at its end.
 
-Use it with ``from tests.integration.lab import lab_vm`` in a test module and a ``lab_vm``
-argument. Each module that imports it gets its own fixture definition in pytest's eyes, so the
-VM itself is kept here, once per process: every module shares the same guest, and the first
-teardown at the session's end stops it (the others find it stopped).
+Integration tests take it as a ``lab_vm`` argument (tests/integration/conftest.py provides
+it): every module shares the same guest, so a test leaves the data disks as it found them.
 
 Nothing is skipped: without QEMU or debootstrap the fixture fails (scripts/test.sh installs
 them). The first run builds the cached image (about 75 s, as root), later ones only boot.

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from sweeper import lab as labmod
 from sweeper.cli import app
 from sweeper.lab import Lab, LabError
-from tests.integration.lab import DISK_MIB, DISKS, lab_vm, record  # noqa: F401 - a fixture
+from tests.integration.lab import DISK_MIB, DISKS, record
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
@@ -42,7 +42,7 @@ def exited(pid: int) -> bool:
         return True
 
 
-def test_guest_has_md_device_mapper_and_the_tools(lab_vm: Lab) -> None:  # noqa: F811
+def test_guest_has_md_device_mapper_and_the_tools(lab_vm: Lab) -> None:
     by_id = lab_vm.ssh("ls /dev/disk/by-id/").stdout.split()
     assert sorted(n for n in by_id if n.startswith("virtio-data")) == sorted(
         f"virtio-data{i}" for i in range(DISKS)
@@ -68,7 +68,7 @@ def test_guest_has_md_device_mapper_and_the_tools(lab_vm: Lab) -> None:  # noqa:
     lab_vm.ssh(f"for t in {tools}; do command -v $t >/dev/null || {{ echo $t; exit 1; }}; done")
 
 
-def test_inventory_reaches_the_guest_with_ansible(lab_vm: Lab) -> None:  # noqa: F811
+def test_inventory_reaches_the_guest_with_ansible(lab_vm: Lab) -> None:
     text = lab_vm.inventory_path.read_text()
     assert text.startswith("# Written by `raidsweep lab up`")
     assert "# The lab's data disks" in text and "#   /dev/disk/by-id/virtio-data9" in text

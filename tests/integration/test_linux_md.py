@@ -1,0 +1,279 @@
+"""The linux_md platform against a real kernel: md and LVM in the lab VM (sweeper.lab).
+
+- Safe mode: every refusal (not a stable id, root disk, mounted, holders, filesystem,
+  partition table, RAID and LVM signatures) fails before any change, names the device and
+  the reason, exits 2 and changes nothing in the guest; a device marked wipeable is accepted.
+- A real sweep through ``raidsweep run``: RAID 0/5/6/10 × single_rank/host_stripe/pool_stripe,
+  each configuration verified from the guest's own view (sysfs, ``mdadm --detail``, ``lvs``)
+  as recorded with it, the results in the store, devices outside the allow-list untouched.
+- ``raidsweep plan`` changes nothing; a second apply of a configuration changes nothing;
+  ``raidsweep teardown`` leaves the disks clean, and a second teardown has nothing to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from sweeper.ansible import run_playbook
+from sweeper.configuration import Configuration
+from sweeper.lab import Lab
+from sweeper.platforms.linux_md import LinuxMdPlatform
+from sweeper.store import ParquetStore
+from tests.campaign import FIGURES
+
+pytestmark = pytest.mark.integration
+RAIDSWEEP = str(Path(sys.executable).parent / "raidsweep")
+BY_ID = "/dev/disk/by-id/virtio-data{}"
+ALLOW = [BY_ID.format(i) for i in range(8)]  # data8 and data9 stay outside the allow-list
+LEVEL_MEMBERS = {"raid0": 4, "raid5": 4, "raid6": 4, "raid10": 4, "raid1": 2}
+
+#: an MBR with one partition, written without fdisk (the lab has none)
+MBR = (
+    "python3 -c \"import struct; f = open('/dev/vda', 'r+b'); f.seek(446); "
+    "f.write(bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + struct.pack('<II', 2048, 4096)); "
+    "f.seek(510); f.write(b'\\x55\\xaa'); f.close()\" && blockdev --rereadpt /dev/vda"
+)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [RAIDSWEEP, *args], capture_output=True, text=True, timeout=1800,
+        env={**os.environ, "COLUMNS": "250"},
+    )  # fmt: skip
+
+
+def guest_state(lab: Lab) -> str:
+    """Everything a change to the test disks would show: arrays, signatures, mounts, LVM."""
+    return lab.ssh(
+        "cat /proc/mdstat; lsblk -rno NAME,FSTYPE,LABEL,MOUNTPOINT; "
+        "for d in /dev/vd?; do echo $d; wipefs --no-act $d; done; vgs; lvs",
+        check=False,
+    ).stdout
+
+
+def clean(lab: Lab) -> None:
+    """Back to ten blank data disks, whatever a test left."""
+    lab.ssh(
+        "umount /mnt 2>/dev/null; vgremove -ff -y raidsweep 2>/dev/null; "
+        'for md in /dev/md/*; do [ -e "$md" ] && mdadm --stop "$md"; done; '
+        "dmsetup remove_all; for d in /dev/vd[a-j]; do mdadm --zero-superblock $d 2>/dev/null; "
+        "pvremove -ff -y $d 2>/dev/null; wipefs -a -q $d; done; "
+        "for d in /dev/vd[a-j]; do blockdev --rereadpt $d 2>/dev/null; done; udevadm settle",
+        check=False,
+    )
+
+
+def inventory(lab: Lab, folder: Path, devices: list[str], wipeable: list[str] = ()) -> Path:
+    doc = yaml.safe_load(lab.inventory_path.read_text())
+    host = doc["all"]["children"]["storage"]["hosts"]["raidsweep-lab"]
+    host["linux_md_devices"] = list(devices)
+    host["linux_md_wipeable"] = list(wipeable)
+    path = folder / "hosts.yml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def spec(folder: Path, inv: Path, name: str = "md-lab", **space: Any) -> Path:
+    doc = {
+        "name": name,
+        "platform": "linux_md",
+        "inventory": str(inv),
+        "platform_options": {"rank_devices": 4, "chunk_kib": 64},
+        "config_space": {
+            "raid_level": ["raid0", "raid5", "raid6", "raid10"],
+            "layout": ["single_rank", "host_stripe", "pool_stripe"],
+            "ranks": [2],
+            "stripe_kib": {"host_stripe": [64], "pool_stripe": [4096]},
+            "cache_policy": ["wb-ra"],
+        }
+        | space,
+        "matrix": {
+            "patterns": ["write"],
+            "block_sizes": ["4k"],
+            "concurrency": ["1x1"],
+            "extra_cells": ["randread/4k/qd1x1"],
+            "engine": "libaio",
+            "runtime": "2s",
+            "ramp": "0s",
+            "repetitions": 1,
+            "working_set": "32m",
+        },
+        "classes": ["redo_log"],
+    }
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+REFUSALS = {
+    # case: (guest set-up, allow-list, wipeable, what the refusal says)
+    "not a stable id": ("true", ["/dev/vda", *ALLOW[1:]], [], "/dev/vda' is not a stable id"),
+    "root disk": ("true", ["/dev/disk/by-id/virtio-root", *ALLOW[1:]], [],
+                  "virtio-root: /dev/vdk holds the root filesystem"),
+    "mounted": ("mkfs.ext4 -q /dev/vda && mount /dev/vda /mnt", ALLOW, [ALLOW[0]],
+                "virtio-data0: /dev/vda is mounted on /mnt"),
+    "holders": ("mdadm --create /dev/md/other --run --homehost any --name other --level=1 "
+                "--raid-devices=2 --assume-clean /dev/vda /dev/vdb", ALLOW, [],
+                "virtio-data0: in use by /dev/md127 (holders), which is not raidsweep's"),
+    "filesystem": ("mkfs.ext4 -q /dev/vda", ALLOW, [], "virtio-data0: carries a ext4 signature"),
+    "partition table": (MBR, ALLOW, [], "virtio-data0: carries a dos signature"),
+    "RAID signature": ("mdadm --create /dev/md/other --run --homehost any --name other "
+                       "--level=1 --raid-devices=2 /dev/vda /dev/vdb && mdadm --stop "
+                       "/dev/md/other", ALLOW, [], "carries a linux_raid_member signature"),
+    "LVM signature": ("pvcreate -q /dev/vda", ALLOW, [], "virtio-data0: carries a LVM2_member"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_safe_mode_refuses_before_any_change(lab_vm: Lab, tmp_path: Path, case: str) -> None:
+    setup, allow, wipeable, message = REFUSALS[case]
+    clean(lab_vm)
+    lab_vm.ssh(f"{setup} && udevadm settle")
+    before = guest_state(lab_vm)
+    store = tmp_path / "store"
+    path = spec(tmp_path, inventory(lab_vm, tmp_path, allow, wipeable))
+    for command in (["run", str(path)], ["plan", str(path)]):
+        out = cli(*command, "--store", str(store))
+        assert out.returncode == 2, (case, command, out.stdout, out.stderr)
+        assert message in " ".join(out.stderr.split()), (case, out.stderr)
+        assert "password" not in out.stderr
+    assert guest_state(lab_vm) == before
+    assert not (store / "md-lab").exists(), "nothing is written for a refused sweep"
+    FIGURES.setdefault("destructive guard (linux_md)", []).append(f"refused: {case}")
+    clean(lab_vm)
+
+
+def test_role_refuses_without_the_preflight(lab_vm: Lab, tmp_path: Path) -> None:
+    """The role's own guard, not only the sweeper's preflight: a mounted device is refused
+    by the configuration play itself, and nothing changes."""
+    clean(lab_vm)
+    lab_vm.ssh("mkfs.ext4 -q /dev/vda && mount /dev/vda /mnt && udevadm settle")
+    before = guest_state(lab_vm)
+    inv = inventory(lab_vm, tmp_path, ALLOW, [ALLOW[0]])
+    platform = LinuxMdPlatform({"rank_devices": 4}, tmp_path, inv)
+    play = run_playbook(
+        "reconfigure.yml",
+        inv,
+        platform.extravars(Configuration.from_key("raid5/single_rank/wb-ra")),
+    )
+    assert not play.ok
+    assert "virtio-data0: /dev/vda is mounted on /mnt" in play.failure()
+    assert guest_state(lab_vm) == before
+    clean(lab_vm)
+
+
+def test_wipeable_device_is_accepted(lab_vm: Lab, tmp_path: Path) -> None:
+    clean(lab_vm)
+    lab_vm.ssh("mkfs.ext4 -q /dev/vda && udevadm settle")
+    before = guest_state(lab_vm)
+    path = spec(tmp_path, inventory(lab_vm, tmp_path, ALLOW, [ALLOW[0]]))
+    out = cli("run", str(path), "--check", "--store", str(tmp_path / "store"))
+    assert out.returncode == 0, out.stderr
+    assert "whatever those devices hold is destroyed" in " ".join(out.stdout.split())
+    assert guest_state(lab_vm) == before
+    clean(lab_vm)
+
+
+def _check_configuration(config: Configuration, facts: dict[str, Any]) -> None:
+    """What the guest reported while the configuration stood is that configuration."""
+    ranks = config.rank_count
+    arrays = sorted(facts["arrays"], key=lambda a: a["name"])
+    assert [a["name"] for a in arrays] == [f"raidsweep-r{i}" for i in range(ranks)]
+    for i, a in enumerate(arrays):
+        assert a["level"] == config.raid_level
+        members = LEVEL_MEMBERS[config.raid_level]
+        assert len(a["members"]) == members
+        assert a["chunk_kib"] == 64
+        assert f"Raid Level : {config.raid_level}" in a["detail"]
+        assert f"Raid Devices : {members}" in a["detail"]
+        # rank i takes the allow-list's devices i*4 .. i*4+3 (vda.. in the lab)
+        assert a["members"] == [f"vd{chr(ord('a') + i * members + j)}" for j in range(members)]
+    volume = next(lv for lv in facts["lvs"] if lv["lv_name"] == "volume")
+    if config.layout == "single_rank":
+        assert int(volume["stripes"]) == 1
+    else:
+        assert int(volume["stripes"]) == ranks
+        assert int(volume["stripe_size"]) == config.stripe_kib * 1024
+    assert int(volume["lv_read_ahead"]) == 1024 * 1024
+    assert facts["volume"] == "/dev/raidsweep/volume"
+
+
+def test_sweep_plan_idempotence_and_teardown(lab_vm: Lab, tmp_path: Path) -> None:
+    clean(lab_vm)
+    # Outside the allow-list: a filesystem that must survive everything below.
+    lab_vm.ssh("mkfs.ext4 -q -L keepme /dev/vdi && udevadm settle")
+    inv = inventory(lab_vm, tmp_path, ALLOW)
+    path = spec(tmp_path, inv)
+    store_dir = tmp_path / "store"
+
+    # raidsweep plan: what each configuration would do, and nothing done.
+    before = guest_state(lab_vm)
+    out = cli("plan", str(path), "--store", str(store_dir), "--limit", "2")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "raid0/single_rank/wb-ra create md array raidsweep-r0: raid0" in text
+    assert "create volume raidsweep/volume: 50% of the group, striped over 2 PVs" in text
+    assert guest_state(lab_vm) == before
+
+    # The sweep itself.
+    out = cli("run", str(path), "--store", str(store_dir), "-q")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "12 configuration(s) completed, 24 run(s) written" in " ".join(out.stdout.split())
+    store = ParquetStore(store_dir)
+    configs = store.configurations("md-lab")
+    assert len(configs) == 12 and set(configs["status"]) == {"successful"}
+    for _, row in configs.iterrows():
+        _check_configuration(Configuration.from_key(row["config_key"]), json.loads(row["facts"]))
+    runs = store.runs("md-lab")
+    assert len(runs) == 24 and set(runs["status"]) == {"ok"}
+    assert (runs["iops"] > 0).all()
+    assert set(runs["tool_version"]) == {"fio-3.33"}
+    FIGURES.setdefault("linux_md in the lab VM", []).append(
+        f"sweep of 12 configurations × 2 cells: {len(runs)} runs stored; "
+        f"array time {float(configs['reconfig_array_time_s'].sum()):.0f} s reconfiguring"
+    )
+
+    # A second apply of a configuration changes nothing (the cache knobs and a snapshot too).
+    platform = LinuxMdPlatform({"rank_devices": 4, "chunk_kib": 64}, tmp_path, inv)
+    config = Configuration.from_key("raid6/host_stripe/ranks2/stripe64k/wt-nora/snap")
+    first = run_playbook("reconfigure.yml", inv, platform.extravars(config))
+    assert first.ok, first.failure()
+    assert first.changed > 0
+    again = run_playbook("reconfigure.yml", inv, platform.extravars(config))
+    assert again.ok, again.failure()
+    assert again.changed == 0, again.stdout[-3000:]
+    assert again.facts["plan"] == []
+    # ... as the guest itself sees it
+    detail = lab_vm.ssh("mdadm --detail /dev/md/raidsweep-r1").stdout
+    assert "Raid Level : raid6" in detail and "Chunk Size : 64K" in detail
+    lvs = lab_vm.ssh(
+        "lvs --noheadings --units k --nosuffix -o lv_name,origin,stripes,stripe_size,"
+        "lv_read_ahead raidsweep"
+    ).stdout.split("\n")
+    rows = {r.split()[0]: r.split() for r in lvs if r.strip()}
+    assert rows["volume"][1:] == ["2", "64.00", "0"]
+    assert rows["volume-hold"][1] == "volume"
+    caches = lab_vm.ssh("cat /sys/block/vd[a-h]/cache_type").stdout.split("\n")
+    assert {c for c in caches if c} == {"write through"}
+
+    # Teardown: clean disks; the device outside the allow-list is as it was; again: nothing.
+    out = cli("teardown", str(path), "--store", str(store_dir))
+    assert out.returncode == 0, out.stderr
+    assert "torn down" in out.stdout
+    state = lab_vm.ssh(
+        "cat /proc/mdstat; vgs --noheadings; for d in /dev/vd[a-h]; do wipefs --no-act $d; done"
+    ).stdout
+    assert "md12" not in state and "raidsweep" not in state
+    assert "linux_raid_member" not in state and "LVM2_member" not in state
+    assert lab_vm.ssh("blkid -o value -s LABEL /dev/vdi").stdout.strip() == "keepme"
+    out = cli("teardown", str(path), "--store", str(store_dir))
+    assert out.returncode == 0 and "nothing to remove" in out.stdout, out.stdout
+    clean(lab_vm)
