@@ -138,7 +138,7 @@ def wanted(spec: dict) -> dict:
         "members": sorted(_kernel_name(d) for d in spec["devices"]),
         "chunk_kib": None if level == "raid1" else spec.get("chunk_kib"),
         "metadata": str(spec.get("metadata") or "1.2"),
-        "bitmap": spec.get("bitmap") or "none",
+        "bitmap": "none" if level == "raid0" else spec.get("bitmap") or "none",
     }
 
 
@@ -193,8 +193,9 @@ def create(module: AnsibleModule, spec: dict, want: dict) -> dict:
         "mdadm", "--create", f"/dev/md/{spec['name']}", "--run", "--name", spec["name"],
         "--homehost", "any", f"--level={want['level'].removeprefix('raid')}",
         f"--raid-devices={len(spec['devices'])}", f"--metadata={want['metadata']}",
-        f"--bitmap={want['bitmap']}",
     ]  # fmt: skip
+    if want["level"] != "raid0":  # RAID 0 has nothing to resync: mdadm refuses any bitmap
+        argv.append(f"--bitmap={want['bitmap']}")
     if want["chunk_kib"]:
         argv.append(f"--chunk={want['chunk_kib']}")
     if spec.get("assume_clean"):
