@@ -2,7 +2,8 @@
 change, with a message naming the place and the problem, and exit status 2.
 
 Each file in tests/fixtures/bad_input/ carries the message it must produce in its first line
-(``# expect: …``). Specs run as they are; an inventory or a class file is put into an
+(``# expect: …``), and a spec whose problem is in another file names it in a second
+(``# place: hosts.yml``). Specs run as they are; an inventory or a class file is put into an
 otherwise good spec.
 """
 
@@ -32,6 +33,13 @@ def _expect(path: Path) -> str:
     return m.group(1)
 
 
+def _place(path: Path) -> str | None:
+    """The file a spec's problem is in when that is not the spec (its inventory)."""
+    second = path.read_bytes().split(b"\n", 2)[1:2]
+    m = re.match(r"# place: (.+)$", second[0].decode("utf-8", "replace")) if second else None
+    return m.group(1) if m else None
+
+
 def _good_spec(**change: object) -> dict:
     spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
     spec["inventory"] = str(ROOT / "inventories" / "sim" / "hosts.yml")
@@ -58,8 +66,9 @@ def test_refused_before_any_change(path: Path, tmp_path: Path) -> None:
     out = " ".join(result.output.split())
     assert result.exit_code == 2, out
     assert _expect(path) in out, out
-    # The place: the file, then a line or a byte offset.
-    named = path.name if kind != "specs" else spec.name
+    # The place: the file (the spec's, or the one a "# place:" line names), then a line or a
+    # byte offset.
+    named = path.name if kind != "specs" else _place(path) or spec.name
     assert named in out and re.search(r"(line \d+|byte \d+|file not found)", out), out
     assert not store.exists()  # nothing written
     assert "Traceback" not in out

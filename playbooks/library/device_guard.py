@@ -56,6 +56,7 @@ import re
 from ansible.module_utils.basic import AnsibleModule
 
 BY_ID = "/dev/disk/by-id/"
+STABLE_ID = re.compile(r"/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@\\-]{0,200}")
 
 
 def _sysfs_name(path: str) -> str:
@@ -146,7 +147,7 @@ def check(module: AnsibleModule) -> tuple[dict[str, dict], list[str]]:
     allowed = {}
     problems: list[str] = []
     for a in p["allow"]:
-        if not a.startswith(BY_ID):
+        if not STABLE_ID.fullmatch(a):
             problems.append(
                 f"{a}: the allow-list names devices by stable id ({BY_ID}...), "
                 "not by a kernel name that can change at the next boot"
@@ -162,7 +163,7 @@ def check(module: AnsibleModule) -> tuple[dict[str, dict], list[str]]:
         if dev not in p["allow"]:
             problems.append(f"{dev}: not in the inventory's allow-list (linux_md_devices)")
             continue
-        if not dev.startswith(BY_ID):
+        if not STABLE_ID.fullmatch(dev):
             continue  # already named above
         if not os.path.exists(dev):
             problems.append(f"{dev}: no such device on this host")

@@ -25,6 +25,7 @@ rehearse on.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,6 +45,9 @@ from sweeper.units import parse_duration
 VG = "raidsweep"
 VOLUME = f"/dev/{VG}/volume"
 BY_ID = "/dev/disk/by-id/"
+#: the names udev gives under by-id (wwn-0x…, nvme-eui.…, ata-Model_Serial, usb-…-0:0); no
+#: other character, so nothing in a device name can be read as syntax anywhere
+STABLE_ID = re.compile(r"/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@\\-]{0,200}")
 #: the fewest members mdadm builds each level with (RAID 1 ranks are always pairs)
 MIN_DEVICES = {"raid0": 2, "raid1": 2, "raid5": 3, "raid6": 4, "raid10": 2}
 #: what a reconfiguration costs, for ordering the grid and for budgets: an initial resync
@@ -113,6 +117,21 @@ def devices_needed(config: Configuration, opts: LinuxMdOptions) -> int:
     return config.rank_count * devices_per_rank(config.raid_level, opts)
 
 
+def _line_of(inventory: Path, text: str) -> str:
+    """``line N: `` of the first line of the inventory (file, or folder of files) that
+    holds ``text``, to name the place of a problem; empty if none does."""
+    files = sorted(inventory.glob("*.y*ml")) if inventory.is_dir() else [inventory]
+    for path in files:
+        try:
+            lines = path.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for n, line in enumerate(lines, 1):
+            if text in line and not line.lstrip().startswith("#"):
+                return f"{path.name} line {n}: " if inventory.is_dir() else f"line {n}: "
+    return ""
+
+
 class LinuxMdPlatform(Platform):
     name = "linux_md"
     supported = {
@@ -178,12 +197,14 @@ class LinuxMdPlatform(Platform):
             raise InputError(str(self.inventory), [str(exc)]) from None
         devices = hv.get("linux_md_devices") or []
         problems = [
-            f"linux_md_devices[{i}]: {d!r} is not a stable id ({BY_ID}...)"
+            f"{_line_of(self.inventory, str(d))}linux_md_devices[{i}]: {d!r} is not a stable "
+            f"id ({BY_ID}...)"
             for i, d in enumerate(devices)
-            if not isinstance(d, str) or not d.startswith(BY_ID)
+            if not isinstance(d, str) or not STABLE_ID.fullmatch(d)
         ]
         if len(devices) < self._needed:
             problems.append(
+                f"{_line_of(self.inventory, 'linux_md_devices')}"
                 f"linux_md_devices: the sweep's largest configuration needs {self._needed} "
                 f"devices, the allow-list of host {hv.get('inventory_hostname')} has "
                 f"{len(devices)}"

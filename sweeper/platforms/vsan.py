@@ -218,7 +218,8 @@ class VsanPlatform(Platform):
         return self._vars() | {"vsan_state": "present"} | params
 
     def teardown_extravars(self) -> dict[str, Any]:
-        return self._vars()
+        v = self._vars()
+        return {k: v[k] for k in ("raidsweep_platform", "vsan_state_dir", "vsan_policy_name")}
 
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
         return VsanSimRunner(self.profile, self.state_dir, matrix, seed)
