@@ -39,6 +39,11 @@ options:
     description: Name prefix of raidsweep's own md arrays; their members are not refused.
     type: str
     default: raidsweep-
+  vg:
+    description: >-
+      raidsweep's own volume group; its physical volumes (a cache device) are not refused.
+    type: str
+    default: raidsweep
 author: raidsweep
 """
 
@@ -128,6 +133,20 @@ def _md_name(holder: str, module: AnsibleModule) -> str | None:
     return m.group(1).split(":")[-1] if m else None
 
 
+def _vg_of(node: str, module: AnsibleModule) -> str:
+    """The volume group a physical volume belongs to ('' if none)."""
+    rc, out, _ = module.run_command(["pvs", "--noheadings", "-o", "vg_name", node])
+    return out.strip() if rc == 0 else ""
+
+
+def _dm_name(holder: str) -> str:
+    try:
+        with open(f"/sys/class/block/{holder}/dm/name") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 def _signatures(node: str, module: AnsibleModule) -> list[dict[str, str]]:
     """What wipefs would erase: filesystem, RAID, LVM signatures and partition tables."""
     rc, out, err = module.run_command(["wipefs", "--no-act", "--json", node])
@@ -183,10 +202,13 @@ def check(module: AnsibleModule) -> tuple[dict[str, dict], list[str]]:
                 problems.append(f"{dev}: /dev/{n} is mounted on {where}")
         holders = sorted(os.listdir(f"/sys/class/block/{name}/holders"))
         ours = []
+        own_pv = bool(p["vg"]) and _vg_of(real, module) == p["vg"]
         for h in holders:
             md = _md_name(h, module) if h.startswith("md") else None
             if md and md.startswith(prefix):
                 ours.append(md)
+            elif own_pv and _dm_name(h).startswith(f"{p['vg']}-"):
+                ours.append(_dm_name(h))  # a volume of raidsweep's group (the cache)
             else:
                 problems.append(f"{dev}: in use by /dev/{h} (holders), which is not raidsweep's")
         foreign = []
@@ -196,6 +218,8 @@ def check(module: AnsibleModule) -> tuple[dict[str, dict], list[str]]:
                 prefix
             ):
                 continue  # a member of one of raidsweep's own arrays
+            if kind == "LVM2_member" and own_pv:
+                continue  # a physical volume of raidsweep's own group (the cache device)
             foreign.append(kind)
         if foreign and real not in wipeable:
             problems.append(
@@ -216,6 +240,7 @@ def main() -> None:
             "devices": {"type": "list", "elements": "str", "required": True},
             "wipeable": {"type": "list", "elements": "str", "default": []},
             "array_prefix": {"type": "str", "default": "raidsweep-"},
+            "vg": {"type": "str", "default": "raidsweep"},
         },
         supports_check_mode=True,
     )

@@ -18,7 +18,8 @@ description:
     striped over I(stripes) physical volumes in units of I(stripe_kib).
   - A volume group or volume that exists but differs is removed and built again; one as
     declared is left alone, so a second run changes nothing.
-  - Optionally holds a snapshot C(<lv>-hold) of the volume, and sets its read-ahead.
+  - Optionally holds a snapshot C(<lv>-hold) of the volume, caches it with dm-cache on a
+    faster device in writeback or writethrough mode, and sets its read-ahead.
   - C(state=absent) removes the group with everything in it and the PV labels.
   - Check mode reports the plan (I(plan)) and changes nothing.
 options:
@@ -57,6 +58,20 @@ options:
     description: Hold a snapshot C(<lv>-hold) of the volume over the rest of the group.
     type: bool
     default: false
+  cache_device:
+    description:
+      - A faster device to cache the volume on with dm-cache (lvmcache); it joins the group
+        and holds only the cache. Omitted, the volume is not cached (a cache is removed).
+    type: str
+  cache_mode:
+    description: The dm-cache's write mode.
+    type: str
+    choices: [writeback, writethrough]
+    default: writethrough
+  cache_pct:
+    description: Share of the cache device the cache takes (the rest holds its metadata spare).
+    type: int
+    default: 80
   assume_absent:
     description:
       - Plan as if the group did not exist (check mode, when the arrays under it are to be
@@ -87,7 +102,10 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-LV_FIELDS = "lv_name,lv_size,seg_count,stripes,stripe_size,origin,lv_read_ahead,devices,lv_attr"
+LV_FIELDS = (
+    "lv_name,lv_size,seg_count,segtype,stripes,stripe_size,origin,lv_read_ahead,devices,lv_attr,"
+    "cache_mode,pool_lv"
+)
 
 
 def _run(module: AnsibleModule, argv: list[str]) -> str:
@@ -108,13 +126,17 @@ def state_of(module: AnsibleModule, vg: str) -> dict:
     vgs = _report(module, ["vgs", "-o", "vg_name,vg_extent_size,vg_extent_count", vg], "vg")
     if not vgs:
         return {}
-    pvs = [p["pv_name"] for p in _report(module, ["pvs", "-o", "pv_name,vg_name"], "pv")
-           if p["vg_name"] == vg]  # fmt: skip
-    lvs = _report(module, ["lvs", "-o", LV_FIELDS, vg], "lv")
+    pvs = {os.path.realpath(p["pv_name"]): int(p["pv_pe_count"] or 0)
+           for p in _report(module, ["pvs", "-o", "pv_name,vg_name,pv_pe_count"], "pv")
+           if p["vg_name"] == vg}  # fmt: skip
+    # -a: a cached volume's geometry is that of its hidden origin, [<lv>_corig]
+    lvs = [x | {"lv_name": x["lv_name"].strip("[]")}
+           for x in _report(module, ["lvs", "-a", "-o", LV_FIELDS, vg], "lv")]  # fmt: skip
     return {
         "extent_bytes": int(vgs[0]["vg_extent_size"]),
         "extents": int(vgs[0]["vg_extent_count"]),
-        "pvs": sorted(os.path.realpath(p) for p in pvs),
+        "pvs": sorted(pvs),
+        "pv_extents": pvs,
         "lvs": lvs,
     }
 
@@ -132,6 +154,13 @@ def main() -> None:
             "read_ahead_kib": {"type": "int"},
             "snapshot": {"type": "bool", "default": False},
             "assume_absent": {"type": "bool", "default": False},
+            "cache_device": {"type": "str"},
+            "cache_mode": {
+                "type": "str",
+                "choices": ["writeback", "writethrough"],
+                "default": "writethrough",
+            },
+            "cache_pct": {"type": "int", "default": 80},
             "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
         },
         supports_check_mode=True,
@@ -160,32 +189,40 @@ def main() -> None:
         module.fail_json(
             msg=f"{p['stripes']} stripes need as many physical volumes, not {len(p['pvs'])}"
         )
-    want_pvs = sorted(os.path.realpath(x) for x in p["pvs"])
+    cache_dev = p["cache_device"]
+    data_pvs = [os.path.realpath(x) for x in p["pvs"]]
+    want_pvs = sorted(data_pvs + ([os.path.realpath(cache_dev)] if cache_dev else []))
     extent = p["extent_kib"] * 1024
     if have and (have["pvs"] != want_pvs or have["extent_bytes"] != extent):
         remove_vg()
         have = {}
     if not have:
+        members = [*p["pvs"], *([cache_dev] if cache_dev else [])]
         plan.append(
-            f"create volume group {vg} over {', '.join(p['pvs'])} "
-            f"with {p['extent_kib']} KiB extents"
+            f"create volume group {vg} over {', '.join(members)} with {p['extent_kib']} KiB extents"
         )
         if act:
-            for pv in p["pvs"]:
+            for pv in members:
                 _run(module, ["pvcreate", "--yes", "--force", pv])
             _run(module, ["vgcreate", "--yes", "--physicalextentsize", f"{p['extent_kib']}k",
-                          vg, *p["pvs"]])  # fmt: skip
+                          vg, *members])  # fmt: skip
             have = state_of(module, vg)
-    total = have.get("extents", 0)
+    # The volume's share is of the arrays' extents; the cache device holds only the cache.
+    total = sum(have.get("pv_extents", {}).get(pv, 0) for pv in data_pvs)
     # Whole stripes only, so the size LVM makes is the size asked for and compares equal.
     extents = total * p["size_pct"] // 100 // p["stripes"] * p["stripes"]
     lvs = {x["lv_name"]: x for x in have.get("lvs", [])}
     cur = lvs.get(lv)
+    geometry = lvs.get(f"{lv}_corig", cur) if cur and cur.get("segtype") == "cache" else cur
     stripe_bytes = (p["stripe_kib"] or 0) * 1024 if p["stripes"] > 1 else 0
-    if cur and (
-        int(cur["lv_size"]) != extents * extent
-        or int(cur["stripes"] or 1) != p["stripes"]
-        or (p["stripes"] > 1 and int(cur["stripe_size"] or 0) != stripe_bytes)
+    if (
+        cur
+        and geometry
+        and (
+            int(cur["lv_size"]) != extents * extent
+            or int(geometry["stripes"] or 1) != p["stripes"]
+            or (p["stripes"] > 1 and int(geometry["stripe_size"] or 0) != stripe_bytes)
+        )
     ):
         plan.append(f"destroy volume {vg}/{lv} (its layout changes; contents are lost)")
         if act:
@@ -203,6 +240,45 @@ def main() -> None:
             if p["stripes"] > 1:
                 argv += ["--stripes", str(p["stripes"]), "--stripesize", f"{p['stripe_kib']}k"]
             _run(module, [*argv, vg, *p["pvs"]])
+    mode = p["cache_mode"]
+    cached = cur is not None and cur.get("segtype") == "cache"
+    want_cache = bool(cache_dev)
+    if cached != want_cache or (cached and cur.get("cache_mode") != mode):
+        if snap in lvs:  # LVM changes the caching of a volume without snapshots only
+            plan.append(f"drop snapshot {vg}/{snap} while the cache changes")
+            if act:
+                _run(module, ["lvremove", "--force", "--yes", f"{vg}/{snap}"])
+            lvs.pop(snap)
+        if cached and not want_cache:
+            plan.append(f"remove the dm-cache of {vg}/{lv} (dirty blocks are written first)")
+            if act:
+                _run(module, ["lvconvert", "--yes", "--uncache", f"{vg}/{lv}"])
+        elif cached:
+            plan.append(f"switch the dm-cache of {vg}/{lv} to {mode}")
+            if act:
+                _run(module, ["lvchange", "--yes", "--cachemode", mode, f"{vg}/{lv}"])
+        else:
+            plan.append(f"cache {vg}/{lv} with dm-cache on {cache_dev} ({p['cache_pct']}%), {mode}")
+            if act:
+                _run(
+                    module,
+                    [
+                        "lvcreate",
+                        "--yes",
+                        "--type",
+                        "cache-pool",
+                        "--poolmetadataspare",  # a spare would take extents of the arrays
+                        "n",
+                        "--extents",
+                        f"{p['cache_pct']}%PVS",
+                        "--name",
+                        f"{lv}_cache",
+                        vg,
+                        cache_dev,
+                    ],
+                )
+                _run(module, ["lvconvert", "--yes", "--type", "cache", "--cachemode", mode,
+                              "--cachepool", f"{vg}/{lv}_cache", f"{vg}/{lv}"])  # fmt: skip
     ra = "auto" if p["read_ahead_kib"] is None else str(p["read_ahead_kib"] * 2)
     ra_bytes = None if p["read_ahead_kib"] is None else p["read_ahead_kib"] * 1024
     have_ra = (cur or {}).get("lv_read_ahead")
@@ -214,8 +290,9 @@ def main() -> None:
     if p["snapshot"] and snap not in lvs:
         plan.append(f"hold snapshot {vg}/{snap} of {vg}/{lv}")
         if act:
-            _run(module, ["lvcreate", "--yes", "--snapshot", "--extents", "100%FREE",
-                          "--name", snap, f"{vg}/{lv}"])  # fmt: skip
+            # on the arrays only, not on the cache device
+            _run(module, ["lvcreate", "--yes", "--snapshot", "--extents", "100%PVS",
+                          "--name", snap, f"{vg}/{lv}", *p["pvs"]])  # fmt: skip
     elif not p["snapshot"] and snap in lvs:
         plan.append(f"drop snapshot {vg}/{snap}")
         if act:

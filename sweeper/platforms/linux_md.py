@@ -11,7 +11,8 @@ allow-list of test devices (``linux_md_devices``, by ``/dev/disk/by-id/``):
   arrays at extent granularity (the extent is ``stripe_kib``), as an array's rotate-extents
   pool spreads a volume;
 - ``cache_policy``: ``wb``/``wt`` is the drives' volatile write cache on or off (where the
-  drive lets it be set; the facts say where it could not), ``ra``/``nora`` the volume's
+  drive lets it be set; the facts say where it could not), or with ``lvmcache`` the mode of a
+  dm-cache on the inventory's faster ``linux_md_cache_device``; ``ra``/``nora`` the volume's
   read-ahead (``read_ahead_kib``, or 0); RAID 5/6 arrays get ``stripe_cache_size``;
 - ``snapshots``: an LVM snapshot of the test volume held during the runs.
 
@@ -89,6 +90,9 @@ class LinuxMdOptions(BaseModel):
     #: fio on the storage host
     fio: str = Field(default="fio", pattern=r"^[A-Za-z0-9_./-]+$")
     hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
+    #: an lvmcache (dm-cache) in front of the volume on the inventory's
+    #: ``linux_md_cache_device``; ``wb``/``wt`` is then its writeback/writethrough mode
+    lvmcache: bool = False
     #: initial resync speed, for the array time a RAID build costs (md's default ceiling)
     resync_mib_s: float = Field(default=200.0, gt=0, le=100000)
 
@@ -202,6 +206,18 @@ class LinuxMdPlatform(Platform):
             for i, d in enumerate(devices)
             if not isinstance(d, str) or not STABLE_ID.fullmatch(d)
         ]
+        cache = hv.get("linux_md_cache_device")
+        if self.opts.lvmcache and not (isinstance(cache, str) and STABLE_ID.fullmatch(cache)):
+            problems.append(
+                f"{_line_of(self.inventory, 'linux_md_cache_device')}linux_md_cache_device: "
+                f"platform_options.lvmcache needs the cache device by stable id ({BY_ID}...), "
+                f"not {cache!r}"
+            )
+        elif self.opts.lvmcache and cache in devices[: self._needed]:
+            problems.append(
+                f"{_line_of(self.inventory, 'linux_md_cache_device')}linux_md_cache_device: "
+                f"{cache} is also one of the arrays' devices"
+            )
         if len(devices) < self._needed:
             problems.append(
                 f"{_line_of(self.inventory, 'linux_md_devices')}"
@@ -231,6 +247,7 @@ class LinuxMdPlatform(Platform):
             "linux_md_read_ahead_kib": o.read_ahead_kib,
             "linux_md_extent_kib": o.extent_kib,
             "linux_md_volume_pct": o.volume_pct,
+            "linux_md_lvmcache": o.lvmcache,
         }
 
     def extravars(self, config: Configuration) -> dict[str, Any]:

@@ -277,3 +277,52 @@ def test_sweep_plan_idempotence_and_teardown(lab_vm: Lab, tmp_path: Path) -> Non
     out = cli("teardown", str(path), "--store", str(store_dir))
     assert out.returncode == 0 and "nothing to remove" in out.stdout, out.stdout
     clean(lab_vm)
+
+
+def test_lvmcache_modes_snapshot_and_teardown(lab_vm: Lab, tmp_path: Path) -> None:
+    """With platform_options.lvmcache, wb/wt is a dm-cache's mode on the inventory's faster
+    device: built, switched without rebuilding the volume, idempotent, and torn down."""
+    clean(lab_vm)
+    inv = inventory(lab_vm, tmp_path, ALLOW)
+    doc = yaml.safe_load(inv.read_text())
+    host = doc["all"]["children"]["storage"]["hosts"]["raidsweep-lab"]
+    host["linux_md_cache_device"] = BY_ID.format(9)
+    inv.write_text(yaml.safe_dump(doc))
+    platform = LinuxMdPlatform(
+        {"rank_devices": 4, "chunk_kib": 64, "lvmcache": True}, tmp_path, inv
+    )
+
+    def apply(key: str) -> Any:
+        play = run_playbook("reconfigure.yml", inv, platform.extravars(Configuration.from_key(key)))
+        assert play.ok, play.failure()
+        return play
+
+    def cache_view() -> dict[str, list[str]]:
+        out = lab_vm.ssh(
+            "lvs -a --noheadings -o lv_name,segtype,cache_mode,stripes,devices raidsweep"
+        ).stdout
+        return {r.split()[0].strip("[]"): r.split()[1:] for r in out.splitlines() if r.strip()}
+
+    apply("raid10/host_stripe/ranks2/stripe64k/wb-ra")
+    view = cache_view()
+    assert view["volume"][:2] == ["cache", "writeback"]
+    assert view["volume_corig"][:1] == ["striped"] and view["volume_corig"][1] == "2"
+    assert "/dev/vdj" in " ".join(view["volume_cache_cpool_cdata"])  # on the cache device
+    volume_uuid = lab_vm.ssh("lvs --noheadings -o lv_uuid raidsweep/volume").stdout
+    play = apply("raid10/host_stripe/ranks2/stripe64k/wt-ra/snap")
+    assert "switch the dm-cache of raidsweep/volume to writethrough" in play.facts["plan"]
+    assert cache_view()["volume"][:2] == ["cache", "writethrough"]
+    assert "volume-hold" in cache_view()
+    # the same volume, only its cache switched
+    assert lab_vm.ssh("lvs --noheadings -o lv_uuid raidsweep/volume").stdout == volume_uuid
+    again = apply("raid10/host_stripe/ranks2/stripe64k/wt-ra/snap")
+    assert again.changed == 0 and again.facts["plan"] == []
+    play = run_playbook("teardown.yml", inv, platform.teardown_extravars())
+    assert play.ok, play.failure()
+    state = lab_vm.ssh(
+        "cat /proc/mdstat; vgs --noheadings; dmsetup ls; "
+        "for d in /dev/vd[a-h] /dev/vdj; do wipefs --no-act $d; done"
+    ).stdout
+    assert "md12" not in state and "raidsweep" not in state and "LVM2_member" not in state
+    assert "linux_raid_member" not in state
+    clean(lab_vm)
