@@ -88,7 +88,18 @@ def _literal(value: Any, key: str, host: str) -> Any:
 
 def inventory_host(inventory: Path, group: str = "storage") -> RemoteHost:
     """The one host of ``group`` in ``inventory``, as Ansible would connect to it."""
-    v = host_vars(inventory, group)
+    return _remote(host_vars(inventory, group))
+
+
+def group_hosts(inventory: Path, group: str) -> list[RemoteHost]:
+    """Every host of ``group`` (at least one), as Ansible would connect to it."""
+    hosts = [_remote(v) for v in _group_vars(inventory, group)]
+    if not hosts:
+        raise RemoteHostError(f"{inventory}: the {group} group has no hosts")
+    return hosts
+
+
+def _remote(v: dict[str, Any]) -> RemoteHost:
     name = str(v["inventory_hostname"])
     if any(k in v for k in ("ansible_password", "ansible_ssh_pass")):
         raise RemoteHostError(
@@ -110,18 +121,24 @@ def inventory_host(inventory: Path, group: str = "storage") -> RemoteHost:
     )
 
 
-def host_vars(inventory: Path, group: str = "storage") -> dict[str, Any]:
-    """The variables of the one host of ``group``, as Ansible reads the inventory (group
-    vars, host vars, YAML or INI), without connecting to it."""
+def _group_vars(inventory: Path, group: str) -> list[dict[str, Any]]:
+    """The variables of every host of ``group``, as Ansible reads the inventory (group vars,
+    host vars, YAML or INI), without connecting to any."""
     from ansible.inventory.manager import InventoryManager
     from ansible.parsing.dataloader import DataLoader
     from ansible.vars.manager import VariableManager
 
     loader = DataLoader()
     inv = InventoryManager(loader=loader, sources=[str(inventory)])
-    hosts = inv.get_hosts(group)
+    manager = VariableManager(loader=loader, inventory=inv)
+    return [dict(manager.get_vars(host=h)) for h in inv.get_hosts(group)]
+
+
+def host_vars(inventory: Path, group: str = "storage") -> dict[str, Any]:
+    """The variables of the one host of ``group``."""
+    hosts = _group_vars(inventory, group)
     if len(hosts) != 1:
         raise RemoteHostError(
             f"{inventory}: the {group} group must have exactly one host ({len(hosts)} found)"
         )
-    return dict(VariableManager(loader=loader, inventory=inv).get_vars(host=hosts[0]))
+    return hosts[0]

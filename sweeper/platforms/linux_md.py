@@ -35,10 +35,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError
-from sweeper.fio.jobfile import check_filename
-from sweeper.fio.runner import Fio, FioOutput
 from sweeper.platforms.base import Platform, WorkloadRunner, option_errors
-from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions, LocalRunner
+from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
+from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import parse_duration
@@ -57,7 +56,6 @@ MIN_DEVICES = {"raid0": 2, "raid1": 2, "raid5": 3, "raid6": 4, "raid10": 2}
 UNKNOWN_MEMBER_BYTES = 10**12
 LVM_S = 20.0
 KNOB_S = 5.0
-_LOG_MARK = "\n@@raidsweep-log "
 
 
 def _power_of_two(v: int) -> bool:
@@ -264,7 +262,7 @@ class LinuxMdPlatform(Platform):
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
         if self.inventory is None:
             raise RuntimeError("the linux_md platform needs an inventory")
-        return RemoteRunner(self.opts, self.state_dir, matrix, inventory_host(self.inventory))
+        return LinuxMdRunner(self.opts, self.state_dir, matrix, inventory_host(self.inventory))
 
     def plan_lines(self, matrix: Any) -> list[str]:
         devices = self.preflight_facts.get("devices") or {}
@@ -294,55 +292,15 @@ class LinuxMdPlatform(Platform):
         return KNOB_S
 
 
-class RemoteRunner(LocalRunner):
-    """The local platform's runner (fill, steady state, fio's JSON), with fio on the storage
-    host: the job file goes over SSH on stdin, fio's JSON and interval logs come back."""
+class LinuxMdRunner(RemoteFioRunner):
+    """fio on the storage host, on the test volume."""
 
     def __init__(self, opts: LinuxMdOptions, state_dir: Path, matrix: Any, host: RemoteHost):
         local = LocalOptions(target=VOLUME, fill=opts.fill, fio=opts.fio,
                              hang_grace_s=opts.hang_grace_s)  # fmt: skip
-        super().__init__(local, state_dir, matrix, None)
-        self.host = host
-        self.fio_name = opts.fio
-
-    def prepare(self) -> None:
-        try:
-            version = self.host.check(f"{self.fio_name} --version").strip()
-            size = int(self.host.check(f"blockdev --getsize64 {check_filename(VOLUME)}"))
-        except (RemoteHostError, ValueError) as exc:
-            raise RuntimeError(f"the storage host is not ready for fio: {exc}") from None
-        self.fio = Fio(f"{self.host.name}:{self.fio_name}", version)
-        self.working_set = self.matrix.working_set or size
-        if self.working_set > size:
-            raise RuntimeError(
-                f"the working set ({self.working_set} bytes) is larger than {VOLUME} ({size} bytes)"
-            )
-        (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
-        if self.opts.fill and any(p.reads for p in self.matrix.patterns):
-            self.fill_record = self._fill()
+        super().__init__(local, state_dir, matrix, [host])
 
     def _identity(self) -> dict[str, Any]:
         # A volume built again has a new UUID: the fill marker then no longer applies.
-        uuid = self.host.check(f"lvs --noheadings -o lv_uuid {VG}/volume").strip()
-        return {"target": VOLUME, "host": self.host.name, "lv_uuid": uuid}
-
-    def _fio(self, path: Path, timeout_s: float, hosts: list[tuple[str, int]]) -> FioOutput:
-        # In a fresh folder there; fio's interval logs follow its JSON on stdout, each after
-        # a marker line, and are written back beside the job file for the steady-state rule.
-        limit = int(timeout_s) + 1
-        script = (
-            'd=$(mktemp -d) && cd "$d" && cat > job.fio && '
-            f"timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio; rc=$?; "
-            "for f in *.log; do [ -e \"$f\" ] && printf '" + _LOG_MARK.replace("\n", "\\n")
-            + "%s\\n' \"$f\" && cat \"$f\"; done; cd / && rm -rf \"$d\"; exit $rc"
-        )  # fmt: skip
-        out = self.host.run(script, input_text=path.read_text(), timeout_s=timeout_s + 30)
-        stdout, *logs = out.stdout.split(_LOG_MARK)
-        for part in logs:
-            name, _, body = part.partition("\n")
-            if "/" not in name and name.endswith(".log"):
-                (path.parent / name).write_text(body)
-        if out.exit_code == 124:  # timeout(1): fio hung past ramp + runtime + grace
-            return FioOutput(stdout, out.stderr + f"\nfio did not finish within {limit} s; "
-                             "killed", -9, out.wall_s, timed_out=True)  # fmt: skip
-        return FioOutput(stdout, out.stderr, out.exit_code, out.wall_s, out.timed_out)
+        uuid = self.remote[0].check(f"lvs --noheadings -o lv_uuid {VG}/volume").strip()
+        return {"target": VOLUME, "host": self.remote[0].name, "lv_uuid": uuid}

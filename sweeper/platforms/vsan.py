@@ -28,25 +28,32 @@ onto the policy's rules, named as in the vSphere Client:
 come from the inventory (``inventories/vsan/hosts.yml``); the password from Ansible Vault
 or the environment (``VSAN_PASSWORD``), never from the spec.
 
-The load: ``load: sim`` answers each run with the simulated array's model (profile
+The load: ``load: fio`` runs fio in every worker VM at once, over SSH with the connection
+the inventory gives each worker, on its test disk ``worker_device`` (checked before the sweep:
+reachable, fio present, the disk not mounted, held or formatted); the workers' jobs together
+are the run. ``load: sim`` answers each run with the simulated array's model (profile
 ``sim_profile``, the hyperconverged ``hybrid-hci`` by default) in the configuration that
 vCenter read back, for rehearsing a sweep against a test vCenter or vcsim, whose VMs cannot
-run fio. fio inside the worker VMs is not offered yet.
+run fio.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.platforms.base import Platform, WorkloadRunner, option_errors
+from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
+from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.platforms.sim import SimRunner
+from sweeper.remote import RemoteHost, RemoteHostError, group_hosts
 from sweeper.sim.model import ArrayState
 from sweeper.sim.profile import list_profiles, load_profile
 
@@ -72,8 +79,19 @@ class VsanOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: what answers the runs: ``sim``, the simulated array's model (fio in the workers later)
-    load: Literal["sim"]
+    #: what answers the runs: ``fio`` in the worker VMs (over SSH, all at once, each on its
+    #: test disk ``worker_device``), or ``sim``, the simulated array's model (a rehearsal
+    #: against a test vCenter or vcsim, whose VMs cannot run fio)
+    load: Literal["sim", "fio"]
+    #: the test disk as each worker's guest sees it (the same in every worker, e.g. a clone's
+    #: /dev/sdb or /dev/disk/by-path/...); fio overwrites it
+    worker_device: str | None = Field(
+        default=None, pattern=r"^/dev/[A-Za-z0-9][A-Za-z0-9/._:+@-]{0,200}$"
+    )
+    #: write the working set once before any read, so reads reach vSAN's capacity tier
+    fill: bool = True
+    fio: str = Field(default="fio", pattern=r"^[A-Za-z0-9_./-]+$")
+    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
     sim_profile: str = "hybrid-hci"
     #: name of the storage policy raidsweep creates and updates
     policy_name: str = Field(default="raidsweep", pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,79}$")
@@ -85,6 +103,14 @@ class VsanOptions(BaseModel):
     flash_read_cache_reservation: float = Field(default=0.0, ge=0, le=100)
     #: allow turning the cluster's deduplication and compression on or off
     allow_data_reduction_change: bool = False
+
+    @model_validator(mode="after")
+    def _fio_needs_a_device(self) -> VsanOptions:
+        if self.load == "fio" and self.worker_device is None:
+            raise ValueError("load: fio needs worker_device, the test disk in each worker VM")
+        if self.worker_device is not None and "/../" in f"{self.worker_device}/":
+            raise ValueError(f"worker_device {self.worker_device!r} climbs out of /dev")
+        return self
 
 
 def _options(options: dict[str, Any]) -> VsanOptions:
@@ -133,6 +159,7 @@ class VsanPlatform(Platform):
         self.profile = load_profile(self.opts.sim_profile)
         #: what vCenter reported before the sweep (cluster, workers, policy), if asked
         self.preflight_facts: dict[str, Any] = {}
+        self.workers: list[RemoteHost] = []
 
     def preflight(self, space: Any) -> None:
         """Ask vCenter, changing nothing, whether the sweep can run: reachable, login
@@ -149,6 +176,41 @@ class VsanPlatform(Platform):
                 [f"vsan preflight ({play.failed_task}): {play.error}"],
             )
         self.preflight_facts = play.facts
+        if self.opts.load == "fio":
+            self.workers = self._check_workers()
+
+    def _check_workers(self) -> list[RemoteHost]:
+        """Every worker reachable over SSH with fio, and its test disk a block device that
+        nothing uses: not mounted, no holders, no filesystem or partition table on it."""
+        assert self.inventory is not None and self.opts.worker_device is not None
+        device = self.opts.worker_device
+        try:
+            workers = group_hosts(self.inventory, "workers")
+        except RemoteHostError as exc:
+            raise InputError(str(self.inventory), [str(exc)]) from None
+        problems = []
+        for w in workers:
+            try:
+                w.check(f"{shlex.quote(self.opts.fio)} --version")
+                dev_q = shlex.quote(device)
+                info = w.check(
+                    f"lsblk --json --nodeps -o NAME,TYPE,MOUNTPOINT,FSTYPE,PTTYPE {dev_q} && "
+                    f'ls "/sys/class/block/$(basename "$(readlink -f {dev_q})")/holders"'
+                )
+            except RemoteHostError as exc:
+                problems.append(f"worker {w.name}: {exc}")
+                continue
+            doc, end = json.JSONDecoder().raw_decode(info)
+            dev, holders = doc["blockdevices"][0], info[end:]
+            used = [f"mounted on {dev['mountpoint']}" if dev.get("mountpoint") else "",
+                    f"carries a {dev['fstype']} filesystem" if dev.get("fstype") else "",
+                    f"carries a {dev['pttype']} partition table" if dev.get("pttype") else "",
+                    f"in use by {holders.split()}" if holders.split() else ""]  # fmt: skip
+            for why in filter(None, used):
+                problems.append(f"worker {w.name}: {device} {why}; fio would overwrite it")
+        if problems:
+            raise InputError(str(self.inventory), problems)
+        return workers
 
     @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
@@ -222,6 +284,13 @@ class VsanPlatform(Platform):
         return {k: v[k] for k in ("raidsweep_platform", "vsan_state_dir", "vsan_policy_name")}
 
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
+        if self.opts.load == "fio":
+            if not self.workers:
+                raise RuntimeError("load: fio needs the inventory's worker VMs (preflight)")
+            o = self.opts
+            local = LocalOptions(target=o.worker_device, fill=o.fill, fio=o.fio,
+                                 hang_grace_s=o.hang_grace_s)  # fmt: skip
+            return RemoteFioRunner(local, self.state_dir, matrix, self.workers)
         return VsanSimRunner(self.profile, self.state_dir, matrix, seed)
 
     def plan_lines(self, matrix: Any) -> list[str]:
@@ -239,10 +308,17 @@ class VsanPlatform(Platform):
                 "turns the cluster's deduplication and compression on or off as each "
                 "configuration asks (a rolling reformat of every disk group on a real cluster)"
             )
-        lines.append(
-            f"the runs are answered by the simulated array's model ({self.profile.name}), "
-            "not measured in the worker VMs"
-        )
+        if self.opts.load == "fio":
+            names = ", ".join(w.name for w in self.workers) or "the inventory's workers"
+            lines.append(
+                f"fio writes to {self.opts.worker_device} in every worker VM ({names}) at "
+                "once; its contents there are destroyed"
+            )
+        else:
+            lines.append(
+                f"the runs are answered by the simulated array's model ({self.profile.name}), "
+                "not measured in the worker VMs"
+            )
         return lines
 
     def hardware(self) -> dict[str, Any]:
