@@ -176,8 +176,33 @@ class VsanPlatform(Platform):
                 [f"vsan preflight ({play.failed_task}): {play.error}"],
             )
         self.preflight_facts = play.facts
+        self._check_hosts(space)
         if self.opts.load == "fio":
             self.workers = self._check_workers()
+
+    def _check_hosts(self, space: Any) -> None:
+        """Every RAID level of the space needs that many usable hosts (fault domains): 2n+1
+        for RAID-1 with n failures to tolerate, 4 for RAID-5, 6 for RAID-6. Refused here,
+        before the first policy, rather than when its configuration comes up."""
+        usable = self.preflight_facts.get("usable_hosts")
+        if not isinstance(usable, list) or space is None:
+            return
+        ftt = self.opts.mirror_failures_to_tolerate
+        need = {"raid1": 2 * ftt + 1, "raid5": 4, "raid6": 6}
+        names = {"raid1": f"{MIRRORING}, failures to tolerate {ftt}",
+                 "raid5": f"{ERASURE_CODING}, failures to tolerate 1 (RAID-5)",
+                 "raid6": f"{ERASURE_CODING}, failures to tolerate 2 (RAID-6)"}  # fmt: skip
+        cluster = self.preflight_facts.get("cluster", "?")
+        problems = [
+            f"config_space.raid_level {level}: cluster {cluster!r} does not offer the rule "
+            f"Failure tolerance method = {names[level]}: that needs {need[level]} hosts, the "
+            f"cluster has {len(usable)} usable"
+            for level in space.raid_level
+            if level in need and len(usable) < need[level]
+        ]
+        if problems:
+            assert self.inventory is not None
+            raise InputError(str(self.inventory), problems)
 
     def _check_workers(self) -> list[RemoteHost]:
         """Every worker reachable over SSH with fio, and its test disk a block device that

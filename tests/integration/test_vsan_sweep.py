@@ -211,3 +211,22 @@ def test_a_refused_login_stops_the_sweep_with_status_2(tmp_path: Path, vcsim: Vc
     assert run.returncode == 2, run.stdout + run.stderr
     assert f"refused the login of user {vcsim.username!r}" in run.stderr
     assert wrong not in run.stdout + run.stderr
+
+
+def test_raid_levels_the_cluster_cannot_offer_are_refused_before_any_change(
+    tmp_path: Path,
+) -> None:
+    """RAID-5 needs 4 usable hosts and RAID-6 6: on 3 hosts both are named before the first
+    policy is made, exit status 2, and vCenter has no raidsweep policy."""
+    with running_vcsim(hosts=3) as sim:
+        spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
+        out = _raidsweep("run", str(spec), "--store", str(tmp_path / "store"),
+                         env={"VSAN_PASSWORD": sim.password, "COLUMNS": "250"})  # fmt: skip
+        text = " ".join(out.stderr.split())
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "raid_level raid5: cluster" in text and "(RAID-5): that needs 4 hosts" in text
+        assert "(RAID-6): that needs 6 hosts, the cluster has 3 usable" in text
+        assert "raid_level raid1" not in text
+        assert "raidsweep" not in Observer(sim).policies()
+        assert not (tmp_path / "store" / "vsan-test").exists()
+        assert sim.password not in out.stdout + out.stderr
