@@ -93,3 +93,15 @@ def test_extravars_are_the_configuration_in_the_roles_terms(tmp_path: Path) -> N
     v = p.extravars(Configuration.from_key("raid5/single_rank/wb-ra"))
     assert v["ranks"] is None and v["stripe_kib"] is None and v["snapshots"] is False
     assert "data_reduction" not in v
+
+
+def test_hardware_facts_for_the_trade_offs(tmp_path: Path) -> None:
+    p = LinuxMdPlatform({"rank_devices": 6, "resync_mib_s": 150}, tmp_path)
+    assert "drive_gb" not in p.hardware()  # nothing reported yet: the spec's to say
+    p.preflight_facts = {"devices": {"a": {"size_bytes": 4 * 10**12},
+                                     "b": {"size_bytes": 3 * 10**12}}}  # fmt: skip
+    facts = p.hardware()
+    assert facts["drive_gb"] == 3000 and facts["rebuild_mib_s"] == 150
+    assert facts["raid_groups"]["raid6"] == {"data": 4, "redundancy": 2}
+    assert facts["raid_groups"]["raid10"] == {"data": 3, "redundancy": 3}
+    assert facts["raid_groups"]["raid0"] == {"data": 6, "redundancy": 0}

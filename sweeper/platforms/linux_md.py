@@ -274,6 +274,25 @@ class LinuxMdPlatform(Platform):
             "`raidsweep plan SPEC` shows what each configuration creates and destroys",
         ]
 
+    def hardware(self) -> dict[str, Any]:
+        """The arrays' make-up from the options, the drives' size from what the host
+        reported before the sweep; the media is the spec's to say (``hardware.media``)."""
+        n = self.opts.rank_devices
+        facts: dict[str, Any] = {
+            "raid_groups": {
+                "raid0": {"data": n, "redundancy": 0},
+                "raid1": {"data": 1, "redundancy": 1},
+                "raid5": {"data": n - 1, "redundancy": 1},
+                "raid6": {"data": n - 2, "redundancy": 2},
+                "raid10": {"data": n // 2, "redundancy": n // 2},
+            },
+            "rebuild_mib_s": self.opts.resync_mib_s,
+        }
+        sizes = [d["size_bytes"] for d in (self.preflight_facts.get("devices") or {}).values()]
+        if sizes:
+            facts["drive_gb"] = round(min(sizes) / 1e9, 3)
+        return facts
+
     def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
         if previous is None or (previous.raid_level, previous.rank_count) != (
             new.raid_level,
