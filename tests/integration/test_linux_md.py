@@ -39,7 +39,9 @@ LEVEL_MEMBERS = {"raid0": 4, "raid5": 4, "raid6": 4, "raid10": 4, "raid1": 2}
 MBR = (
     "python3 -c \"import struct; f = open('/dev/vda', 'r+b'); f.seek(446); "
     "f.write(bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + struct.pack('<II', 2048, 4096)); "
-    "f.seek(510); f.write(b'\\x55\\xaa'); f.close()\" && blockdev --rereadpt /dev/vda"
+    "f.seek(510); f.write(b'\\x55\\xaa'); f.close()\" && udevadm settle && "
+    # udev may still be probing the disk after the last wipe: the kernel then says busy
+    "for i in 1 2 3 4 5; do blockdev --rereadpt /dev/vda && break; sleep 1; done"
 )
 
 
