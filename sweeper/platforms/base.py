@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import BaseModel, ValidationError
+
 from sweeper.configuration import Configuration
 from sweeper.fio.parse import FioResult
 from sweeper.workload import WorkloadCell
@@ -56,6 +58,8 @@ class Platform(ABC):
     """A kind of test storage the playbooks can reconfigure."""
 
     name: ClassVar[str]
+    #: the model ``platform_options`` must validate against (None: checked by the platform)
+    options_model: ClassVar[type[BaseModel] | None] = None
     #: dimension -> values this platform can build
     supported: ClassVar[dict[str, tuple[Any, ...]]]
 
@@ -71,7 +75,14 @@ class Platform(ABC):
 
     @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
-        """Problems with the spec's ``platform_options`` as (location, message)."""
+        """Problems with the spec's ``platform_options`` as (location, message): here those
+        ``options_model`` finds; a platform adds its own checks once they validate."""
+        if cls.options_model is None:
+            return []
+        try:
+            cls.options_model.model_validate(options)
+        except ValidationError as exc:
+            return option_errors(exc)
         return []
 
     @classmethod

@@ -30,12 +30,12 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError
-from sweeper.platforms.base import Platform, WorkloadRunner, option_errors
+from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host
@@ -136,6 +136,7 @@ def _line_of(inventory: Path, text: str) -> str:
 
 class LinuxMdPlatform(Platform):
     name = "linux_md"
+    options_model = LinuxMdOptions
     supported = {
         "raid_level": RAID_LEVELS,
         "layout": LAYOUTS,
@@ -148,14 +149,6 @@ class LinuxMdPlatform(Platform):
         self.opts = _options(options)
         self.preflight_facts: dict[str, Any] = {}
         self._needed = 0
-
-    @classmethod
-    def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
-        try:
-            _options(options)
-        except ValidationError as exc:
-            return option_errors(exc)
-        return []
 
     @classmethod
     def configuration_problems(

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
@@ -23,7 +23,7 @@ from sweeper.fio.jobfile import check_filename
 from sweeper.fio.parse import FioParseError, FioResult, FioRunError
 from sweeper.fio.runner import Fio, FioMissingError, FioOutput, exit_reason, find_fio, run_fio
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
-from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner, option_errors
+from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import format_size, parse_duration, parse_size
@@ -89,6 +89,7 @@ def _options(options: dict[str, Any]) -> LocalOptions:
 
 class LocalPlatform(Platform):
     name = "local"
+    options_model = LocalOptions
     supported = {"raid_level": RAID_LEVELS, "layout": LAYOUTS, "cache_policy": CACHE_POLICIES}
 
     def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
@@ -97,17 +98,17 @@ class LocalPlatform(Platform):
 
     @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
-        try:
-            opts = _options(options)
-        except ValidationError as exc:
-            return option_errors(exc)
+        problems = super().option_problems(options)
+        if problems:
+            return problems
+        opts = _options(options)
         try:
             # The target goes into fio's job files: refuse, before anything is created, a
             # name whose characters fio would read as syntax.
             check_filename(opts.target)
         except ValueError as exc:
             return [(["platform_options", "target"], str(exc))]
-        problems: list[tuple[list[str | int], str]] = [
+        problems = [
             (["platform_options", key], msg)
             for key, msg in target_problems(
                 opts.target,

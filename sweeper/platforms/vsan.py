@@ -44,12 +44,12 @@ import shlex
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
-from sweeper.platforms.base import Platform, WorkloadRunner, option_errors
+from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.platforms.sim import SimRunner
@@ -147,6 +147,7 @@ def configuration_of(readback: dict[str, Any]) -> dict[str, Any]:
 
 class VsanPlatform(Platform):
     name = "vsan"
+    options_model = VsanOptions
     supported = {
         "raid_level": ("raid1", "raid5", "raid6"),
         "layout": ("single_rank", "pool_stripe"),
@@ -239,10 +240,10 @@ class VsanPlatform(Platform):
 
     @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
-        try:
-            opts = _options(options)
-        except ValidationError as exc:
-            return option_errors(exc)
+        problems = super().option_problems(options)
+        if problems:
+            return problems
+        opts = _options(options)
         if opts.sim_profile not in list_profiles():
             return [
                 (
