@@ -45,10 +45,10 @@ MBR = (
 )
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [RAIDSWEEP, *args], capture_output=True, text=True, timeout=1800,
-        env={**os.environ, "COLUMNS": "250"},
+        env={**os.environ, "COLUMNS": "250", **(env or {})},
     )  # fmt: skip
 
 
@@ -182,6 +182,23 @@ def test_wipeable_device_is_accepted(lab_vm: Lab, tmp_path: Path) -> None:
     assert "whatever those devices hold is destroyed" in " ".join(out.stdout.split())
     assert guest_state(lab_vm) == before
     clean(lab_vm)
+
+
+def test_the_lab_example_passes_check(lab_vm: Lab, tmp_path: Path) -> None:
+    """examples/lab/linux-md.yaml names the lab by ``inventory: lab``: the running lab's."""
+    clean(lab_vm)
+    cache = tmp_path / "cache"
+    (cache / "lab").mkdir(parents=True)
+    (cache / "lab" / "vm").symlink_to(lab_vm.folder)  # the lab's default place
+    example = Path(__file__).resolve().parents[2] / "examples" / "lab" / "linux-md.yaml"
+    before = guest_state(lab_vm)
+    out = cli("run", str(example), "--check", "--store", str(tmp_path / "s"),
+              env={"RAIDSWEEP_CACHE": str(cache)})  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "24 configuration(s)" in text and "nothing was changed (--check)" in text
+    assert "/dev/disk/by-id/virtio-data7 (/dev/vdh)" in text
+    assert guest_state(lab_vm) == before and not (tmp_path / "s").exists()
 
 
 def _check_configuration(config: Configuration, facts: dict[str, Any]) -> None:
