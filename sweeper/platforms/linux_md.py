@@ -162,6 +162,11 @@ class LinuxMdPlatform(Platform):
                 f"{config.raid_level} needs at least {MIN_DEVICES[config.raid_level]} devices "
                 f"per array (platform_options.rank_devices is {per})"
             )
+        if config.snapshots and opts.volume_pct == 100:
+            problems.append(
+                "a snapshot needs room beside the volume in the volume group: "
+                "platform_options.volume_pct must be below 100"
+            )
         if config.stripe_kib is not None:
             if not _power_of_two(config.stripe_kib):
                 problems.append(f"LVM needs a power-of-two stripe_kib, not {config.stripe_kib}")
