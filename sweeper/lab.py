@@ -11,7 +11,6 @@ pristine and each lab starts clean.
 
 from __future__ import annotations
 
-import fcntl
 import glob
 import hashlib
 import json
@@ -25,9 +24,10 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sweeper.locking import exclusive_lock
 
 #: bump when the build steps change in a way the recipe below does not show
 SCRIPT_VERSION = 1
@@ -194,17 +194,6 @@ def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str:
     return main[0][0]
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def _run(args: list[str], what: str, timeout: float | None = None, **kw) -> str:
     try:
         proc = subprocess.run(
@@ -247,7 +236,7 @@ def ensure_image(progress: Callable[[str], None] = lambda _: None) -> Path:
             f"the lab image ({target}) is not built yet, and building it needs root "
             "(debootstrap): run `raidsweep lab up` once as root"
         )
-    with _locked(target.parent / f".build-{key}.lock"):
+    with exclusive_lock(target.parent / f".build-{key}.lock"):
         if (target / "recipe.json").is_file():  # another process built it while we waited
             return target
         # Under the lock no other build of this key runs: what a killed build left is debris.

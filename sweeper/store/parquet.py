@@ -18,14 +18,12 @@ removing the files it holds.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import json
 import os
 import re
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sweeper.errors import StoreError
+from sweeper.locking import exclusive_lock
 from sweeper.processes import pid_alive
 from sweeper.store.base import ResultsStore
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
@@ -152,19 +151,6 @@ def _has_schema(path: Path, schema: pa.Schema) -> bool:
         return pq.read_schema(path).names == schema.names
     except OSError:
         return False
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One compaction of a configuration at a time (a second one waits, then finds its work
-    done); readers and run writers never take it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class ParquetStore(ResultsStore):
@@ -397,7 +383,9 @@ class ParquetStore(ResultsStore):
 
     def _compact_folder(self, sweep_id: str, name: str) -> int:
         folder = self.root / sweep_id / "runs" / name
-        with _locked(self.root / sweep_id / COMPACTED / f".{name}.lock"):
+        # One compaction of a configuration at a time (a second one waits, then finds its
+        # work done); readers and run writers never take it.
+        with exclusive_lock(self.root / sweep_id / COMPACTED / f".{name}.lock"):
             files = [folder / n for n in sorted(_names(folder)) if _RUN_FILE.fullmatch(n)]
             if not files:
                 return 0
