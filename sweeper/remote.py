@@ -88,18 +88,19 @@ def _literal(value: Any, key: str, host: str) -> Any:
 
 def inventory_host(inventory: Path, group: str = "storage") -> RemoteHost:
     """The one host of ``group`` in ``inventory``, as Ansible would connect to it."""
-    return _remote(host_vars(inventory, group))
+    return remote_host(host_vars(inventory, group))
 
 
 def group_hosts(inventory: Path, group: str) -> list[RemoteHost]:
     """Every host of ``group`` (at least one), as Ansible would connect to it."""
-    hosts = [_remote(v) for v in _group_vars(inventory, group)]
+    hosts = [remote_host(v) for v in _group_vars(inventory, group)]
     if not hosts:
         raise RemoteHostError(f"{inventory}: the {group} group has no hosts")
     return hosts
 
 
-def _remote(v: dict[str, Any]) -> RemoteHost:
+def remote_host(v: dict[str, Any]) -> RemoteHost:
+    """A host, from its variables as ``host_vars`` reads them."""
     name = str(v["inventory_hostname"])
     if any(k in v for k in ("ansible_password", "ansible_ssh_pass")):
         raise RemoteHostError(

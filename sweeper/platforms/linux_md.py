@@ -38,7 +38,7 @@ from sweeper.errors import InputError
 from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
-from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host
+from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host, remote_host
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import parse_duration
 
@@ -149,6 +149,8 @@ class LinuxMdPlatform(Platform):
         self.opts = _options(options)
         self.preflight_facts: dict[str, Any] = {}
         self._needed = 0
+        #: the storage host, as the preflight read it from the inventory
+        self.host: RemoteHost | None = None
 
     @classmethod
     def configuration_problems(
@@ -192,7 +194,8 @@ class LinuxMdPlatform(Platform):
         self._needed = max(devices_needed(c, self.opts) for c in configs)
         try:
             hv = host_vars(self.inventory)
-            inventory_host(self.inventory)
+            # kept for every configuration's runner, not read from the inventory again
+            self.host = remote_host(hv)
         except RemoteHostError as exc:
             raise InputError(str(self.inventory), [str(exc)]) from None
         devices = hv.get("linux_md_devices") or []
@@ -260,7 +263,8 @@ class LinuxMdPlatform(Platform):
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
         if self.inventory is None:
             raise RuntimeError("the linux_md platform needs an inventory")
-        return LinuxMdRunner(self.opts, self.state_dir, matrix, inventory_host(self.inventory))
+        host = self.host or inventory_host(self.inventory)
+        return LinuxMdRunner(self.opts, self.state_dir, matrix, host)
 
     def plan_lines(self, matrix: Any) -> list[str]:
         devices = self.preflight_facts.get("devices") or {}
