@@ -687,6 +687,7 @@ def teardown(
     ] = False,
 ) -> None:
     """Remove what the sweep built on the test storage, leaving it as it was found."""
+    from sweeper.storage import actions
     from sweeper.storage import teardown as run_teardown
 
     sweeper = _sweeper_for(spec_file, store)
@@ -694,11 +695,8 @@ def teardown(
     if not play.ok:
         err.print(f"[bold red]teardown failed:[/] {escape(play.failure())}", highlight=False)
         raise typer.Exit(1)
-    lines = play.facts.get("plan")
-    if not isinstance(lines, list):
-        lines = [f"{play.changed} task(s) changed"] if play.changed else []
-    for line in lines or ["nothing to remove"]:
-        console.print(f"  {escape(str(line))}", highlight=False, soft_wrap=True)
+    for line in actions(play, done=not check) or ["nothing to remove"]:
+        console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
     console.print("nothing was changed (--check)" if check else "torn down")
 
 

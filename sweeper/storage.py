@@ -25,11 +25,17 @@ class ConfigurationPlan:
 
     @property
     def actions(self) -> list[str]:
-        """The role's own account of its changes, else Ansible's count of changed tasks."""
-        lines = self.play.facts.get("plan")
-        if isinstance(lines, list):
-            return [str(x) for x in lines] or ["no change"]
-        return [f"{self.play.changed} task(s) would change"] if self.play.changed else ["no change"]
+        return actions(self.play, done=False) or ["no change"]
+
+
+def actions(play: PlayResult, *, done: bool) -> list[str]:
+    """What a play did (``done``) or, in check mode, would do: the role's own account (the
+    ``plan`` in its facts), else Ansible's count of changed tasks; empty for nothing."""
+    lines = play.facts.get("plan")
+    if isinstance(lines, list):
+        return [str(x) for x in lines]
+    verb = "changed" if done else "would change"
+    return [f"{play.changed} task(s) {verb}"] if play.changed else []
 
 
 def plan_configurations(
