@@ -7,13 +7,15 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 import yaml
+from pyVmomi import vim
 
 from sweeper.configuration import Configuration, enumerate_configurations
-from sweeper.errors import SpecError
+from sweeper.errors import InputError, SpecError
 from sweeper.platforms import get_platform
-from sweeper.platforms.vsan import configuration_of, raid_level_of
+from sweeper.platforms.vsan import VsanOptions, configuration_of, policy_of, raid_level_of
 from sweeper.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,21 +92,32 @@ def test_options_are_checked_and_no_password_has_a_place(tmp_path: Path) -> None
     assert any("platform_options.load" in p for p in _problems(path))
 
 
+def _role_policy(config: Configuration, **role_vars: Any) -> dict[str, Any]:
+    """The policy the role's task (tasks/main.yml) hands the module for a configuration,
+    rendered from the role's own Jinja with its defaults."""
+    tasks = yaml.safe_load((ROOT / "playbooks/roles/vsan/tasks/main.yml").read_text())
+    task = next(t for t in tasks if "vsan_policy" in t)
+    defaults = yaml.safe_load((ROOT / "playbooks/roles/vsan/defaults/main.yml").read_text())
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    context = defaults | config.params() | {"ranks": config.ranks} | role_vars
+    return {k: env.from_string(str(v)).render(context)
+            for k, v in task["vars"]["vsan_policy_spec"].items()}  # fmt: skip
+
+
 def test_the_role_mapping_and_the_read_back_mapping_agree() -> None:
-    """What the module writes for each configuration maps back to that configuration."""
+    """What the role asks of the module for each configuration is the platform's own policy
+    (the preflight checks those), and what the module writes maps back to the configuration."""
     module = _module()
     spec, _ = load_spec(EXAMPLE)
+    opts = VsanOptions(load="sim", mirror_failures_to_tolerate=2, policy_name="p1",
+                       object_space_reservation=25, flash_read_cache_reservation=0.5)  # fmt: skip
+    role_vars = {"vsan_mirror_failures_to_tolerate": 2, "vsan_policy_name": "p1",
+                 "vsan_object_space_reservation": 25,
+                 "vsan_flash_read_cache_reservation": 0.5}  # fmt: skip
     for config in enumerate_configurations(spec.config_space):
-        # The role's mapping (tasks/main.yml), written out.
-        rules = module.policy_rules(
-            {
-                "failure_tolerance_method": "RAID-1 (Mirroring)"
-                if config.raid_level == "raid1"
-                else "RAID-5/6 (Erasure Coding)",
-                "failures_to_tolerate": {"raid1": 1, "raid5": 1, "raid6": 2}[config.raid_level],
-                "stripe_width": config.ranks if config.layout == "pool_stripe" else 1,
-            }
-        )
+        width = config.rank_count if config.layout == "pool_stripe" else 1
+        rules = module.policy_rules(_role_policy(config, **role_vars))
+        assert rules == module.policy_rules(policy_of(config.raid_level, width, opts))
         assert module.rule_problems(rules) == []
         caps = module.capability_values(rules)
         readback = {
@@ -113,6 +126,61 @@ def test_the_role_mapping_and_the_read_back_mapping_agree() -> None:
             "data_reduction": {"requested": None, "reported": False},
         }
         assert Configuration.from_params(configuration_of(readback)) == config
+
+
+def _disk_group(cache_ssd: bool, *capacity_ssd: bool) -> Any:
+    disk = vim.host.ScsiDisk
+    return vim.vsan.host.DiskMapping(
+        ssd=disk(ssd=cache_ssd), nonSsd=[disk(ssd=s) for s in capacity_ssd]
+    )
+
+
+def test_all_flash_is_read_from_the_disk_groups_vsan_reports() -> None:
+    """OSA: all-flash when every disk group's capacity devices are flash; ESA always is;
+    a cluster reporting no disk groups (vcsim) is unknown, and then nothing is refused."""
+    flash_of = _module().flash_of
+    storage = vim.vsan.host.ConfigInfo.StorageInfo
+    all_flash = {"esx1": storage(diskMapping=[_disk_group(True, True, True)]),
+                 "esx2": storage(diskMapping=[_disk_group(True, True)])}  # fmt: skip
+    assert flash_of(None, all_flash) == {
+        "architecture": "OSA", "all_flash": True,
+        "hosts": {"esx1": "all-flash", "esx2": "all-flash"},
+    }  # fmt: skip
+    mixed = all_flash | {"esx3": storage(diskMapping=[_disk_group(True, True),
+                                                        _disk_group(True, False)])}  # fmt: skip
+    assert flash_of(False, mixed)["all_flash"] is False
+    assert flash_of(False, mixed)["hosts"]["esx3"] == "hybrid"
+    assert flash_of(True, mixed) == {"architecture": "ESA", "all_flash": True, "hosts": {}}
+    unknown = flash_of(None, {"esx1": None, "esx2": storage(diskMapping=[])})
+    assert unknown == {"architecture": None, "all_flash": None,
+                       "hosts": {"esx1": "no disk groups reported",
+                                 "esx2": "no disk groups reported"}}  # fmt: skip
+
+
+def test_the_preflight_names_each_refused_rule_once_per_raid_level(tmp_path: Path) -> None:
+    """The module's problems per policy come back to the spec's place: one line per level
+    and problem though two stripe widths share it, and data reduction's own line."""
+    spec, _ = load_spec(EXAMPLE)
+    space = spec.config_space.model_copy(update={"data_reduction": [False, True]})
+    platform = get_platform("vsan", {"load": "sim", "allow_data_reduction_change": True},
+                            tmp_path, inventory=tmp_path / "hosts.yml")  # fmt: skip
+    policies = platform._space_policies(space)
+    assert len({(lvl, p["stripe_width"]) for lvl, p in policies}) == len(policies)
+    hybrid = "cluster 'c1' does not offer ...: erasure coding needs an all-flash cluster"
+    platform.preflight_facts = {
+        "policy_problems": [[hybrid] if lvl != "raid1" else [] for lvl, _ in policies],
+        "data_reduction_problems": ["they need an all-flash cluster"],
+    }
+    with pytest.raises(InputError) as info:
+        platform._check_offer(space)
+    levels = [lvl for lvl in space.raid_level if lvl != "raid1"]
+    assert info.value.problems == [f"config_space.raid_level {lvl}: {hybrid}" for lvl in levels] + [
+        "config_space.data_reduction true: they need an all-flash cluster"
+    ]
+    platform.preflight_facts = {"policy_problems": [[] for _ in policies],
+                                "data_reduction_problems": [], "flash": {"all_flash": False}}  # fmt: skip
+    platform._check_offer(space)
+    assert platform.hardware()["media"] == "hdd"
 
 
 def test_rules_vsan_does_not_accept_are_named() -> None:

@@ -77,6 +77,13 @@ options:
     description: Seconds to wait for one vCenter task.
     type: int
     default: 900
+  check_policies:
+    description:
+      - With C(state=query), policies (keys as in I(policy)) to check against what the
+        cluster offers; the problems are returned per policy, in order.
+    type: list
+    elements: dict
+    default: []
   state:
     description: C(present) applies, C(absent) removes the snapshot, the disks' policy and
       the policy itself, C(query) only reports.
@@ -123,6 +130,20 @@ snapshots:
   description: Per worker VM, whether the module's snapshot exists after the call.
   type: dict
   returned: always
+flash:
+  description:
+    - With C(state=query), whether the cluster is all-flash (C(all_flash), null where vSAN
+      reports no disk groups), its architecture (ESA or OSA) and each host's disk groups.
+  type: dict
+  returned: when state is query
+policy_problems:
+  description: Per policy of I(check_policies), what the cluster does not offer of it.
+  type: list
+  returned: when state is query
+data_reduction_problems:
+  description: Why the cluster cannot turn deduplication and compression on, if it cannot.
+  type: list
+  returned: when state is query
 changes:
   description: What was changed, or in check mode what would be.
   type: list
@@ -398,6 +419,20 @@ class Connection:
                 names.append(p["name"])
         return names
 
+    def host_storage(self, cluster: Any) -> dict[str, Any]:
+        """Each host's vSAN storage (its disk groups), None where it reports none."""
+        out = {}
+        for host in cluster.host:
+            p = self.properties(host, vim.HostSystem, ["name", "config.vsanHostConfig"])
+            if "name" in p:
+                out[p["name"]] = getattr(p.get("config.vsanHostConfig"), "storageInfo", None)
+        return out
+
+    def esa_enabled(self, cluster: Any) -> bool | None:
+        """vSAN Express Storage Architecture on the cluster; None where unreported."""
+        info = self.cluster_config.VsanClusterGetConfig(cluster=cluster)
+        return getattr(info, "vsanEsaEnabled", None)
+
     def vms(self, wanted: list[dict[str, Any]]) -> list[tuple[Any, list[Any]]]:
         """(VM, its test disks) per worker; every missing VM or disk named at once."""
         by_name: dict[str, Any] = {}
@@ -638,39 +673,96 @@ def _policy_view(conn: Connection, profile: Any) -> dict[str, Any] | None:
     }
 
 
-def _check_offered(conn: Connection, cluster: Any, rules: dict[str, Any]) -> dict[str, Any]:
-    """Refuse rules the cluster does not offer; returns what was checked."""
-    problems = [f"cluster {cluster.name!r}: {p}" for p in rule_problems(rules)]
-    if problems:
-        raise VsanError("; ".join(problems))
-    offered = conn.offered_capabilities()
-    if offered is not None:
-        for key, cap_id in RULE_IDS.items():
-            if cap_id not in offered:
-                raise VsanError(
-                    f"cluster {cluster.name!r} does not offer the rule {RULE_TITLES[key]!r} "
-                    f"(vSAN capability {cap_id}) in {conn.where}"
-                )
-    hosts = conn.usable_hosts(cluster)
-    need = hosts_needed(rules)
-    if len(hosts) < need:
-        method = rules["failure_tolerance_method"]
-        level = (
-            {1: "RAID-5", 2: "RAID-6"}[rules["failures_to_tolerate"]]
-            if method == ERASURE_CODING
-            else "RAID-1"
-        )
-        raise VsanError(
-            f"cluster {cluster.name!r} does not offer the rule "
-            f"{RULE_TITLES['failure_tolerance_method']!r} = {method} with failures to "
-            f"tolerate {rules['failures_to_tolerate']} ({level}): that needs {need} "
-            f"hosts, the cluster has {len(hosts)} usable"
-        )
+def flash_of(esa: bool | None, host_storage: dict[str, Any]) -> dict[str, Any]:
+    """Whether the cluster is all-flash, from what vSAN reports: an ESA cluster is (NVMe
+    only); an OSA host is all-flash when every disk group's capacity devices are flash.
+    ``host_storage`` maps a host's name to its ``vsanHostConfig.storageInfo`` (or None).
+    ``all_flash`` is None where no host reports disk groups (vcsim reports none)."""
+    if esa:
+        return {"architecture": "ESA", "all_flash": True, "hosts": {}}
+    hosts: dict[str, str] = {}
+    for name, storage in sorted(host_storage.items()):
+        mappings = list(getattr(storage, "diskMapping", None) or [])
+        capacity = [d for m in mappings for d in (m.nonSsd or [])]
+        if not capacity:
+            hosts[name] = "no disk groups reported"
+        elif all(getattr(d, "ssd", False) for d in capacity):
+            hosts[name] = "all-flash"
+        else:
+            hosts[name] = "hybrid"
+    known = [v for v in hosts.values() if v != "no disk groups reported"]
     return {
-        "usable_hosts": len(hosts),
-        "hosts_needed": need,
-        "capability_metadata": offered is not None,
+        "architecture": "OSA" if known else None,
+        "all_flash": all(v == "all-flash" for v in known) if known else None,
+        "hosts": hosts,
     }
+
+
+class Offer:
+    """What the cluster offers, read once: usable hosts, SPBM's capability metadata where the
+    server serves it, and whether the cluster is all-flash where vSAN reports it."""
+
+    def __init__(self, conn: Connection, cluster: Any):
+        self.conn = conn
+        self.cluster = cluster
+        self.hosts = conn.usable_hosts(cluster)
+        self.capabilities = conn.offered_capabilities()
+        self.flash = flash_of(conn.esa_enabled(cluster), conn.host_storage(cluster))
+
+    def _hybrid(self) -> str:
+        hybrid = [h for h, v in self.flash["hosts"].items() if v == "hybrid"]
+        return f"hybrid disk groups (flash cache, magnetic capacity) on {', '.join(hybrid)}"
+
+    def problems(self, rules: dict[str, Any]) -> list[str]:
+        """Everything about ``rules`` that the cluster does not offer, each naming the
+        cluster and the rule."""
+        name = self.cluster.name
+        problems = [f"cluster {name!r}: {p}" for p in rule_problems(rules)]
+        if problems:
+            return problems
+        if self.capabilities is not None:
+            problems += [
+                f"cluster {name!r} does not offer the rule {RULE_TITLES[key]!r} "
+                f"(vSAN capability {cap_id}) in {self.conn.where}"
+                for key, cap_id in RULE_IDS.items()
+                if cap_id not in self.capabilities
+            ]
+        method = rules["failure_tolerance_method"]
+        ftt = rules["failures_to_tolerate"]
+        level = {1: "RAID-5", 2: "RAID-6"}.get(ftt) if method == ERASURE_CODING else "RAID-1"
+        rule = (
+            f"the rule {RULE_TITLES['failure_tolerance_method']!r} = {method} with failures "
+            f"to tolerate {ftt} ({level})"
+        )
+        need = hosts_needed(rules)
+        if len(self.hosts) < need:
+            problems.append(
+                f"cluster {name!r} does not offer {rule}: that needs {need} hosts, the "
+                f"cluster has {len(self.hosts)} usable"
+            )
+        if method == ERASURE_CODING and self.flash["all_flash"] is False:
+            problems.append(
+                f"cluster {name!r} does not offer {rule}: erasure coding needs an all-flash "
+                f"cluster, and it has {self._hybrid()}"
+            )
+        return problems
+
+    def data_reduction_problems(self) -> list[str]:
+        """Deduplication and compression need an all-flash cluster (where it is known)."""
+        if self.flash["all_flash"] is not False:
+            return []
+        return [
+            f"cluster {self.cluster.name!r} does not offer deduplication and compression: "
+            f"they need an all-flash cluster, and it has {self._hybrid()}"
+        ]
+
+    def checked(self, rules: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "usable_hosts": len(self.hosts),
+            "hosts_needed": hosts_needed(rules),
+            "capability_metadata": self.capabilities is not None,
+            "all_flash": self.flash["all_flash"],
+        }
 
 
 def run(conn: Connection, params: dict[str, Any], check_mode: bool) -> dict[str, Any]:
@@ -690,7 +782,13 @@ def run(conn: Connection, params: dict[str, Any], check_mode: bool) -> dict[str,
         if not policy_spec:
             raise VsanError("state=present needs a policy")
         rules = policy_rules(policy_spec)
-        result["checked"] = _check_offered(conn, cluster, rules)
+        offer = Offer(conn, cluster)
+        problems = offer.problems(rules)
+        if params.get("data_reduction"):
+            problems += offer.data_reduction_problems()
+        if problems:
+            raise VsanError("; ".join(problems))
+        result["checked"] = offer.checked(rules)
 
     profile = conn.find_policy(name)
     before = _policy_view(conn, profile)
@@ -763,7 +861,15 @@ def run(conn: Connection, params: dict[str, Any], check_mode: bool) -> dict[str,
         result["changed"] = bool(changes) and state != "query"
         if state == "query":
             result["changes"] = []
-            result["usable_hosts"] = conn.usable_hosts(cluster)
+            offer = Offer(conn, cluster)
+            result["usable_hosts"] = offer.hosts
+            result["flash"] = offer.flash
+            result["capability_metadata"] = offer.capabilities is not None
+            # Every policy the caller will ask for, checked now (a sweep's preflight).
+            result["policy_problems"] = [
+                offer.problems(policy_rules(p)) for p in params.get("check_policies") or []
+            ]
+            result["data_reduction_problems"] = offer.data_reduction_problems()
         _report(conn, result, workers, profile, snaps, snap_name, want_dr, dr_now)
         return result
 
@@ -891,6 +997,7 @@ def main() -> None:
             "snapshots": {"type": "bool"},
             "snapshot_name": {"type": "str", "default": "raidsweep-hold"},
             "task_timeout": {"type": "int", "default": 900},
+            "check_policies": {"type": "list", "elements": "dict", "default": []},
             "state": {
                 "type": "str",
                 "choices": ["present", "absent", "query"],

@@ -65,6 +65,7 @@ ERASURE_CODING = "RAID-5/6 (Erasure Coding)"
 #: data and redundancy components of one vSAN object per RAID level (erasure coding is
 #: always 3+1 or 4+2; mirroring keeps FTT+1 full copies)
 EC_GROUPS = {"raid5": {"data": 3, "redundancy": 1}, "raid6": {"data": 4, "redundancy": 2}}
+EC_FTT = {"raid5": 1, "raid6": 2}
 
 # Array time of a reconfiguration on a real cluster, for ordering the grid and for budgets:
 # a policy change resyncs every component of the test disks to the new layout, deduplication
@@ -126,6 +127,21 @@ def raid_level_of(rules: dict[str, Any]) -> str:
     raise ValueError(f"unknown failure tolerance method {rules['failure_tolerance_method']!r}")
 
 
+def policy_of(raid_level: str, stripe_width: int, opts: VsanOptions) -> dict[str, Any]:
+    """The storage policy of a configuration, in the vsan_policy module's terms (the role
+    maps a configuration the same way; a unit test holds the two together)."""
+    return {
+        "name": opts.policy_name,
+        "failure_tolerance_method": MIRRORING if raid_level == "raid1" else ERASURE_CODING,
+        "failures_to_tolerate": (
+            opts.mirror_failures_to_tolerate if raid_level == "raid1" else EC_FTT[raid_level]
+        ),
+        "stripe_width": stripe_width,
+        "object_space_reservation": opts.object_space_reservation,
+        "flash_read_cache_reservation": opts.flash_read_cache_reservation,
+    }
+
+
 def configuration_of(readback: dict[str, Any]) -> dict[str, Any]:
     """raidsweep's configuration parameters of the state vCenter read back."""
     rules = readback["policy"]["rules"]
@@ -168,39 +184,54 @@ class VsanPlatform(Platform):
         (exit status 2) before anything changes."""
         if self.inventory is None:
             return
-        play = run_playbook(
-            "reconfigure.yml", self.inventory, self._vars() | {"vsan_state": "query"}
-        )
+        play = run_playbook("reconfigure.yml", self.inventory, self._query_vars(space))
         if not play.ok:
             raise InputError(
                 str(self.inventory),
                 [f"vsan preflight ({play.failed_task}): {play.error}"],
             )
         self.preflight_facts = play.facts
-        self._check_hosts(space)
+        self._check_offer(space)
         if self.opts.load == "fio":
             self.workers = self._check_workers()
 
-    def _check_hosts(self, space: Any) -> None:
-        """Every RAID level of the space needs that many usable hosts (fault domains): 2n+1
-        for RAID-1 with n failures to tolerate, 4 for RAID-5, 6 for RAID-6. Refused here,
-        before the first policy, rather than when its configuration comes up."""
-        usable = self.preflight_facts.get("usable_hosts")
-        if not isinstance(usable, list) or space is None:
-            return
-        ftt = self.opts.mirror_failures_to_tolerate
-        need = {"raid1": 2 * ftt + 1, "raid5": 4, "raid6": 6}
-        names = {"raid1": f"{MIRRORING}, failures to tolerate {ftt}",
-                 "raid5": f"{ERASURE_CODING}, failures to tolerate 1 (RAID-5)",
-                 "raid6": f"{ERASURE_CODING}, failures to tolerate 2 (RAID-6)"}  # fmt: skip
-        cluster = self.preflight_facts.get("cluster", "?")
-        problems = [
-            f"config_space.raid_level {level}: cluster {cluster!r} does not offer the rule "
-            f"Failure tolerance method = {names[level]}: that needs {need[level]} hosts, the "
-            f"cluster has {len(usable)} usable"
+    def _space_policies(self, space: Any) -> list[tuple[str, dict[str, Any]]]:
+        """(RAID level, policy in vSphere's terms) for every distinct policy of the space."""
+        widths = [1] if "single_rank" in space.layout else []
+        if "pool_stripe" in space.layout:
+            widths += [w for w in space.values("ranks", "pool_stripe") if w not in widths]
+        return [
+            (level, policy_of(level, width, self.opts))
             for level in space.raid_level
-            if level in need and len(usable) < need[level]
+            for width in widths
         ]
+
+    def _query_vars(self, space: Any) -> dict[str, Any]:
+        policies = [policy for _, policy in self._space_policies(space)] if space else []
+        return self._vars() | {"vsan_state": "query", "vsan_check_policies": policies}
+
+    def _check_offer(self, space: Any) -> None:
+        """Every policy the space asks for is one the cluster offers (rule values, SPBM's
+        capabilities where the server lists them, hosts enough for the RAID level, all-flash
+        for erasure coding where vSAN reports disk groups), and so is deduplication and
+        compression if the sweep turns them on. Refused here, before the first policy,
+        rather than when its configuration comes up; each problem named once per level."""
+        facts = self.preflight_facts
+        if space is None or facts.get("policy_problems") is None:
+            return
+        policies = self._space_policies(space)
+        # dict keys: one line per problem and level, though several stripe widths share it
+        named = {
+            f"config_space.raid_level {level}: {p}": None
+            for (level, _), found in zip(policies, facts["policy_problems"], strict=True)
+            for p in found
+        }
+        problems = list(named)
+        if True in space.data_reduction and self.opts.allow_data_reduction_change:
+            problems += [
+                f"config_space.data_reduction true: {p}"
+                for p in facts.get("data_reduction_problems") or []
+            ]
         if problems:
             assert self.inventory is not None
             raise InputError(str(self.inventory), problems)
@@ -329,6 +360,15 @@ class VsanPlatform(Platform):
             f"holds VM snapshot {facts.get('snapshot_name', 'raidsweep-hold')!r} of every "
             "worker in the configurations with snapshots, and removes it in the others",
         ]
+        flash = facts.get("flash") or {}
+        if flash.get("all_flash") is None and facts:
+            lines.append(
+                "vCenter reports no vSAN disk groups, so whether the cluster is all-flash "
+                "(which erasure coding and deduplication need) is not checked"
+            )
+        elif flash:
+            kind = "all-flash" if flash["all_flash"] else "hybrid"
+            lines.append(f"the cluster is {kind} ({flash.get('architecture')}), as vSAN reports")
         if self.opts.allow_data_reduction_change:
             lines.append(
                 "turns the cluster's deduplication and compression on or off as each "
@@ -351,8 +391,12 @@ class VsanPlatform(Platform):
         p = self.profile
         groups = dict(EC_GROUPS)
         groups["raid1"] = {"data": 1, "redundancy": self.opts.mirror_failures_to_tolerate}
+        # The capacity tier as vSAN reported it in the preflight, else the load model's.
+        all_flash = (self.preflight_facts.get("flash") or {}).get("all_flash")
+        if all_flash is None:
+            all_flash = p.drives.type != "hdd"
         return {
-            "media": "hdd" if p.drives.type == "hdd" else "flash",
+            "media": "flash" if all_flash else "hdd",
             "drive_gb": p.drives.capacity_gb,
             "raid_groups": groups,
             "rebuild_mib_s": p.timing.rebuild_mib_s,

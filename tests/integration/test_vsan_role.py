@@ -194,7 +194,9 @@ def test_apply_reapply_change_check_and_teardown(
         "flash_read_cache_reservation": 0.0,
     }
     assert facts["policy_action"] == "created" and facts["pbm_path"] == "/pbm"
-    assert facts["checked"] == {"usable_hosts": 6, "hosts_needed": 4, "capability_metadata": False}
+    # vcsim serves no capability metadata and reports no disk groups: neither is checked.
+    assert facts["checked"] == {"usable_hosts": 6, "hosts_needed": 4,
+                                "capability_metadata": False, "all_flash": None}  # fmt: skip
     # vcsim accepts dedup/compression and a disk's policy but reports neither back.
     assert facts["data_reduction"] == {"requested": True, "reported": None}
     assert [d["policy_id"] for d in facts["disks"]] == [None, None]
@@ -325,6 +327,39 @@ def test_a_rule_the_cluster_does_not_offer_is_named(
             _assert_untouched(obs, small)
         finally:
             obs.close()
+
+
+def test_query_checks_every_policy_of_a_sweep_and_changes_nothing(
+    tmp_path: Path, vcsim: Vcsim, observe: Observer, password_env: None
+) -> None:
+    """The preflight's query: each policy the sweep will ask for, checked against the
+    cluster in one call; problems come back per policy, in order; nothing is made."""
+    inv = write_inventory(tmp_path / "hosts.yml", vcsim)
+    policies = [
+        {"failure_tolerance_method": "RAID-5/6 (Erasure Coding)", "failures_to_tolerate": 2},
+        {"failure_tolerance_method": "RAID-1 (Mirroring)", "failures_to_tolerate": 3,
+         "stripe_width": 4},
+        {"failure_tolerance_method": "RAID-1 (Mirroring)", "failures_to_tolerate": 1,
+         "stripe_width": 13},
+    ]  # fmt: skip
+    play = apply(inv, tmp_path / "state", vsan_state="query", vsan_check_policies=policies)
+    assert play.ok, play.error
+    facts = play.facts
+    assert facts["policy_problems"] == [
+        [],  # RAID-6 needs 6 hosts: vcsim has 6
+        ["cluster 'DC0_C0' does not offer the rule 'Failure tolerance method' = RAID-1 "
+         "(Mirroring) with failures to tolerate 3 (RAID-1): that needs 7 hosts, the cluster "
+         "has 6 usable"],
+        ["cluster 'DC0_C0': rule 'Number of disk stripes per object': 13 is outside 1..12"],
+    ]  # fmt: skip
+    assert facts["data_reduction_problems"] == []
+    flash = facts["flash"]
+    assert flash["architecture"] is None and flash["all_flash"] is None
+    assert sorted(flash["hosts"]) == sorted(facts["usable_hosts"]) and len(flash["hosts"]) == 6
+    assert set(flash["hosts"].values()) == {"no disk groups reported"}
+    assert facts["capability_metadata"] is False
+    assert facts["changes"] == [] and play.changed == 0
+    _assert_untouched(observe, vcsim)
 
 
 def test_the_password_can_come_from_ansible_vault(

@@ -118,6 +118,10 @@ def test_sweep_applies_each_policy_and_runs_in_what_vcenter_read_back(
         assert check.returncode == 0, check.stderr
         assert "creates or updates storage policy 'raidsweep'" in check.stdout
         assert f"DC0_C0_RP0_VM0 {vcsim.disk}" in check.stdout
+        assert (
+            "vCenter reports no vSAN disk groups, so whether the cluster is all-flash (which "
+            "erasure coding and deduplication need) is not checked"
+        ) in " ".join(check.stdout.split())
         assert "nothing was changed (--check)" in check.stdout
         assert "raidsweep" not in observe.policies()
 
