@@ -241,3 +241,39 @@ def test_hardware_and_reconfiguration_time(tmp_path: Path) -> None:
     extra = platform.extravars(a)
     assert extra["data_reduction"] is None and extra["snapshots"] is False
     assert not any("password" in k for k in extra)
+
+
+def test_the_read_back_of_a_real_vcenter_is_held_to_what_was_asked() -> None:
+    """The module's check after applying (``_verify``): where the server reports a disk's
+    policy and the cluster's deduplication (a real vCenter), they must be as asked; where
+    it reports neither (vcsim, tested in tests/integration) the result says unverified."""
+    module = _module()
+    rules = module.policy_rules({"failure_tolerance_method": "RAID-1 (Mirroring)"})
+    caps = module.capability_values(rules)
+
+    def result(disk_ids: list[str | None], dr_reported: bool | None) -> dict[str, Any]:
+        return {
+            "cluster": "c1",
+            "policy": {"id": "p-1", "capabilities": caps},
+            "disks": [{"vm": f"vm{i}", "disk": "Hard disk 2", "policy_id": pid}
+                      for i, pid in enumerate(disk_ids)],
+            "data_reduction": {"requested": True, "reported": dr_reported},
+            "snapshots": {"vm0": True, "vm1": True},
+            "snapshot_name": "raidsweep-hold",
+        }  # fmt: skip
+
+    keep = {"vm0": True, "vm1": True}
+    real = result(["p-1", "p-1"], True)
+    module._verify(real, rules, "raidsweep", keep)
+    assert real["disk_policy_verified"] is True
+    simulated = result([None, None], None)
+    module._verify(simulated, rules, "raidsweep", keep)
+    assert simulated["disk_policy_verified"] is False
+    with pytest.raises(module.VsanError, match="VM 'vm1' disk 'Hard disk 2' reports policy p-0"):
+        module._verify(result(["p-1", "p-0"], True), rules, "raidsweep", keep)
+    with pytest.raises(module.VsanError, match="reports deduplication and compression off"):
+        module._verify(result(["p-1", "p-1"], False), rules, "raidsweep", keep)
+    with pytest.raises(module.VsanError, match="reads back as"):
+        module._verify(result(["p-1", "p-1"], True) | {"policy": None}, rules, "raidsweep", keep)
+    with pytest.raises(module.VsanError, match="VM 'vm1': snapshot 'raidsweep-hold' is not"):
+        module._verify(real, rules, "raidsweep", {"vm0": True, "vm1": False})
