@@ -42,6 +42,8 @@ class RemoteFioRunner(LocalRunner):
         self.fio_name = shlex.quote(opts.fio)
         #: each host's fio document of the last run, for its share in the disclosure
         self._documents: dict[str, dict[str, Any]] = {}
+        #: why the last run failed although fio exited 0 on every host
+        self._unreadable: str | None = None
 
     def prepare(self) -> None:
         target = check_filename(self.opts.target)
@@ -104,12 +106,15 @@ class RemoteFioRunner(LocalRunner):
             if out.exit_code != 0:
                 return FioOutput(out.stdout, f"on {host.name}: {out.stderr}", out.exit_code,
                                  wall, out.timed_out)  # fmt: skip
-        try:
-            docs = {
-                h.name: _find_document(o.stdout) for h, o in zip(self.remote, outs, strict=True)
-            }
-        except FioParseError as exc:
-            return FioOutput("", f"a worker's fio output is unreadable: {exc}", 0, wall)
+        docs = {}
+        for host, out in zip(self.remote, outs, strict=True):
+            try:
+                docs[host.name] = _find_document(out.stdout)
+            except FioParseError as exc:
+                # fio exited 0 there: the run fails with the host and the parse error as
+                # its cause (run() stores it), not as an empty output of the whole run.
+                self._unreadable = f"fio's output on {host.name} is unreadable: {exc}"
+                return FioOutput("", out.stderr, 0, wall)
         self._documents = docs
         # One document whose jobs are every host's jobs: fio's own aggregation over jobs then
         # gives the sum of IOPS and the percentiles of the merged latency histograms.
@@ -123,8 +128,11 @@ class RemoteFioRunner(LocalRunner):
         return FioOutput(json.dumps(merged), "".join(o.stderr for o in outs), 0, wall)
 
     def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        self._unreadable = None
         out = super().run(cell, repetition)
-        if len(self.remote) > 1 and out.exit_code == 0:
+        if self._unreadable is not None:
+            out.error = self._unreadable
+        elif len(self.remote) > 1 and out.exit_code == 0:
             per_host = {}
             for name, doc in self._documents.items():
                 try:
