@@ -429,8 +429,12 @@ class Connection:
         return out
 
     def esa_enabled(self, cluster: Any) -> bool | None:
-        """vSAN Express Storage Architecture on the cluster; None where unreported."""
-        info = self.cluster_config.VsanClusterGetConfig(cluster=cluster)
+        """vSAN Express Storage Architecture on the cluster; None where unreported (or where
+        the vSAN service does not answer: this only informs the all-flash check)."""
+        try:
+            info = self.cluster_config.VsanClusterGetConfig(cluster=cluster)
+        except (HTTPException, OSError, vmodl.MethodFault):
+            return None
         return getattr(info, "vsanEsaEnabled", None)
 
     def vms(self, wanted: list[dict[str, Any]]) -> list[tuple[Any, list[Any]]]:
