@@ -9,7 +9,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
+from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration
+from sweeper.errors import InputError
 from sweeper.fio.parse import FioResult
 from sweeper.workload import WorkloadCell
 
@@ -100,6 +102,15 @@ class Platform(ABC):
     def preflight(self, space: Any) -> None:  # noqa: B027 - optional hook
         """Check, changing nothing, that the storage can sweep ``space``; raise InputError
         naming each problem. Called once before the sweep (also for ``--check``)."""
+
+    def preflight_facts_of(self, playbook: str, extravars: dict[str, Any]) -> dict[str, Any]:
+        """The facts of a play that only looks (the preflight's); its failure is an input
+        error against the inventory naming the task, host and Ansible's message."""
+        assert self.inventory is not None
+        play = run_playbook(playbook, self.inventory, extravars)
+        if not play.ok:
+            raise InputError(str(self.inventory), [f"{self.name} preflight: {play.failure()}"])
+        return play.facts
 
     @abstractmethod
     def extravars(self, config: Configuration) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError
 from sweeper.platforms.base import Platform, WorkloadRunner
@@ -226,12 +225,9 @@ class LinuxMdPlatform(Platform):
             )
         if problems:
             raise InputError(str(self.inventory), problems)
-        play = run_playbook(
-            "preflight.yml", self.inventory, self._vars() | {"linux_md_needed": self._needed}
+        self.preflight_facts = self.preflight_facts_of(
+            "preflight.yml", self._vars() | {"linux_md_needed": self._needed}
         )
-        if not play.ok:
-            raise InputError(str(self.inventory), [f"linux_md preflight: {play.failure()}"])
-        self.preflight_facts = play.facts
 
     def _vars(self) -> dict[str, Any]:
         o = self.opts

@@ -46,7 +46,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.platforms.base import Platform, WorkloadRunner
@@ -184,13 +183,7 @@ class VsanPlatform(Platform):
         (exit status 2) before anything changes."""
         if self.inventory is None:
             return
-        play = run_playbook("reconfigure.yml", self.inventory, self._query_vars(space))
-        if not play.ok:
-            raise InputError(
-                str(self.inventory),
-                [f"vsan preflight ({play.failed_task}): {play.error}"],
-            )
-        self.preflight_facts = play.facts
+        self.preflight_facts = self.preflight_facts_of("reconfigure.yml", self._query_vars(space))
         self._check_offer(space)
         if self.opts.load == "fio":
             self.workers = self._check_workers()
