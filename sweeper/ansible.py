@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -15,8 +16,21 @@ from typing import Any
 
 import ansible_runner
 
+from sweeper.ansible_vars import (
+    VAULT_ID,
+    VAULT_PROMPT,
+    blanked_environment,
+    environment_secrets,
+    inventory_copy,
+    seal,
+    unsafe_yaml,
+)
+from sweeper.processes import pid_alive
+
 PLAYBOOK_DIR = Path(__file__).resolve().parent.parent / "playbooks"
 _ANSI = "\x1b["
+#: raidsweep's private runner folders: <tmp>/raidsweep-ansible-<pid>-<random>
+PRIVATE_PREFIX = "raidsweep-ansible-"
 
 
 @dataclass
@@ -52,6 +66,22 @@ def _strip_ansi(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text) if _ANSI in text else text
 
 
+def remove_stale_private_dirs() -> int:
+    """Remove the private runner folders of raidsweep processes that no longer run (a kill -9
+    leaves its folder behind); returns how many were removed."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{PRIVATE_PREFIX}*"):
+        pid_text = folder.name[len(PRIVATE_PREFIX) :].split("-", 1)[0]
+        try:
+            mine = folder.stat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and pid_text.isdigit() and not pid_alive(int(pid_text)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
 def run_playbook(
     playbook: str,
     inventory: Path,
@@ -67,10 +97,11 @@ def run_playbook(
     killing the sweeper mid-write.
     """
     started = time.monotonic()
-    private = Path(tempfile.mkdtemp(prefix="raidsweep-ansible-"))
+    remove_stale_private_dirs()
+    private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
     # ansible-runner starts ansible-playbook from PATH: make it the one beside this Python.
     bindir = str(Path(sys.executable).parent)
-    env = {
+    env = blanked_environment() | {
         "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
         "ANSIBLE_NOCOLOR": "1",
         "ANSIBLE_FORCE_COLOR": "0",
@@ -81,17 +112,29 @@ def run_playbook(
         "ANSIBLE_LIBRARY": str(PLAYBOOK_DIR / "library"),
     }
     try:
+        # Every value as data (``!unsafe``), secrets sealed with a key only the runner's answer
+        # to the vault prompt carries; nothing of it on the command line.
+        secrets = environment_secrets()
+        sealed, key = seal(secrets) if secrets else ({}, None)
+        vars_file = private / "vars.yml"
+        vars_file.write_text(unsafe_yaml(dict(extravars) | sealed))
+        args = ["-e", f"@{vars_file}"]
+        if key is not None:
+            args += ["--vault-id", f"{VAULT_ID}@prompt"]
+        if check:
+            args += ["--check", "--diff"]
         runner = ansible_runner.run(
             private_data_dir=str(private),
             project_dir=str(PLAYBOOK_DIR),
             playbook=playbook,
-            inventory=str(inventory),
-            extravars=extravars,
+            inventory=str(inventory_copy(Path(inventory), private)),
             envvars=env,
+            passwords={VAULT_PROMPT: key} if key is not None else None,
+            suppress_env_files=True,
             cancel_callback=cancel or (lambda: False),
             quiet=True,
             timeout=timeout_s,
-            cmdline="--check --diff" if check else None,
+            cmdline=shlex.join(args),
         )
         stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
         failed_task, error, facts, changed = None, None, {}, 0

@@ -34,10 +34,26 @@ app = typer.Typer(
 console = Console()
 err = Console(stderr=True)
 
+
+def _checked_store(value: Path) -> Path:
+    """The store's folder reaches plays (the simulated array's state lives in it): a path
+    with template syntax or control characters is refused (exit 2) before anything runs."""
+    from sweeper.untrusted import path_problem
+
+    problem = path_problem(str(value))
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
+
+
 StoreOpt = Annotated[
     Path,
     typer.Option(
-        "--store", envvar="RAIDSWEEP_STORE", help="Folder of the results store.", show_default=True
+        "--store",
+        envvar="RAIDSWEEP_STORE",
+        help="Folder of the results store.",
+        show_default=True,
+        callback=_checked_store,
     ),
 ]
 DEFAULT_STORE = Path("raidsweep-data")
@@ -516,6 +532,18 @@ def disclose(
         print(to_yaml(doc), end="")
 
 
+def _loopback(address: str) -> bool:
+    """Whether ``address`` binds this machine's loopback only."""
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
 @app.command(name="app")
 def run_app(
     store: StoreOpt = DEFAULT_STORE,
@@ -528,11 +556,22 @@ def run_app(
     app_py = Path(__file__).resolve().parent.parent / "app.py"
     streamlit = Path(sys.executable).parent / "streamlit"
     os.environ["RAIDSWEEP_STORE"] = str(Path(store).resolve())
+    if not _loopback(address):
+        err.print(
+            f"[bold yellow]warning:[/] --address {escape(address)} serves the app beyond this "
+            f"machine: it has no login, so anyone who can reach port {port} here reads every "
+            "sweep in the store with its disclosure (hosts, devices, inventory facts); bind "
+            "127.0.0.1 and use an SSH tunnel unless the network is yours alone",
+            highlight=False,
+        )
     console.print(f"raidsweep app: http://{address}:{port}  (Ctrl-C stops it)")
+    # No file watcher and no run-on-save: the app's folder holds .venv and the store, and
+    # watching them costs a core while a tab is open.
     args = [
         str(streamlit), "run", str(app_py),
         "--server.address", address, "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none", "--server.runOnSave", "false",
         "--client.toolbarMode", "viewer",
     ]  # fmt: skip
     os.execv(args[0], args)

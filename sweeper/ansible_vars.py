@@ -1,0 +1,154 @@
+"""What raidsweep hands to Ansible, as data that is never evaluated and never on disk in clear.
+
+- **Extra vars** are written as YAML with every string tagged ``!unsafe``: Ansible's own mark
+  for data that must not be templated, so a spec value of ``{{ lookup('pipe', 'id') }}`` is
+  passed on as those characters and nothing runs (``--check`` and the real run alike).
+- **The inventory** is handed over as a copy in the play's private folder, read and checked
+  once: every string tagged ``!unsafe`` too (the one fixed template an inventory may hold,
+  ``ansible_python_interpreter: "{{ ansible_playbook_python }}"``, is kept as it is), values
+  the user sealed with ``!vault`` passed on sealed. A file edited while a sweep runs cannot
+  change what a later play sees beyond what was checked.
+- **Secrets from the environment** (the vCenter password in ``VSAN_PASSWORD`` or
+  ``VMWARE_PASSWORD``) never reach a command line, an environment copy or a file in clear:
+  ansible-runner writes the whole environment of every play into its artifacts, so they are
+  blanked there and handed over as Ansible Vault values sealed with a random one-play key
+  that only the runner's answer to Ansible's vault prompt carries (in memory).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sweeper.untrusted import sanctioned
+
+#: the vault id raidsweep seals its one-play secrets with
+VAULT_ID = "raidsweep"
+#: the prompt ``--vault-id raidsweep@prompt`` prints, answered from memory by ansible-runner
+VAULT_PROMPT = r"Vault password \(raidsweep\):\s*$"
+#: environment variable -> the Ansible variable the secret is handed over as
+SECRET_ENV = {"VSAN_PASSWORD": "vsan_password", "VMWARE_PASSWORD": "vsan_password"}
+#: other names whose values are secrets: blanked in the play's environment, never handed over
+_SECRET_NAME = re.compile(r"(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY)", re.IGNORECASE)
+
+
+class _Unsafe(str):
+    """A string to be written with Ansible's ``!unsafe`` tag."""
+
+
+class _Sealed(str):
+    """Vault ciphertext to be written with Ansible's ``!vault`` tag."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Unsafe, lambda d, v: d.represent_scalar("!unsafe", str(v)))
+_Dumper.add_representer(_Sealed, lambda d, v: d.represent_scalar("!vault", str(v), style="|"))
+
+
+def _mark(value: Any, key: Any = None) -> Any:
+    """``value`` with every string marked unsafe (mapping keys are names, left as they are)."""
+    if isinstance(value, _Sealed):
+        return value
+    if isinstance(value, str):
+        return value if sanctioned(key, value) else _Unsafe(value)
+    if isinstance(value, dict):
+        return {k: _mark(v, k) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mark(v) for v in value]
+    return value
+
+
+def unsafe_yaml(data: Any) -> str:
+    """YAML of ``data`` for Ansible, every string value tagged ``!unsafe``."""
+    return yaml.dump(_mark(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+
+
+class _InventoryLoader(yaml.SafeLoader):
+    """Reads a YAML inventory keeping what the user sealed sealed."""
+
+
+_InventoryLoader.add_constructor("!vault", lambda loader, node: _Sealed(node.value))
+_InventoryLoader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
+
+
+_VARS_DIRS = ("group_vars", "host_vars")
+_VAULT_FILE = b"$ANSIBLE_VAULT;"
+
+
+def _marked_copy(source: Path, target: Path) -> None:
+    raw = source.read_bytes()
+    if raw.startswith(_VAULT_FILE):  # a whole file the user sealed: passed on sealed
+        target.write_bytes(raw)
+        return
+    data = yaml.load(raw.decode("utf-8"), Loader=_InventoryLoader)  # noqa: S506 - safe loader
+    target.write_text(unsafe_yaml(data) if data is not None else "")
+
+
+def inventory_copy(inventory: Path, folder: Path) -> Path:
+    """Write the inventory (a YAML file, or a folder of them) into ``folder`` with every
+    string marked unsafe, and the ``group_vars``/``host_vars`` beside it likewise; returns
+    what to give Ansible as ``-i``."""
+    hosts = folder / "inventory"
+    hosts.mkdir(parents=True, exist_ok=True)
+    files = (
+        sorted(p for p in inventory.iterdir() if p.suffix in (".yml", ".yaml"))
+        if inventory.is_dir()
+        else [inventory]
+    )
+    for i, path in enumerate(files):
+        _marked_copy(path, hosts / f"{i:03d}-{path.stem}.yml")
+    base = inventory if inventory.is_dir() else inventory.parent
+    for name in _VARS_DIRS:
+        source = base / name
+        if not source.is_dir():
+            continue
+        for path in sorted(source.rglob("*")):
+            if path.is_file() and path.suffix in ("", ".yml", ".yaml"):
+                target = hosts / name / path.relative_to(source)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _marked_copy(path, target)
+    return hosts
+
+
+def environment_secrets(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The secrets raidsweep hands to plays, by Ansible variable, from the environment."""
+    env = os.environ if environ is None else environ
+    out: dict[str, str] = {}
+    for name, var in SECRET_ENV.items():
+        if env.get(name) and var not in out:
+            out[var] = env[name]
+    return out
+
+
+def blanked_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """Every secret-looking variable of the environment set to "" (to overlay the copy of the
+    environment ansible-runner gives the play and writes into its artifacts)."""
+    env = os.environ if environ is None else environ
+    return {
+        name: ""
+        for name, value in env.items()
+        if value and (name in SECRET_ENV or _SECRET_NAME.search(name))
+        and not name.endswith(("_FILE", "_PATH", "_DIR"))
+    }  # fmt: skip
+
+
+def seal(values: dict[str, str]) -> tuple[dict[str, _Sealed], str]:
+    """``values`` sealed with a fresh random key; returns them and the key (keep in memory)."""
+    from ansible.parsing.vault import VaultLib, VaultSecret
+
+    key = secrets.token_urlsafe(32)
+    secret = VaultSecret(key.encode())
+    vault = VaultLib([(VAULT_ID, secret)])
+    sealed = {
+        var: _Sealed(vault.encrypt(value, secret=secret, vault_id=VAULT_ID).decode())
+        for var, value in values.items()
+    }
+    return sealed, key

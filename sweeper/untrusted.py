@@ -1,0 +1,81 @@
+"""User text is data: checks every input path applies before a string reaches Ansible, fio, a
+path or a report.
+
+Ansible evaluates ``{{ … }}``, ``{% … %}`` and ``{# … #}`` in any string it is handed as a
+variable unless the string is marked unsafe; raidsweep marks everything it passes (see
+``sweeper.ansible``) and, as a second line, refuses template syntax in user strings when they
+are validated, so ``--check`` and the real run act on the same, already-checked value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+#: what starts a Jinja expression, statement or comment
+TEMPLATE_MARKS = ("{{", "{%", "{#")
+#: control characters (a newline in a path would start a new line of a fio job file)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: a name that may become a file or folder name (sweep, worker): full match, no newline
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+#: the one template an inventory may hold: the connection-local hosts' Python is the one that
+#: runs Ansible (raidsweep's own environment, with the modules' libraries); a fixed expression
+SANCTIONED = {"ansible_python_interpreter": "{{ ansible_playbook_python }}"}
+
+
+def sanctioned(key: object, value: object) -> bool:
+    """Whether ``key: value`` is the one fixed template an inventory may hold."""
+    return isinstance(key, str) and SANCTIONED.get(key) == value
+
+
+def template_problem(text: str) -> str | None:
+    """Why ``text`` cannot be taken (it holds template syntax), or None."""
+    for mark in TEMPLATE_MARKS:
+        if mark in text:
+            return (
+                f"holds template syntax {mark!r}: raidsweep passes text to Ansible as data, "
+                "never as a template"
+            )
+    return None
+
+
+def control_problem(text: str) -> str | None:
+    """Why ``text`` cannot name a path or a device (it holds a control character), or None."""
+    m = _CONTROL.search(text)
+    return None if m is None else f"holds the control character {m.group()!r}"
+
+
+def is_name(text: Any) -> bool:
+    """Whether ``text`` is a name that may become a file name (full match, at most 64)."""
+    return isinstance(text, str) and NAME_RE.fullmatch(text) is not None
+
+
+def strings(data: Any, loc: Sequence[str | int] = ()) -> Iterator[tuple[list[str | int], str]]:
+    """Every string in nested mappings and lists (keys too), with its location."""
+    if isinstance(data, str):
+        yield list(loc), data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str):
+                yield [*loc, key], key
+            yield from strings(value, [*loc, key])
+    elif isinstance(data, list | tuple):
+        for i, value in enumerate(data):
+            yield from strings(value, [*loc, i])
+
+
+Problem = tuple[list[str | int], str]
+
+
+def template_problems(data: Any, loc: Sequence[str | int] = ()) -> list[Problem]:
+    """(location, problem) for every string in ``data`` that holds template syntax."""
+    return [(where, p) for where, text in strings(data, loc) if (p := template_problem(text))]
+
+
+def path_problem(value: str) -> str | None:
+    """Why a path given on the command line or in the environment cannot be used, or None."""
+    problem = template_problem(value) or control_problem(value)
+    return None if problem is None else f"{value!r} {problem}"
