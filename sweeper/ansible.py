@@ -19,10 +19,10 @@ import ansible_runner
 from sweeper.ansible_vars import (
     VAULT_ID,
     VAULT_PROMPT,
+    Sealer,
     blanked_environment,
     environment_secrets,
     inventory_copy,
-    seal,
     unsafe_yaml,
 )
 from sweeper.processes import pid_alive
@@ -108,16 +108,20 @@ def run_playbook(
         "ANSIBLE_RETRY_FILES_ENABLED": "0",
         "ANSIBLE_LOCALHOST_WARNING": "0",
         "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0",
+        # Modules reach the host through a pipe, never as files holding their arguments.
+        "ANSIBLE_PIPELINING": "1",
+        "ANSIBLE_KEEP_REMOTE_FILES": "0",
         "ANSIBLE_ROLES_PATH": str(PLAYBOOK_DIR / "roles"),
         "ANSIBLE_LIBRARY": str(PLAYBOOK_DIR / "library"),
     }
     try:
         # Every value as data (``!unsafe``), secrets sealed with a key only the runner's answer
         # to the vault prompt carries; nothing of it on the command line.
-        secrets = environment_secrets()
-        sealed, key = seal(secrets) if secrets else ({}, None)
+        sealer = Sealer()
         vars_file = private / "vars.yml"
-        vars_file.write_text(unsafe_yaml(dict(extravars) | sealed))
+        vars_file.write_text(unsafe_yaml(dict(extravars) | environment_secrets(), sealer))
+        hosts = inventory_copy(Path(inventory), private, sealer)
+        key = sealer.key
         args = ["-e", f"@{vars_file}"]
         if key is not None:
             args += ["--vault-id", f"{VAULT_ID}@prompt"]
@@ -127,7 +131,7 @@ def run_playbook(
             private_data_dir=str(private),
             project_dir=str(PLAYBOOK_DIR),
             playbook=playbook,
-            inventory=str(inventory_copy(Path(inventory), private)),
+            inventory=str(hosts),
             envvars=env,
             passwords={VAULT_PROMPT: key} if key is not None else None,
             suppress_env_files=True,

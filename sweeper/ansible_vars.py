@@ -8,11 +8,13 @@
   ``ansible_python_interpreter: "{{ ansible_playbook_python }}"``, is kept as it is), values
   the user sealed with ``!vault`` passed on sealed. A file edited while a sweep runs cannot
   change what a later play sees beyond what was checked.
-- **Secrets from the environment** (the vCenter password in ``VSAN_PASSWORD`` or
-  ``VMWARE_PASSWORD``) never reach a command line, an environment copy or a file in clear:
-  ansible-runner writes the whole environment of every play into its artifacts, so they are
-  blanked there and handed over as Ansible Vault values sealed with a random one-play key
-  that only the runner's answer to Ansible's vault prompt carries (in memory).
+- **Secrets** never reach a command line, an environment copy or a file in clear. Those from
+  the environment (the vCenter password in ``VSAN_PASSWORD`` or ``VMWARE_PASSWORD``) are
+  blanked in the play's environment (ansible-runner writes the whole environment of every
+  play into its artifacts) and handed over as Ansible Vault values; so are the values of
+  secret-named inventory variables (``ansible_password``, ``…_token`` …) in the copy. They are
+  sealed with a random key made for the one play, which only the runner's answer to
+  Ansible's vault prompt carries (in memory).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ VAULT_PROMPT = r"Vault password \(raidsweep\):\s*$"
 #: environment variable -> the Ansible variable the secret is handed over as
 SECRET_ENV = {"VSAN_PASSWORD": "vsan_password", "VMWARE_PASSWORD": "vsan_password"}
 #: other names whose values are secrets: blanked in the play's environment, never handed over
-_SECRET_NAME = re.compile(r"(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY)", re.IGNORECASE)
+_SECRET_NAME = re.compile(r"(PASSWORD|PASSWD|_PASS$|SECRET|TOKEN|PRIVATE_KEY)", re.IGNORECASE)
 
 
 class _Unsafe(str):
@@ -53,22 +55,57 @@ _Dumper.add_representer(_Unsafe, lambda d, v: d.represent_scalar("!unsafe", str(
 _Dumper.add_representer(_Sealed, lambda d, v: d.represent_scalar("!vault", str(v), style="|"))
 
 
-def _mark(value: Any, key: Any = None) -> Any:
-    """``value`` with every string marked unsafe (mapping keys are names, left as they are)."""
+def _secret_name(name: Any) -> bool:
+    """Whether a variable of this name holds a secret (a path to one is not one)."""
+    return (
+        isinstance(name, str)
+        and _SECRET_NAME.search(name) is not None
+        and not name.lower().endswith(("_file", "_path", "_dir"))
+    )
+
+
+class Sealer:
+    """Seals secrets with a random key made for one play, on first use; ``key`` is then what
+    Ansible's vault prompt must be answered with (kept in memory only)."""
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self._vault: Any = None
+        self._secret: Any = None
+
+    def __call__(self, value: str) -> _Sealed:
+        if self._vault is None:
+            from ansible.parsing.vault import VaultLib, VaultSecret
+
+            self.key = secrets.token_urlsafe(32)
+            self._secret = VaultSecret(self.key.encode())
+            self._vault = VaultLib([(VAULT_ID, self._secret)])
+        sealed = self._vault.encrypt(value, secret=self._secret, vault_id=VAULT_ID)
+        return _Sealed(sealed.decode())
+
+
+def _mark(value: Any, key: Any, sealer: Sealer | None) -> Any:
+    """``value`` with every string marked unsafe (mapping keys are names, left as they are),
+    and the values of secret-named variables sealed when there is a sealer."""
     if isinstance(value, _Sealed):
         return value
     if isinstance(value, str):
-        return value if sanctioned(key, value) else _Unsafe(value)
+        if sanctioned(key, value):
+            return value
+        if sealer is not None and _secret_name(key):
+            return sealer(value)
+        return _Unsafe(value)
     if isinstance(value, dict):
-        return {k: _mark(v, k) for k, v in value.items()}
+        return {k: _mark(v, k, sealer) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_mark(v) for v in value]
+        return [_mark(v, None, sealer) for v in value]
     return value
 
 
-def unsafe_yaml(data: Any) -> str:
-    """YAML of ``data`` for Ansible, every string value tagged ``!unsafe``."""
-    return yaml.dump(_mark(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+def unsafe_yaml(data: Any, sealer: Sealer | None = None) -> str:
+    """YAML of ``data`` for Ansible: every string tagged ``!unsafe``, secrets sealed."""
+    return yaml.dump(_mark(data, None, sealer), Dumper=_Dumper, sort_keys=False,
+                     allow_unicode=True)  # fmt: skip
 
 
 class _InventoryLoader(yaml.SafeLoader):
@@ -83,16 +120,16 @@ _VARS_DIRS = ("group_vars", "host_vars")
 _VAULT_FILE = b"$ANSIBLE_VAULT;"
 
 
-def _marked_copy(source: Path, target: Path) -> None:
+def _marked_copy(source: Path, target: Path, sealer: Sealer) -> None:
     raw = source.read_bytes()
     if raw.startswith(_VAULT_FILE):  # a whole file the user sealed: passed on sealed
         target.write_bytes(raw)
         return
     data = yaml.load(raw.decode("utf-8"), Loader=_InventoryLoader)  # noqa: S506 - safe loader
-    target.write_text(unsafe_yaml(data) if data is not None else "")
+    target.write_text(unsafe_yaml(data, sealer) if data is not None else "")
 
 
-def inventory_copy(inventory: Path, folder: Path) -> Path:
+def inventory_copy(inventory: Path, folder: Path, sealer: Sealer) -> Path:
     """Write the inventory (a YAML file, or a folder of them) into ``folder`` with every
     string marked unsafe, and the ``group_vars``/``host_vars`` beside it likewise; returns
     what to give Ansible as ``-i``."""
@@ -104,7 +141,7 @@ def inventory_copy(inventory: Path, folder: Path) -> Path:
         else [inventory]
     )
     for i, path in enumerate(files):
-        _marked_copy(path, hosts / f"{i:03d}-{path.stem}.yml")
+        _marked_copy(path, hosts / f"{i:03d}-{path.stem}.yml", sealer)
     base = inventory if inventory.is_dir() else inventory.parent
     for name in _VARS_DIRS:
         source = base / name
@@ -114,7 +151,7 @@ def inventory_copy(inventory: Path, folder: Path) -> Path:
             if path.is_file() and path.suffix in ("", ".yml", ".yaml"):
                 target = hosts / name / path.relative_to(source)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                _marked_copy(path, target)
+                _marked_copy(path, target, sealer)
     return hosts
 
 
@@ -135,20 +172,5 @@ def blanked_environment(environ: dict[str, str] | None = None) -> dict[str, str]
     return {
         name: ""
         for name, value in env.items()
-        if value and (name in SECRET_ENV or _SECRET_NAME.search(name))
-        and not name.endswith(("_FILE", "_PATH", "_DIR"))
-    }  # fmt: skip
-
-
-def seal(values: dict[str, str]) -> tuple[dict[str, _Sealed], str]:
-    """``values`` sealed with a fresh random key; returns them and the key (keep in memory)."""
-    from ansible.parsing.vault import VaultLib, VaultSecret
-
-    key = secrets.token_urlsafe(32)
-    secret = VaultSecret(key.encode())
-    vault = VaultLib([(VAULT_ID, secret)])
-    sealed = {
-        var: _Sealed(vault.encrypt(value, secret=secret, vault_id=VAULT_ID).decode())
-        for var, value in values.items()
+        if value and (name in SECRET_ENV or _secret_name(name))
     }
-    return sealed, key

@@ -4,8 +4,11 @@ the artifacts, the report, the logs or the terminal."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -83,4 +86,70 @@ def test_no_secret_in_any_output(tmp_path: Path) -> None:
     FIGURES["fault campaign: secrets"] = [
         f"3 secrets (inventory password, Vault value, environment token) searched in "
         f"{len(files)} store and report files and {len(outputs)} command outputs: 0 found"
+    ]
+
+
+#: where a play could leave a file: the temporary folders and Ansible's own working folders
+TEMP_AREAS = [Path(tempfile.gettempdir()), Path("/var/tmp"), Path("/dev/shm"),
+              Path.home() / ".ansible"]  # fmt: skip
+
+
+def _files_holding(secret: bytes, roots: list[Path]) -> list[Path]:
+    hits = []
+    for root in roots:
+        for folder, _, names in os.walk(root):
+            for name in names:
+                path = Path(folder) / name
+                try:
+                    if path.is_symlink() or not path.is_file() or path.stat().st_size > 2**26:
+                        continue
+                    if secret in path.read_bytes():
+                        hits.append(path)
+                except OSError:
+                    continue
+    return hits
+
+
+def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> None:
+    """vsan with the vCenter password in VSAN_PASSWORD: kill -9 while a play talks to vCenter,
+    then search every temporary area and the store for the password: no file holds it, and
+    the next raidsweep removes the dead sweeper's private runner folder."""
+    from sweeper.ansible import PRIVATE_PREFIX
+    from tests.integration.test_vsan_role import write_inventory
+    from tests.integration.test_vsan_sweep import _spec
+    from tests.integration.vcsim import running_vcsim
+
+    with running_vcsim(hosts=6) as sim:
+        spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
+        store = tmp_path / "store"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(store), "-q"],
+            env=os.environ | {"VSAN_PASSWORD": sim.password}, start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        pattern = f"{PRIVATE_PREFIX}{proc.pid}-*"
+        deadline = time.monotonic() + 120
+        commands: list[Path] = []
+        # Wait for a play of the sweep itself (the preflight's comes first): a configuration's.
+        while time.monotonic() < deadline and proc.poll() is None:
+            commands = list(Path(tempfile.gettempdir()).glob(f"{pattern}/artifacts/*/command"))
+            if commands and (store / "vsan-test").exists():
+                break
+            time.sleep(0.05)
+        assert commands and proc.poll() is None, "no play was seen running"
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        left = list(Path(tempfile.gettempdir()).glob(pattern))
+        assert left, "the killed sweeper's runner folder is what this test searches"
+        hits = _files_holding(sim.password.encode(), [*TEMP_AREAS, store, tmp_path])
+        assert hits == [], hits
+        # The next play removes what the killed process left.
+        from sweeper.ansible import remove_stale_private_dirs
+
+        assert remove_stale_private_dirs() >= 1
+        assert not list(Path(tempfile.gettempdir()).glob(pattern))
+    FIGURES["fault campaign: secrets after kill -9"] = [
+        f"vCenter password searched in {', '.join(str(p) for p in TEMP_AREAS)} and the store "
+        "after a kill -9 mid-play: 0 files; the dead sweeper's runner folder removed"
     ]
