@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.fio.runner import FioOutput
+from sweeper.untrusted import template_problem
 
 
 class RemoteHostError(RuntimeError):
@@ -79,9 +80,10 @@ class RemoteHost:
 
 
 def _literal(value: Any, key: str, host: str) -> Any:
-    if isinstance(value, str) and "{{" in value:
+    problem = template_problem(value) if isinstance(value, str) else None
+    if problem is not None:
         raise RemoteHostError(
-            f"host {host}: {key} is a template ({value!r}); give it as a plain value"
+            f"host {host}: {key} is a template ({value!r} {problem}); give it as a plain value"
         )
     return value
 

@@ -52,6 +52,11 @@ def test_group_vars_apply_and_local_connection_runs_here(tmp_path: Path) -> None
     [
         ({"ansible_password": "hunter2"}, "not a password"),
         ({"ansible_host": "{{ lookup('env', 'X') }}"}, "ansible_host is a template"),
+        (
+            {"ansible_user": "{% if lookup('pipe', 'id') %}root{% endif %}"},
+            "ansible_user is a template",
+        ),
+        ({"ansible_ssh_common_args": "-o X={# c #}"}, "ssh args is a template"),
     ],
 )
 def test_connections_fio_cannot_use_are_refused(tmp_path: Path, host: dict, message: str) -> None:

@@ -19,7 +19,7 @@ _SYNC_ENGINES = ("sync", "psync")
 # In a job file fio cuts a value at '#' or ';' (comments), expands '${VAR}' and '$ncpus'-style
 # keywords, and strips surrounding blanks; a newline would start a new option or section.
 _FILENAME_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f#;$\\]")
-_JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
+_JOB_NAME_RE = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
 
 
 @cache
@@ -83,7 +83,7 @@ def render_job(
     job file) from which steady state is judged. ``steadystate`` = (criterion, window seconds,
     ramp seconds) makes fio stop as soon as its own detector finds the job steady (``ss=``).
     """
-    if iops_log is not None and not _JOB_NAME_RE.match(iops_log):
+    if iops_log is not None and not _JOB_NAME_RE.fullmatch(iops_log):
         raise ValueError(f"iops_log {iops_log!r} must be 1-64 of [A-Za-z0-9_.+-]")
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
@@ -92,7 +92,7 @@ def render_job(
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise ValueError(f"offset must be a non-negative number of bytes, not {offset!r}")
     name = cell.key.replace("/", "_") if job_name is None else job_name
-    if not _JOB_NAME_RE.match(name) or name == "global":
+    if not _JOB_NAME_RE.fullmatch(name) or name == "global":
         raise ValueError(f"job name {name!r} must be 1-64 of [A-Za-z0-9_.+-] and not 'global'")
     iodepth = 1 if engine in _SYNC_ENGINES else cell.concurrency.iodepth
     return job_template().render(
