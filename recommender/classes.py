@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,8 +141,10 @@ def resolve_class(name: str, spec_dir: Path) -> str:
     if not path.suffix:
         return name
     for base in (spec_dir, PROJECT_ROOT):
-        candidate = (base / path).resolve()
-        if candidate.exists():
+        # not resolved: a link is read as a link (a loop, or one to /dev/zero, is then
+        # refused by name when the class is loaded)
+        candidate = Path(os.path.abspath(base / path))
+        if os.path.lexists(candidate):
             try:
                 return str(candidate.relative_to(PROJECT_ROOT))
             except ValueError:

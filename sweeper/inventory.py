@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from sweeper.errors import InputError
+from sweeper.yamlsource import BoundedLoader, load_text, read_text
 
 GROUP_KEYS = ("hosts", "children", "vars")
 # Ansible group names are identifiers; host names are DNS names or addresses. Both keep
@@ -24,8 +25,9 @@ HOST_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$")
 REQUIRED_GROUP = "storage"  # reconfigure.yml and teardown.yml run on it
 
 
-class _InventoryLoader(yaml.SafeLoader):
-    """Safe loading, with Ansible's tags for secrets and raw strings kept opaque."""
+class _InventoryLoader(BoundedLoader):
+    """The bounded safe loader of every YAML input, with Ansible's tags for secrets and raw
+    strings kept opaque."""
 
 
 def _opaque(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -43,21 +45,7 @@ def _files(path: Path) -> list[Path]:
 
 
 def _load(path: Path) -> tuple[Any, yaml.Node | None]:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(str(path), [f"cannot be read: {exc.strerror}"]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(str(path), [f"byte {exc.start}: not UTF-8 text ({exc.reason})"]) from None
-    try:
-        return yaml.load(text, Loader=_InventoryLoader), yaml.compose(text, Loader=_InventoryLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "document"
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(str(path), [f"{where}: not valid YAML: {problem}"]) from None
+    return load_text(read_text(path), str(path), _InventoryLoader)
 
 
 def _line(node: yaml.Node | None, loc: list[Any]) -> int:

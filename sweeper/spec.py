@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -529,10 +530,11 @@ def resolve_inventory(text: str, spec_dir: Path) -> Path | None:
 
         lab = Lab().inventory_path
         return lab if lab.exists() else None
+    # lexists: a link that loops or leads to a FIFO is taken, and refused by name when read
     if candidate.is_absolute():
-        return candidate if candidate.exists() else None
+        return candidate if os.path.lexists(candidate) else None
     for base in (spec_dir, PROJECT_ROOT):
-        p = (base / candidate).resolve()
-        if p.exists():
+        p = Path(os.path.abspath(base / candidate))
+        if os.path.lexists(p):
             return p
     return None

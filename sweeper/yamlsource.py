@@ -1,7 +1,17 @@
-"""Safe YAML loading that remembers where each value sits, so errors can name the line."""
+"""Safe YAML loading that remembers where each value sits, so errors can name the line.
+
+Every file a user hands raidsweep (spec, class file, inventory, array profile) is read through
+one bounded loader: a regular file of at most ``MAX_BYTES``, read without following it into a
+FIFO or a device; nesting at most ``MAX_DEPTH`` levels, aliases included; at most ``MAX_NODES``
+values once aliases are expanded (a few hundred bytes of nested aliases otherwise expand to
+billions); no alias that refers to the collection holding it; and no key written twice in one
+mapping (YAML would keep the last silently). Each refusal is a problem naming file and line.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,43 +20,208 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from sweeper.errors import InputError
+from sweeper.untrusted import template_problems
 
 Loc = Sequence[str | int]
 M = TypeVar("M", bound=BaseModel)
 
+#: the largest spec, class file, inventory or profile read (the largest shipped is ~10 KiB)
+MAX_BYTES = 1024 * 1024
+#: the deepest nesting of collections (a spec is 4 levels deep, an inventory about 8)
+MAX_DEPTH = 64
+#: the most values a document may hold with its aliases expanded
+MAX_NODES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
+_NOT_REGULAR = "is not a regular file (a FIFO, device or socket); refused without reading it"
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """``SafeLoader`` that refuses nesting deeper than ``MAX_DEPTH`` while composing (so a
+    deep document is a clean problem, not a RecursionError)."""
+
+    def __init__(self, stream: Any):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_DEPTH} levels", mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _TreeProblem(Exception):
+    def __init__(self, node: yaml.Node, problem: str):
+        super().__init__(problem)
+        self.line = node.start_mark.line + 1
+        self.problem = problem
+
+
+def _key_text(node: yaml.Node) -> str:
+    return node.value if isinstance(node, yaml.ScalarNode) else f"<{node.id}>"
+
+
+def check_tree(root: yaml.Node | None, loader: type[yaml.SafeLoader] = BoundedLoader) -> None:
+    """Refuse a composed document that expands beyond ``MAX_NODES`` values or ``MAX_DEPTH``
+    levels through its aliases, holds an alias to a collection containing it, or writes a
+    key twice in one mapping. Linear in the document's distinct nodes (aliases are not
+    followed twice). Raises ``_TreeProblem``."""
+    if root is None:
+        return
+    keys = loader("")  # constructs scalar keys as the real load will (true == 1, 0x10 == 16)
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def visit(node: yaml.Node, depth: int, path: tuple[str | int, ...]) -> None:
+        nid = id(node)
+        if nid in size:
+            if depth + height[nid] > MAX_DEPTH:
+                raise _TreeProblem(node, f"aliases nest it deeper than {MAX_DEPTH} levels")
+            return
+        if nid in open_:
+            raise _TreeProblem(
+                node, "an alias refers to the collection that holds it (a structure without end)"
+            )
+        if depth > MAX_DEPTH:
+            raise _TreeProblem(node, f"aliases nest it deeper than {MAX_DEPTH} levels")
+        children: list[tuple[yaml.Node, tuple[str | int, ...]]] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = [(child, (*path, i)) for i, child in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            _duplicates(node, path, keys)
+            for key_node, value_node in node.value:
+                children.append((key_node, path))
+                children.append((value_node, (*path, _key_text(key_node))))
+        open_.add(nid)
+        total, tallest = 1, 0
+        for child, where in children:
+            visit(child, depth + 1, where)
+            total += size[id(child)]
+            tallest = max(tallest, height[id(child)] + 1)
+            if total > MAX_NODES:
+                raise _TreeProblem(
+                    node,
+                    f"aliases expand the document beyond {MAX_NODES:,} values (refused "
+                    "without expanding them: an alias bomb?)",
+                )
+        open_.discard(nid)
+        size[nid], height[nid] = total, tallest
+
+    try:
+        visit(root, 1, ())
+    finally:
+        keys.dispose()
+
+
+def _duplicates(node: yaml.MappingNode, path: tuple[str | int, ...], keys: Any) -> None:
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode):
+            continue  # merged keys may be overridden; complex keys fail to construct anyway
+        try:
+            key = keys.construct_object(key_node)
+        except yaml.YAMLError:
+            continue  # the real construction reports it
+        if key in seen:
+            first = seen[key].start_mark.line + 1
+            where = format_loc([*path, _key_text(key_node)])
+            raise _TreeProblem(
+                key_node,
+                f"{where}: duplicate key {key_node.value!r} (first at line {first}); "
+                "YAML would silently keep the last one",
+            )
+        seen[key] = key_node
+
+
+def load_text(
+    text: str, name: str, loader: type[yaml.SafeLoader] = BoundedLoader
+) -> tuple[Any, yaml.Node | None]:
+    """The data of one YAML document and its node tree, loaded by ``loader`` (a
+    ``BoundedLoader``) within the bounds above; any problem is an InputError naming ``name``
+    and the line."""
+    try:
+        reader = loader(text)
+        try:
+            root = reader.get_single_node()
+            check_tree(root, loader)
+            data = reader.construct_document(root) if root is not None else None
+        finally:
+            reader.dispose()
+    except _TreeProblem as exc:
+        raise InputError(name, [f"line {exc.line}: {exc.problem}"]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "document"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(name, [f"{where}: not valid YAML: {problem}"]) from None
+    except RecursionError:
+        raise InputError(name, ["document: nested too deeply to read"]) from None
+    return data, root
+
+
+def read_text(path: Path | str) -> str:
+    """The UTF-8 text of a regular file of at most ``MAX_BYTES``. What is not a regular file
+    (a FIFO, a device such as /dev/zero, a socket, a folder) is refused without reading it."""
+    name = str(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(name, ["file not found"]) from None
+    except OSError as exc:
+        raise InputError(name, [f"cannot be read: {exc.strerror}"]) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(name, ["is a directory, not a YAML file"])
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(name, [_NOT_REGULAR])
+    try:
+        # O_NONBLOCK: a FIFO swapped in after the stat opens without waiting for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(name, [f"cannot be read: {exc.strerror}"]) from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(name, [_NOT_REGULAR])
+        if st.st_size > MAX_BYTES:
+            raise InputError(
+                name, [f"is {st.st_size:,} bytes, more than the {MAX_BYTES:,} a YAML input may be"]
+            )
+        try:
+            raw = fh.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise InputError(name, [f"cannot be read: {exc.strerror}"]) from None
+    if len(raw) > MAX_BYTES:
+        raise InputError(name, [f"is more than the {MAX_BYTES:,} bytes a YAML input may be"])
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(name, [f"byte {exc.start}: not UTF-8 text ({exc.reason})"]) from None
+
 
 class YamlSource:
-    """A YAML document loaded with ``safe_load`` plus its node tree for line numbers."""
+    """A YAML document loaded by the bounded safe loader, with its node tree for line numbers."""
 
     def __init__(self, text: str, name: str):
         self.name = name
-        try:
-            self.data: Any = yaml.safe_load(text)
-            self._root = yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}" if mark is not None else "document"
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise InputError(name, [f"{where}: not valid YAML: {problem}"]) from None
+        self.data, self._root = load_text(text, name)
 
     @classmethod
     def from_path(cls, path: Path | str) -> YamlSource:
-        path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise InputError(str(path), ["file not found"]) from None
-        except IsADirectoryError:
-            raise InputError(str(path), ["is a directory, not a YAML file"]) from None
-        except OSError as exc:
-            raise InputError(str(path), [f"cannot be read: {exc.strerror}"]) from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                str(path), [f"byte {exc.start}: not UTF-8 text ({exc.reason})"]
-            ) from None
-        return cls(text, str(path))
+        return cls(read_text(path), str(path))
+
+    def template_problems(self) -> list[str]:
+        """``line N: path: problem`` for every string (key or value) holding template syntax."""
+        return [
+            f"line {self.line_of(loc)}: {format_loc(loc)}: {problem}"
+            for loc, problem in template_problems(self.data)
+        ]
 
     def line_of(self, loc: Loc) -> int | None:
         """1-based line of the value at ``loc``; the nearest existing parent if it is missing."""
@@ -57,8 +232,7 @@ class YamlSource:
             if isinstance(node, yaml.MappingNode):
                 for key_node, value_node in node.value:
                     if key_node.value == part:
-                        child = value_node
-                        break
+                        child = value_node  # the last: merged keys come before their override
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
                 if 0 <= part < len(node.value):
                     child = node.value[part]
@@ -70,14 +244,21 @@ class YamlSource:
 
 
 def load_model(path: Path | str, model: type[M], what: str) -> M:
-    """Load a YAML file into a pydantic model; problems name their line and path."""
+    """Load a YAML file into a pydantic model; problems name their line and path. Template
+    syntax in any string of the file (keys too) is refused, with the model's own problems."""
     source = YamlSource.from_path(path)
     if not isinstance(source.data, dict):
         raise InputError(source.name, [f"line 1: {what} must be a mapping"])
+    problems = source.template_problems()
     try:
-        return model.model_validate(source.data)
+        result = model.model_validate(source.data)
     except ValidationError as exc:
-        raise InputError(source.name, pydantic_problems(exc, source)) from None
+        problems += pydantic_problems(exc, source)
+    except RecursionError:
+        problems.append("document: nested too deeply to validate")
+    if problems:
+        raise InputError(source.name, problems)
+    return result
 
 
 def format_loc(loc: Loc) -> str:
