@@ -15,13 +15,15 @@ from typing import Any
 import yaml
 
 from sweeper.errors import InputError
+from sweeper.untrusted import control_problem, sanctioned, template_problem
 from sweeper.yamlsource import BoundedLoader, load_text, read_text
 
 GROUP_KEYS = ("hosts", "children", "vars")
 # Ansible group names are identifiers; host names are DNS names or addresses. Both keep
 # shell and path metacharacters out of everything that names a host.
-GROUP_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-HOST_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$")
+# Both are matched whole (fullmatch): ``$`` would let a trailing newline through.
+GROUP_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,252}")
 REQUIRED_GROUP = "storage"  # reconfigure.yml and teardown.yml run on it
 
 
@@ -54,6 +56,8 @@ def _line(node: yaml.Node | None, loc: list[Any]) -> int:
         child = None
         if isinstance(node, yaml.MappingNode):
             child = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            child = node.value[part] if 0 <= part < len(node.value) else None
         if child is None:
             break
         node, line = child, child.start_mark.line + 1
@@ -63,7 +67,7 @@ def _line(node: yaml.Node | None, loc: list[Any]) -> int:
 def _walk(group: str, body: Any, loc: list[Any], node: yaml.Node | None,
           problems: list[str], hosts: dict[str, set[str]]) -> None:  # fmt: skip
     where = ".".join(str(p) for p in loc)
-    if not GROUP_RE.match(group):
+    if not GROUP_RE.fullmatch(group):
         problems.append(f"line {_line(node, loc)}: {where}: {group!r} is not a group name")
         return
     hosts.setdefault(group, set())
@@ -89,7 +93,7 @@ def _walk(group: str, body: Any, loc: list[Any], node: yaml.Node | None,
     for name, hvars in (
         (body.get("hosts") or {}).items() if isinstance(body.get("hosts"), dict) else ()
     ):
-        if not isinstance(name, str) or not HOST_RE.match(name):
+        if not isinstance(name, str) or not HOST_RE.fullmatch(name):
             problems.append(
                 f"line {_line(node, [*loc, 'hosts'])}: {where}.hosts: {str(name)!r} is not a "
                 "host name (letters, digits, '.', '-', ':')"
@@ -107,6 +111,53 @@ def _walk(group: str, body: Any, loc: list[Any], node: yaml.Node | None,
             _walk(str(child), child_body, [*loc, "children", child], node, problems, hosts)
             if isinstance(child, str) and child in hosts:
                 hosts[group] |= hosts[child]
+
+
+def _where(loc: list[Any]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def text_problems(data: Any, node: yaml.Node | None, loc: list[Any] | None = None) -> list[str]:
+    """Every key and value of an inventory that holds template syntax (Ansible would evaluate
+    it) or a control character (a newline in a host, path or device starts a new line of
+    whatever it is written into), as ``line N: where: problem``. Values tagged ``!vault`` or
+    ``!unsafe`` are opaque and pass; so does the one fixed template ``untrusted.SANCTIONED``."""
+    loc = loc or []
+    problems: list[str] = []
+
+    def check(text: str, at: list[Any]) -> None:
+        problem = template_problem(text) or control_problem(text)
+        if problem:
+            problems.append(f"line {_line(node, at)}: {_where(at)}: {problem}")
+
+    if isinstance(data, str):
+        check(data, loc)
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str):
+                check(key, [*loc, key])
+            if not sanctioned(key, value):
+                problems += text_problems(value, node, [*loc, key])
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            problems += text_problems(value, node, [*loc, i])
+    return problems
+
+
+def _var_files(path: Path) -> list[Path]:
+    """The files of ``group_vars/`` and ``host_vars/`` beside the inventory, which Ansible
+    reads with it (no extension, .yml, .yaml or .json; folders per group or host too)."""
+    base = path if path.is_dir() else path.parent
+    out = []
+    for sub in ("group_vars", "host_vars"):
+        folder = base / sub
+        if folder.is_dir():
+            out += sorted(
+                p
+                for p in folder.rglob("*")
+                if p.suffix in ("", ".yml", ".yaml", ".json") and not p.is_dir()
+            )
+    return out
 
 
 def inventory_problems(path: Path) -> list[str]:
@@ -127,10 +178,17 @@ def inventory_problems(path: Path) -> list[str]:
             kind = type(data).__name__ if data is not None else "empty"
             problems.append(f"{file}: line 1: an inventory must be a mapping of groups, not {kind}")
             continue
-        mine: list[str] = []
+        mine: list[str] = text_problems(data, node)
         for group, body in data.items():
             _walk(str(group), body, [group], node, mine, hosts)
         problems += [f"{file}: {p}" for p in mine]
+    for file in _var_files(path):
+        try:
+            data, node = _load(file)
+        except InputError as exc:
+            problems += [f"{exc.source}: {p}" for p in exc.problems]
+            continue
+        problems += [f"{file}: {p}" for p in text_problems(data, node)]
     if not problems and not hosts.get(REQUIRED_GROUP):
         problems.append(
             f"{path}: no host in group {REQUIRED_GROUP!r} (the playbooks reconfigure the "

@@ -22,6 +22,7 @@ from pydantic import (
 
 from sweeper.errors import InputError, SpecError
 from sweeper.units import format_duration, parse_duration, parse_latency_ms, parse_size
+from sweeper.untrusted import control_problem, strings
 from sweeper.workload import ENGINES, Concurrency, Pattern, WorkloadCell
 from sweeper.yamlsource import YamlSource, format_loc, pydantic_problems
 
@@ -468,6 +469,20 @@ class SweepSpec(_Strict):
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
+#: the one field whose text may span lines (a newline or tab anywhere else is refused)
+_FREE_TEXT = (["description"],)
+
+
+def _control_problems(source: YamlSource) -> list[tuple[list[str | int], str]]:
+    """A control character in a name, path, device, host or option value could start a new
+    line of a job file or a command: refused everywhere but the description."""
+    return [
+        (loc, problem)
+        for loc, text in strings(source.data)
+        if loc not in _FREE_TEXT and (problem := control_problem(text))
+    ]
+
+
 def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     """Validate a spec file; returns the spec and the resolved inventory path.
 
@@ -480,12 +495,23 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     if not isinstance(source.data, dict):
         kind = type(source.data).__name__ if source.data is not None else "empty"
         raise SpecError(source.name, [f"line 1: the spec must be a mapping, not {kind}"])
+    # Every user string is data: template syntax anywhere (keys too, every section) and
+    # control characters outside the description are refused before the models see them.
+    control = _control_problems(source)
+    problems = source.template_problems() + [
+        f"line {source.line_of(loc)}: {format_loc(loc)}: {msg}"
+        for loc, msg in control
+        if loc[0] != "platform_options"  # those: after the platform's own, more precise checks
+    ]
     try:
         spec = SweepSpec.model_validate(source.data)
     except ValidationError as exc:
-        raise SpecError(source.name, pydantic_problems(exc, source)) from None
+        problems += pydantic_problems(exc, source)
+    except RecursionError:
+        problems.append("document: nested too deeply to validate")
+    if problems:
+        raise SpecError(source.name, problems)
 
-    problems: list[str] = []
     inventory = resolve_inventory(spec.inventory, Path(path).parent)
     if inventory is None:
         line = source.line_of(["inventory"])
@@ -509,7 +535,10 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     spec_dir = Path(path).resolve().parent
     spec = spec.model_copy(update={"classes": [resolve_class(c, spec_dir) for c in spec.classes]})
 
-    for loc, msg in platform_problems(spec) + class_problems(spec):
+    found = platform_problems(spec) + class_problems(spec)
+    named = {tuple(loc) for loc, _ in found}
+    found += [(loc, msg) for loc, msg in control if tuple(loc) not in named]
+    for loc, msg in found:
         line = source.line_of(loc)
         problems.append(f"line {line}: {format_loc(loc)}: {msg}")
     if problems:

@@ -5,10 +5,14 @@ named, and nothing written."""
 from __future__ import annotations
 
 import os
+import types
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import pytest
 import yaml
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from sweeper.cli import app
@@ -148,3 +152,151 @@ def test_merge_keys_and_shared_anchors_still_load() -> None:
     )
     assert source.data["m"] == {"runtime": "60s", "ramp": "10s"}
     assert source.line_of(["m", "ramp"]) == 2
+
+
+# --- template text in every field -------------------------------------------------------------
+
+KEY = object()  # a leaf that is a mapping's key
+
+
+def _leaves(tp: Any, path: tuple) -> Iterator[tuple]:
+    """Every place of a value of type ``tp`` at ``path``: itself, and what it holds."""
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Annotated:
+        yield from _leaves(args[0], path)
+        return
+    yield path
+    if origin in (Union, types.UnionType):
+        for arg in args:
+            if arg is not type(None):
+                yield from (p for p in _leaves(arg, path) if p != path)
+    elif isinstance(tp, type) and issubclass(tp, BaseModel):
+        yield (*path, KEY)  # a key of its own (unknown, but still never a template)
+        for name, field in tp.model_fields.items():
+            yield from _leaves(field.annotation, (*path, field.alias or name))
+    elif origin is list:
+        yield from _leaves(args[0], (*path, 0))
+    elif origin is dict:
+        yield (*path, KEY)
+        key_args = get_args(args[0])
+        key = key_args[0] if get_origin(args[0]) is Literal else "some_key"
+        yield from _leaves(args[1], (*path, key))
+
+
+def _platform_leaves() -> Iterator[tuple[str, tuple]]:
+    from sweeper.platforms import PLATFORMS
+    from sweeper.platforms.sim import OPTION_KEYS
+
+    for name, cls in PLATFORMS.items():
+        if cls.options_model is not None:
+            for leaf in _leaves(cls.options_model, ("platform_options",)):
+                yield name, leaf
+    for key in sorted(OPTION_KEYS):  # sim checks its options itself
+        yield "sim", ("platform_options", key)
+    yield "sim", ("platform_options", KEY)
+
+
+def _spec_leaves() -> list[tuple[str, tuple]]:
+    from sweeper.spec import SweepSpec
+
+    seen: dict[tuple, str] = {}
+    for leaf in _leaves(SweepSpec, ()):
+        seen.setdefault(leaf, "sim")
+    for platform, leaf in _platform_leaves():
+        seen.setdefault(leaf, platform)
+    return [(platform, leaf) for leaf, platform in seen.items() if leaf]
+
+
+def _inject(data: dict, path: tuple, payload: str) -> None:
+    node: Any = data
+    for i, part in enumerate(path):
+        last = i == len(path) - 1
+        if part is KEY:
+            assert last and isinstance(node, dict)
+            node[payload] = 1
+            return
+        if isinstance(part, int):
+            if not isinstance(node, list) or not node:
+                raise AssertionError(f"{path}: not a list at {i}")
+            if last:
+                node[0] = payload
+            elif not isinstance(node[0], dict | list):
+                node[0] = [] if isinstance(path[i + 1], int) else {}
+            node = node[0] if not last else node
+            continue
+        if last:
+            node[part] = payload
+            return
+        child = node.get(part)
+        want_list = isinstance(path[i + 1], int)
+        if want_list and not (isinstance(child, list) and child):
+            node[part] = [{}] if i + 2 < len(path) and not isinstance(path[i + 2], int) else ["x"]
+        elif not want_list and not isinstance(child, dict):
+            node[part] = {}
+        node = node[part]
+
+
+INVENTORY_OF = {
+    "sim": ROOT / "inventories" / "sim" / "hosts.yml",
+    "local": ROOT / "inventories" / "local" / "hosts.yml",
+    "linux_md": ROOT / "tests" / "fixtures" / "linux_md" / "hosts.yml",
+    "vsan": ROOT / "inventories" / "vsan" / "hosts.yml",
+}
+LEAVES = _spec_leaves()
+
+
+def test_the_field_walk_finds_every_section() -> None:
+    tops = {leaf[0] for _, leaf in LEAVES if leaf[0] is not KEY}
+    assert tops == {
+        "name", "description", "platform", "inventory", "platform_options", "config_space",
+        "matrix", "classes", "study", "hardware", "prices",
+    }  # fmt: skip
+    assert {p for p, _ in LEAVES} == {"sim", "local", "linux_md", "vsan"}
+    assert len(LEAVES) > 80
+
+
+@pytest.mark.parametrize(
+    ("platform", "leaf"),
+    LEAVES,
+    ids=[f"{p}:" + ".".join("<key>" if x is KEY else str(x) for x in leaf) for p, leaf in LEAVES],
+)
+def test_template_text_in_any_field_is_refused(platform: str, leaf: tuple, tmp_path: Path) -> None:
+    """A payload that would create a marker file, in every field of the spec models and the
+    platforms' option models (found by walking the models, so a new field is covered without
+    touching this test): refused with exit 2 naming the place, by ``run`` and ``run --check``,
+    and the marker is never created."""
+    marker = tmp_path / "MARKER"
+    payload = "{{ lookup('pipe', 'touch " + str(marker) + "') }}"
+    data = good_spec(platform=platform, inventory=str(INVENTORY_OF[platform]))
+    data["platform_options"] = {
+        "sim": {"profile": "ds8800-like"},
+        "local": {"target": str(tmp_path / "t.img"), "file_size": "16m"},
+        "linux_md": {},
+        "vsan": {"load": "sim"},
+    }[platform]
+    _inject(data, leaf, payload)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(data))
+    where = ".".join(str(p) for p in leaf if p is not KEY and not isinstance(p, int))
+    for args in ((), ("--check",)):
+        out = refused(spec, tmp_path, "spec.yaml", "holds template syntax '{{'", args=args)
+        assert where.split(".")[0] in out
+    assert not marker.exists()
+
+
+def test_opaque_inventory_values_pass_and_var_files_are_checked(tmp_path: Path) -> None:
+    """``!unsafe`` and ``!vault`` values are opaque (Ansible never templates them); the
+    group_vars and host_vars Ansible reads beside an inventory are checked like it."""
+    from sweeper.inventory import inventory_problems
+
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(
+        SIM_INVENTORY.read_text()
+        + "          note: !unsafe '{{ not templated }}'\n"
+        + "          secret: !vault |\n            $ANSIBLE_VAULT;1.1;AES256\n            6162\n"
+    )
+    assert inventory_problems(inventory) == []
+    (tmp_path / "group_vars").mkdir()
+    (tmp_path / "group_vars" / "storage.yml").write_text("x: \"{{ lookup('pipe', 'id') }}\"\n")
+    (problem,) = inventory_problems(inventory)
+    assert "group_vars/storage.yml: line 1: x: holds template syntax '{{'" in problem
