@@ -20,12 +20,13 @@ LIMIT_METRIC_RE = re.compile(r"^(read|write)_lat_(mean|p50|p95|p99|p999)$")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict numbers: no ``weight: true``, no infinity or NaN (they make every score NaN)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class ClassCell(_Strict):
     cell: str
-    weight: float = Field(default=1.0, gt=0)
+    weight: float = Field(default=1.0, gt=0, le=1e6)
 
     @field_validator("cell")
     @classmethod

@@ -82,7 +82,9 @@ def _no_duplicates(values: list[Any], what: str) -> list[Any]:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: no booleans or strings taken as numbers (``repetitions: true`` is not 1);
+    # no infinity or NaN in any number (an infinite weight or runtime ranks nothing)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 RankList = list[Annotated[int, Field(ge=2, le=64)]]
@@ -319,7 +321,7 @@ class Matrix(_Strict):
 
 class Budget(_Strict):
     configurations: int | None = Field(default=None, ge=1)
-    array_time_s: float | None = Field(default=None, gt=0)
+    array_time_s: float | None = Field(default=None, gt=0, le=366 * 86400)
 
 
 def _budget(v: Any) -> Any:
@@ -404,12 +406,12 @@ class Hardware(_Strict):
     overrides what the platform knows (the simulated array knows them all)."""
 
     media: Literal["hdd", "flash"] | None = None
-    drive_gb: float | None = Field(default=None, gt=0)
+    drive_gb: float | None = Field(default=None, gt=0, le=1e6)
     #: per RAID level, data and redundancy drives of one rank (RAID group)
     raid_groups: dict[Literal["raid0", "raid1", "raid5", "raid6", "raid10"], GroupFacts] = Field(
         default_factory=dict
     )
-    rebuild_mib_s: float | None = Field(default=None, gt=0)
+    rebuild_mib_s: float | None = Field(default=None, gt=0, le=1e7)
     #: annualised failure rate of one drive, percent (for the data-loss risk of rebuilds)
     afr_pct: float = Field(default=1.0, gt=0, le=100)
 
@@ -417,8 +419,9 @@ class Hardware(_Strict):
 class Prices(_Strict):
     """List prices for cost per IOPS and per usable GB (as audited benchmarks report)."""
 
-    per_drive: float = Field(ge=0)
-    fixed: float = Field(default=0.0, ge=0)
+    #: a drive's price: zero would make every configuration's cost per IOPS zero
+    per_drive: float = Field(gt=0, le=1e9)
+    fixed: float = Field(default=0.0, ge=0, le=1e15)
     currency: str = Field(default="USD", pattern=r"^[A-Za-z€$£¥]{1,8}$")
 
 

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import math
 import re
 
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
+# Matched whole (fullmatch): ``$`` would let a trailing newline through.
+_SIZE_RE = re.compile(r"\s*(\d{1,30}(?:\.\d{1,30})?)\s*([kmgtp]?)(i?b?)\s*", re.IGNORECASE)
 _SIZE_FACTORS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)", re.IGNORECASE)
 _DURATION_FACTORS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
-_LATENCY_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s)\s*$", re.IGNORECASE)
+_LATENCY_RE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s)\s*", re.IGNORECASE)
 _LATENCY_TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0}
+#: the largest size taken (8 EiB): beyond it a size is a typo, and fio's counters overflow
+MAX_SIZE = 2**63 - 1
+#: the longest duration taken (a year): beyond it a duration is a typo (or infinite)
+MAX_DURATION_S = 366 * 86400.0
+
+
+def _finite(value: float, text: object, what: str) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite {what}")
+    return value
 
 
 def parse_size(value: str | int) -> int:
@@ -21,15 +33,19 @@ def parse_size(value: str | int) -> int:
     if isinstance(value, int):
         if value <= 0:
             raise ValueError(f"{value!r} is not a positive size")
+        if value > MAX_SIZE:
+            raise ValueError(f"{value!r} is larger than 8 EiB")
         return value
     if not isinstance(value, str):
         raise ValueError(f"{value!r} is not a size")
-    m = _SIZE_RE.match(value)
+    m = _SIZE_RE.fullmatch(value)
     if not m:
         raise ValueError(f"{value!r} is not a size")
-    number = float(m.group(1)) * _SIZE_FACTORS[m.group(2).lower()]
+    number = _finite(float(m.group(1)) * _SIZE_FACTORS[m.group(2).lower()], value, "size")
     if number <= 0 or number != int(number):
         raise ValueError(f"{value!r} is not a positive whole number of bytes")
+    if number > MAX_SIZE:
+        raise ValueError(f"{value!r} is larger than 8 EiB")
     return int(number)
 
 
@@ -47,18 +63,29 @@ def parse_duration(value: str | int | float) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a duration")
     if isinstance(value, int | float):
+        if isinstance(value, float) and math.isnan(value):
+            raise ValueError(f"{value!r} is not a duration")
         if value < 0:
             raise ValueError(f"{value!r} is a negative duration")
-        return float(value)
+        if isinstance(value, int) and value > MAX_DURATION_S:
+            raise ValueError(f"{value!r} is longer than a year")
+        return _bounded_duration(float(value), value)
     if not isinstance(value, str):
         raise ValueError(f"{value!r} is not a duration")
     text = value.strip().replace(" ", "")
     if re.fullmatch(r"\d+(\.\d+)?", text):
-        return float(text)
+        return _bounded_duration(float(text), value)
     parts = _DURATION_RE.findall(text)
     if not parts or "".join(n + u for n, u in parts).lower() != text.lower():
         raise ValueError(f"{value!r} is not a duration (use e.g. 90s, 5m, 12h)")
-    return sum(float(n) * _DURATION_FACTORS[u.lower()] for n, u in parts)
+    return _bounded_duration(sum(float(n) * _DURATION_FACTORS[u.lower()] for n, u in parts), value)
+
+
+def _bounded_duration(seconds: float, text: object) -> float:
+    _finite(seconds, text, "duration")
+    if seconds > MAX_DURATION_S:
+        raise ValueError(f"{text!r} is longer than a year")
+    return seconds
 
 
 def format_duration(seconds: float) -> str:
@@ -80,7 +107,7 @@ def parse_latency_ms(value: str) -> float:
     """Milliseconds from a latency with its unit (``20ms``, ``500us``); a bare number is refused."""
     if not isinstance(value, str):
         raise ValueError(f"{value!r} has no unit (write e.g. 20ms or 500us)")
-    m = _LATENCY_RE.match(value)
+    m = _LATENCY_RE.fullmatch(value)
     if not m:
         raise ValueError(f"{value!r} is not a latency with a unit (write e.g. 20ms or 500us)")
-    return float(m.group(1)) * _LATENCY_TO_MS[m.group(2).lower()]
+    return _finite(float(m.group(1)) * _LATENCY_TO_MS[m.group(2).lower()], value, "latency")

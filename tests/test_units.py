@@ -68,3 +68,24 @@ def test_cell_keys_round_trip() -> None:
     assert Concurrency(8, 4).outstanding("libaio") == 32
     with pytest.raises(ValueError):
         Pattern.parse("read70")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [float("inf"), float("-inf"), float("nan"), "9" * 400 + "s", "9" * 400, 10**400, "400d", True],
+)
+def test_parse_duration_refuses_what_is_not_a_finite_duration(value) -> None:
+    with pytest.raises(ValueError):
+        parse_duration(value)
+
+
+@pytest.mark.parametrize("value", ["9" * 40 + "k", "99999999999999999999p", 2**64, "4k\nx", "4k$"])
+def test_parse_size_refuses_sizes_beyond_8_eib_and_trailing_text(value) -> None:
+    with pytest.raises(ValueError):
+        parse_size(value)
+
+
+@pytest.mark.parametrize("value", ["9" * 400 + "ms", "20ms\nx", "nan ms", "inf ms"])
+def test_parse_latency_refuses_what_is_not_a_finite_latency(value) -> None:
+    with pytest.raises(ValueError):
+        parse_latency_ms(value)

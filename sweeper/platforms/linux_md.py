@@ -64,7 +64,7 @@ def _power_of_two(v: int) -> bool:
 class LinuxMdOptions(BaseModel):
     """``platform_options`` of the linux_md platform."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     #: devices per md array (a RAID 1 array is always a pair)
     rank_devices: int = Field(default=4, ge=2, le=32)

@@ -37,7 +37,7 @@ FILL_BLOCK = 1024**2
 class Precondition(BaseModel):
     """SNIA PTS preconditioning, for flash: fill passes, then each cell until steady."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     #: workload-independent: sequential 128 KiB writes over the working set, this many times
     passes: int = Field(default=2, ge=1, le=10)
@@ -55,7 +55,7 @@ class Precondition(BaseModel):
 class LocalOptions(BaseModel):
     """``platform_options`` of the local platform."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     target: str
     #: paths (any spelling: /dev/disk/by-id/… works) fio may overwrite; compared by realpath

@@ -77,7 +77,7 @@ SNAPSHOT_S = 10.0
 class VsanOptions(BaseModel):
     """``platform_options`` of the vsan platform."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     #: what answers the runs: ``fio`` in the worker VMs (over SSH, all at once, each on its
     #: test disk ``worker_device``), or ``sim``, the simulated array's model (a rehearsal
