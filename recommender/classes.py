@@ -11,12 +11,22 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sweeper.errors import InputError
+from sweeper.store.records import RUN_SCHEMA
 from sweeper.units import parse_latency_ms
+from sweeper.untrusted import control_problem
 from sweeper.workload import WorkloadCell
 from sweeper.yamlsource import YamlSource, load_model
 
 CLASS_DIR = Path(__file__).parent / "classes"
-LIMIT_METRIC_RE = re.compile(r"^(read|write)_lat_(mean|p50|p95|p99|p999)$")
+#: matched whole (fullmatch): ``$`` would let a trailing newline through, and a limit on a
+#: metric that is not stored silently never applies
+LIMIT_METRIC_RE = re.compile(r"(read|write)_lat_(mean|p50|p95|p99|p999)")
+#: the latency metrics a limit can bound: those the store keeps a column of (``<metric>_ms``)
+LIMIT_METRICS = frozenset(
+    name.removesuffix("_ms")
+    for name in RUN_SCHEMA.names
+    if name.endswith("_ms") and LIMIT_METRIC_RE.fullmatch(name.removesuffix("_ms"))
+)
 
 
 class _Strict(BaseModel):
@@ -51,9 +61,10 @@ class Limit(_Strict):
     @field_validator("metric")
     @classmethod
     def _metric(cls, v: str) -> str:
-        if not LIMIT_METRIC_RE.match(v):
+        if v not in LIMIT_METRICS:
             raise ValueError(
-                f"{v!r} is not a latency metric (read|write)_lat_(mean|p50|p95|p99|p999)"
+                f"{v!r} is not a latency metric the store keeps "
+                f"({', '.join(sorted(LIMIT_METRICS))})"
             )
         return v
 
@@ -82,11 +93,19 @@ class Limit(_Strict):
 
 
 class WorkloadClass(_Strict):
-    name: str
+    name: str = Field(min_length=1, max_length=64)
     description: str = ""
     metric: Literal["iops", "mbps"] = "iops"
     cells: list[ClassCell] = Field(min_length=1)
     limits: list[Limit] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        problem = control_problem(v)
+        if problem or v != v.strip():
+            raise ValueError(f"{v!r} {problem or 'begins or ends with a space'}")
+        return v
 
     @model_validator(mode="after")
     def _limit_cells(self) -> WorkloadClass:
@@ -163,9 +182,13 @@ def load_classes(names: list[str], media: str | None = None) -> list[WorkloadCla
 
 
 def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
-    """Spec problems with its ``classes``: unknown names, class files that do not load."""
+    """Spec problems with its ``classes``: unknown names, class files that do not load, two
+    classes of one name (their rankings would mix), a class the matrix measures no cell of
+    (every configuration would be unrankable for it after hours of array time)."""
     problems: list[tuple[list[str | int], str]] = []
     known = shipped_class_names()
+    named: dict[str, int] = {}
+    measured = _matrix_keys([c.key for c in spec.matrix.cells()])
     for i, name in enumerate(spec.classes):
         if name not in known and not Path(name).suffix:
             problems.append(
@@ -173,9 +196,31 @@ def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
             )
             continue
         try:
-            load_class(name)
+            wclass = load_class(name)
         except InputError as exc:
             problems.append((["classes", i], exc.render()))
+            continue
+        if wclass.name in named:
+            first = named[wclass.name]
+            problems.append(
+                (
+                    ["classes", i],
+                    f"{name} is class {wclass.name!r}, as classes[{first}] "
+                    f"({spec.classes[first]}) is: one ranking cannot hold two classes of one "
+                    "name (rename one in its file)",
+                )
+            )
+        named.setdefault(wclass.name, i)
+        if not any(c in measured for c in wclass.cell_keys):
+            source = f" ({class_path(name)})" if Path(name).suffix else ""
+            problems.append(
+                (
+                    ["classes", i],
+                    f"the matrix measures none of class {wclass.name}'s cells{source} "
+                    f"({', '.join(wclass.cell_keys)}): it could not be ranked; add them to "
+                    "the matrix or to matrix.extra_cells",
+                )
+            )
     return problems
 
 

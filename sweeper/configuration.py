@@ -8,9 +8,10 @@ from typing import Any
 
 from sweeper.spec import LAYOUTS, MULTI_RANK_LAYOUTS, RAID_LEVELS, ConfigSpace
 
+# Matched whole (fullmatch): ``$`` would let a trailing newline through.
 _KEY_RE = re.compile(
-    r"^(?P<raid>raid\d+)/(?P<layout>[a-z_]+)(?:/ranks(?P<ranks>\d+)/stripe(?P<stripe>\d+)(?P<unit>[kmg]))?"
-    r"/(?P<cache>w[bt]-(?:no)?ra)(?P<snap>/snap)?(?P<dr>/dr)?$"
+    r"(?P<raid>raid\d+)/(?P<layout>[a-z_]+)(?:/ranks(?P<ranks>\d{1,4})/stripe(?P<stripe>\d{1,9})(?P<unit>[kmg]))?"
+    r"/(?P<cache>w[bt]-(?:no)?ra)(?P<snap>/snap)?(?P<dr>/dr)?"
 )
 
 
@@ -86,7 +87,7 @@ class Configuration:
 
     @classmethod
     def from_key(cls, key: str) -> Configuration:
-        m = _KEY_RE.match(key.strip())
+        m = _KEY_RE.fullmatch(key.strip()) if isinstance(key, str) else None
         if not m or m["raid"] not in RAID_LEVELS or m["layout"] not in LAYOUTS:
             raise ValueError(f"{key!r} is not a configuration key (e.g. raid10/single_rank/wb-ra)")
         return cls(

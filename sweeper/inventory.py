@@ -195,3 +195,72 @@ def inventory_problems(path: Path) -> list[str]:
             "storage through it)"
         )
     return problems
+
+
+#: platforms whose plays act on this machine, so their storage hosts must be driven with
+#: ``ansible_connection: local`` (anything else would build or measure on another host)
+LOCAL_ONLY = {
+    "sim": "the simulated array's state lives in the store on this machine",
+    "local": "the local platform's target is on this machine, where fio runs",
+}
+
+
+def _effective(doc: dict[str, Any], var: str) -> dict[str, tuple[Any, list[Any]]]:
+    """Per host of the ``storage`` group: the value of ``var`` as Ansible would settle it (a
+    host's own value, else the deepest group's that sets it, ``all`` last) and where it is
+    set (or where the host is listed, when nothing sets it)."""
+    found: dict[str, tuple[int, Any, list[Any]]] = {}
+    in_storage: set[str] = set()
+
+    def walk(group: str, body: Any, loc: list[Any], depth: int, storage: bool) -> set[str]:
+        if not isinstance(body, dict):
+            return set()
+        storage = storage or group == REQUIRED_GROUP
+        members: set[str] = set()
+        hosts = body.get("hosts") if isinstance(body.get("hosts"), dict) else {}
+        for name, hvars in hosts.items():
+            members.add(name)
+            if isinstance(hvars, dict) and var in hvars:
+                found[name] = (10**6, hvars[var], [*loc, "hosts", name, var])
+            else:
+                found.setdefault(name, (-1, None, [*loc, "hosts", name]))
+        children = body.get("children") if isinstance(body.get("children"), dict) else {}
+        for child, child_body in children.items():
+            members |= walk(str(child), child_body, [*loc, "children", child], depth + 1, storage)
+        gvars = body.get("vars") if isinstance(body.get("vars"), dict) else {}
+        if var in gvars:
+            for name in members:
+                if found.get(name, (-1,))[0] < depth:
+                    found[name] = (depth, gvars[var], [*loc, "vars", var])
+        if storage:
+            in_storage.update(members)
+        return members
+
+    for group, body in doc.items():
+        walk(str(group), body, [group], 0, False)
+    return {h: (v, loc) for h, (_, v, loc) in found.items() if h in in_storage}
+
+
+def platform_inventory_problems(path: Path, platform: str) -> list[str]:
+    """What in a (structurally sound) inventory cannot work with ``platform``: for the
+    platforms that act on this machine, a storage host not driven with connection local."""
+    why = LOCAL_ONLY.get(platform)
+    if why is None:
+        return []
+    problems = []
+    for file in _files(path):
+        try:
+            data, node = _load(file)
+        except InputError:
+            continue  # inventory_problems names it
+        if not isinstance(data, dict):
+            continue
+        for host, (value, loc) in sorted(_effective(data, "ansible_connection").items()):
+            if value != "local":
+                said = "does not set it" if value is None else f"has {value!r}"
+                problems.append(
+                    f"{file}: line {_line(node, loc)}: {_where(loc)}: platform {platform} "
+                    f"needs ansible_connection: local on storage host {host} ({why}); it "
+                    f"{said}"
+                )
+    return problems

@@ -27,7 +27,8 @@ from sweeper.workload import ENGINES, Concurrency, Pattern, WorkloadCell
 from sweeper.yamlsource import YamlSource, format_loc, pydantic_problems
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+#: matched whole (fullmatch): ``$`` would let a trailing newline through
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10")
 LAYOUTS = ("single_rank", "host_stripe", "pool_stripe")
@@ -450,7 +451,7 @@ class SweepSpec(_Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not NAME_RE.match(v):
+        if not NAME_RE.fullmatch(v):
             raise ValueError(
                 f"{v!r} is not a sweep name (letters, digits, '.', '_', '-'; at most 64)"
             )
@@ -525,10 +526,13 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
         )
         problems.append(f"line {line}: inventory: {spec.inventory!r} {missing}")
     else:
-        from sweeper.inventory import inventory_problems
+        from sweeper.inventory import inventory_problems, platform_inventory_problems
 
         line = source.line_of(["inventory"])
-        problems += [f"line {line}: inventory: {p}" for p in inventory_problems(inventory)]
+        found = inventory_problems(inventory) or platform_inventory_problems(
+            inventory, spec.platform
+        )
+        problems += [f"line {line}: inventory: {p}" for p in found]
 
     # Platform and class checks need their registries; imported here to keep spec importable alone.
     from recommender.classes import class_problems, resolve_class

@@ -6,12 +6,14 @@ import re
 from dataclasses import dataclass
 
 from sweeper.units import format_size, parse_size
+from sweeper.untrusted import control_problem
 
 PATTERNS = ("read", "write", "randread", "randwrite", "randrw")
 ENGINES = ("sync", "psync", "libaio", "io_uring")
-_PATTERN_RE = re.compile(r"^(read|write|randread|randwrite|randrw)(\d{1,2})?$")
-_CONCURRENCY_RE = re.compile(r"^(?:qd)?(\d+)x(\d+)$")
-_ACTIVE_RE = re.compile(r"^ws(\d{1,3})$")
+# Matched whole (fullmatch): ``$`` would let a trailing newline through.
+_PATTERN_RE = re.compile(r"(read|write|randread|randwrite|randrw)(\d{1,2})?")
+_CONCURRENCY_RE = re.compile(r"(?:qd)?(\d{1,9})x(\d{1,9})")
+_ACTIVE_RE = re.compile(r"ws(\d{1,3})")
 
 
 @dataclass(frozen=True, order=True)
@@ -23,7 +25,7 @@ class Pattern:
 
     @classmethod
     def parse(cls, text: str) -> Pattern:
-        m = _PATTERN_RE.match(str(text).strip().lower())
+        m = _PATTERN_RE.fullmatch(str(text).strip().lower())
         if not m:
             raise ValueError(
                 f"{text!r} is not a pattern (use read, write, randread, randwrite or randrwNN)"
@@ -70,7 +72,7 @@ class Concurrency:
 
     @classmethod
     def parse(cls, text: str) -> Concurrency:
-        m = _CONCURRENCY_RE.match(str(text).strip().lower())
+        m = _CONCURRENCY_RE.fullmatch(str(text).strip().lower())
         if not m:
             raise ValueError(f"{text!r} is not a concurrency (write iodepth x jobs, e.g. 1x20)")
         iodepth, numjobs = int(m.group(1)), int(m.group(2))
@@ -115,12 +117,15 @@ class WorkloadCell:
 
     @classmethod
     def parse(cls, key: str) -> WorkloadCell:
+        problem = control_problem(str(key))
+        if problem:
+            raise ValueError(f"{key!r} {problem}")
         parts = str(key).split("/")
         if len(parts) not in (3, 4):
             raise ValueError(f"{key!r} is not a cell key (pattern/block size/qdNxM[/wsPCT])")
         active = None
         if len(parts) == 4:
-            m = _ACTIVE_RE.match(parts[3].strip().lower())
+            m = _ACTIVE_RE.fullmatch(parts[3].strip().lower())
             if not m or not 1 <= int(m.group(1)) <= 100:
                 raise ValueError(f"{key!r}: {parts[3]!r} is not an active range (ws1 to ws100)")
             active = int(m.group(1))

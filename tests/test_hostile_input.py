@@ -300,3 +300,20 @@ def test_opaque_inventory_values_pass_and_var_files_are_checked(tmp_path: Path) 
     (tmp_path / "group_vars" / "storage.yml").write_text("x: \"{{ lookup('pipe', 'id') }}\"\n")
     (problem,) = inventory_problems(inventory)
     assert "group_vars/storage.yml: line 1: x: holds template syntax '{{'" in problem
+
+
+def test_connection_settles_as_ansible_would(tmp_path: Path) -> None:
+    """A host's own ansible_connection beats its groups', a child group's beats its
+    parent's: only what Ansible would use decides whether sim can run there."""
+    from sweeper.inventory import platform_inventory_problems
+
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(
+        "all:\n  vars: {ansible_connection: ssh}\n  children:\n    storage:\n"
+        "      vars: {ansible_connection: local}\n      hosts:\n        a:\n"
+        "        b: {ansible_connection: ssh}\n"
+    )
+    (problem,) = platform_inventory_problems(inventory, "sim")
+    assert "line 8: all.children.storage.hosts.b.ansible_connection" in problem
+    assert "storage host b" in problem
+    assert platform_inventory_problems(inventory, "linux_md") == []
