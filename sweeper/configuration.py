@@ -118,3 +118,40 @@ def enumerate_configurations(space: ConfigSpace) -> list[Configuration]:
                                     Configuration(raid, layout, cache, ranks, stripe, snap, dr)
                                 )
     return out
+
+
+def space_size(space: ConfigSpace) -> int:
+    """How many configurations ``space`` holds, by multiplication (nothing enumerated): the
+    size of ``enumerate_configurations(space)``, known at once for any space."""
+    per_layout = 0
+    for layout in space.layout:
+        if layout in MULTI_RANK_LAYOUTS:
+            per_layout += len(space.values("ranks", layout)) * len(
+                space.values("stripe_kib", layout)
+            )
+        else:
+            per_layout += 1
+    return (
+        len(space.raid_level)
+        * per_layout
+        * len(space.cache_policy)
+        * len(space.snapshots)
+        * len(space.data_reduction)
+    )
+
+
+def in_space(config: Configuration, space: ConfigSpace) -> bool:
+    """Whether ``config`` is one of the configurations ``space`` enumerates."""
+    if (
+        config.raid_level not in space.raid_level
+        or config.layout not in space.layout
+        or config.cache_policy not in space.cache_policy
+        or config.snapshots not in space.snapshots
+        or config.data_reduction not in space.data_reduction
+    ):
+        return False
+    if config.layout in MULTI_RANK_LAYOUTS:
+        return config.ranks in space.values("ranks", config.layout) and (
+            config.stripe_kib in space.values("stripe_kib", config.layout)
+        )
+    return True

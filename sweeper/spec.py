@@ -477,6 +477,29 @@ class SweepSpec(_Strict):
 _FREE_TEXT = (["description"],)
 
 
+def seed_problems(spec: SweepSpec) -> list[tuple[list[str | int], str]]:
+    """Each of ``study.seed_configurations`` must be a configuration key of the config space
+    (a bad one once left the study broken until its folder was deleted)."""
+    from sweeper.configuration import Configuration, in_space
+
+    problems: list[tuple[list[str | int], str]] = []
+    seen: dict[str, int] = {}
+    for i, key in enumerate(spec.study.seed_configurations):
+        loc: list[str | int] = ["study", "seed_configurations", i]
+        try:
+            config = Configuration.from_key(key)
+        except ValueError as exc:
+            message = str(exc) if repr(key) in str(exc) else f"{key!r}: {exc}"
+            problems.append((loc, message))
+            continue
+        if not in_space(config, spec.config_space):
+            problems.append((loc, f"{key!r} is not a configuration of config_space"))
+        elif config.key in seen:
+            problems.append((loc, f"{key!r} repeats seed_configurations[{seen[config.key]}]"))
+        seen.setdefault(config.key, i)
+    return problems
+
+
 def _control_problems(source: YamlSource) -> list[tuple[list[str | int], str]]:
     """A control character in a name, path, device, host or option value could start a new
     line of a job file or a command: refused everywhere but the description."""
@@ -542,7 +565,7 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     spec_dir = Path(path).resolve().parent
     spec = spec.model_copy(update={"classes": [resolve_class(c, spec_dir) for c in spec.classes]})
 
-    found = platform_problems(spec) + class_problems(spec)
+    found = platform_problems(spec) + class_problems(spec) + seed_problems(spec)
     named = {tuple(loc) for loc, _ in found}
     found += [(loc, msg) for loc, msg in control if tuple(loc) not in named]
     for loc, msg in found:

@@ -317,3 +317,79 @@ def test_connection_settles_as_ansible_would(tmp_path: Path) -> None:
     assert "line 8: all.children.storage.hosts.b.ansible_connection" in problem
     assert "storage host b" in problem
     assert platform_inventory_problems(inventory, "linux_md") == []
+
+
+# --- large config spaces ----------------------------------------------------------------------
+
+
+def _space(**dims: Any) -> Any:
+    from sweeper.spec import ConfigSpace
+
+    return ConfigSpace.model_validate(dims)
+
+
+@pytest.mark.parametrize(
+    "dims",
+    [
+        {"raid_level": ["raid5"]},
+        {"raid_level": ["raid5", "raid10"], "layout": ["single_rank", "host_stripe"],
+         "ranks": [2, 4, 8], "stripe_kib": [16, 64], "cache_policy": ["wb-ra", "wt-nora"]},
+        {"raid_level": ["raid6"], "layout": ["host_stripe", "pool_stripe"],
+         "ranks": {"host_stripe": [2, 3], "pool_stripe": [4]},
+         "stripe_kib": {"host_stripe": [16], "pool_stripe": [1024, 16384, 1048576]},
+         "snapshots": [False, True], "data_reduction": [False, True]},
+    ],
+)  # fmt: skip
+def test_space_size_is_what_enumeration_gives(dims: dict) -> None:
+    from sweeper.configuration import enumerate_configurations, in_space, space_size
+
+    space = _space(**dims)
+    configs = enumerate_configurations(space)
+    assert space_size(space) == len(configs)
+    assert all(in_space(c, space) for c in configs)
+
+
+def test_checking_one_cache_policy_counts_as_checking_them_all() -> None:
+    """platform_problems checks the configurations at one cache policy (no platform's
+    checks read it) and counts each problem for all: the same figures as checking all."""
+    from sweeper.configuration import enumerate_configurations
+    from sweeper.platforms import platform_problems
+    from sweeper.platforms.sim import SimPlatform
+    from sweeper.spec import SweepSpec
+
+    data = good_spec()
+    data["config_space"] = {
+        "raid_level": ["raid5", "raid6", "raid10"],
+        "layout": ["single_rank", "host_stripe", "pool_stripe"],
+        "ranks": [2, 8, 12],
+        "stripe_kib": {"host_stripe": [16], "pool_stripe": [16, 16384]},
+        "cache_policy": ["wb-ra", "wb-nora", "wt-ra"],
+        "snapshots": [False, True],
+        "data_reduction": [False, True],
+    }
+    spec = SweepSpec.model_validate(data)
+    brute: dict[str, int] = {}
+    for config in enumerate_configurations(spec.config_space):
+        for reason in SimPlatform.configuration_problems(config, spec.platform_options):
+            brute[reason] = brute.get(reason, 0) + 1
+    found = {msg.rsplit(" (", 1)[0]: msg for _, msg in platform_problems(spec)}
+    assert set(found) == set(brute)
+    for reason, count in brute.items():
+        assert f"({count} configuration(s)" in found[reason]
+
+
+def test_a_grid_too_large_is_refused_with_its_size_and_the_way_out(tmp_path: Path) -> None:
+    data = good_spec()
+    data["config_space"] = {
+        "raid_level": ["raid5", "raid6", "raid10"],
+        "layout": ["single_rank", "host_stripe", "pool_stripe"],
+        "ranks": list(range(2, 65)),
+        "stripe_kib": [2**i for i in range(2, 25)],
+        "cache_policy": ["wb-ra", "wb-nora", "wt-ra", "wt-nora"],
+        "snapshots": [False, True],
+        "data_reduction": [False, True],
+    }
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(data))
+    refused(spec, tmp_path, "139,152 configurations are more than grid mode takes (10,000)",
+            "mode: optimize")  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sweeper.configuration import enumerate_configurations
+from sweeper.configuration import enumerate_configurations, space_size
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.platforms.local import LocalPlatform
@@ -36,8 +36,21 @@ def get_platform(
     return cls(options, state_dir, inventory)
 
 
+#: the most configurations grid mode measures: beyond, a sweep would take months of array
+#: time; optimize mode searches a larger space with a budget
+GRID_LIMIT = 10_000
+#: the most configurations any mode takes (the study enumerates them to choose from)
+SPACE_LIMIT = 1_000_000
+
+
 def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
-    """Spec problems that depend on the platform: unknown name, unsupported values."""
+    """Spec problems that depend on the platform: unknown name, unsupported values, a space
+    too large to sweep, configurations the platform cannot build.
+
+    Fast for large spaces: the size is known by multiplication before anything is
+    enumerated, and the configurations are checked over the dimensions the platform's
+    ``configuration_problems`` reads (``Platform.checks_ignore`` names those it does not).
+    """
     cls = PLATFORMS.get(spec.platform)
     if cls is None:
         return [
@@ -57,16 +70,37 @@ def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
                 )
     if problems:
         return problems
-    problems += [
-        (["config_space"], msg) for msg in cls.space_problems(space, spec.platform_options)
-    ]
+    size = space_size(space)
+    mode = spec.study.mode
+    if size > SPACE_LIMIT or (mode == "grid" and size > GRID_LIMIT):
+        limit = SPACE_LIMIT if size > SPACE_LIMIT else GRID_LIMIT
+        advice = (
+            "narrow the dimensions"
+            if size > SPACE_LIMIT
+            else "use study: {mode: optimize, budget: ...} to search it, or narrow the dimensions"
+        )
+        what = "any mode" if size > SPACE_LIMIT else "grid mode"
+        return [
+            (
+                ["config_space"],
+                f"{size:,} configurations are more than {what} takes ({limit:,}): {advice}",
+            )
+        ]
+    space_issues = cls.space_problems(space, spec.platform_options)
+    if space_issues:
+        return [(["config_space"], msg) for msg in space_issues]
+    # Dimensions the checks do not read are checked at one value and counted for all.
+    fixed = {dim: getattr(space, dim)[:1] for dim in cls.checks_ignore}
+    weight = size // space_size(space.model_copy(update=fixed)) if fixed else 1
     reasons: dict[str, list[str]] = {}
-    configs = enumerate_configurations(space)
-    for config in configs:
+    for config in enumerate_configurations(space.model_copy(update=fixed)):
         for reason in cls.configuration_problems(config, spec.platform_options, spec.matrix):
             reasons.setdefault(reason, []).append(config.key)
     for reason, keys in reasons.items():
         problems.append(
-            (["config_space"], f"{reason} ({len(keys)} configuration(s), e.g. {keys[0]})")
+            (
+                ["config_space"],
+                f"{reason} ({len(keys) * weight} configuration(s), e.g. {keys[0]})",
+            )
         )
     return problems

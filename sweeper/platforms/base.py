@@ -64,6 +64,9 @@ class Platform(ABC):
     options_model: ClassVar[type[BaseModel] | None] = None
     #: dimension -> values this platform can build
     supported: ClassVar[dict[str, tuple[Any, ...]]]
+    #: dimensions ``configuration_problems`` never reads: validation checks them at one
+    #: value (a large space is checked in a fraction of the configurations)
+    checks_ignore: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
         self.options = options

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import functools
 import json
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from sweeper.errors import InputError
 from sweeper.fio import render_job
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.sim.model import ArrayState, Job, simulate_fio
-from sweeper.sim.profile import ArrayProfile, list_profiles, load_profile
+from sweeper.sim.profile import PROFILE_DIR, ArrayProfile, list_profiles, load_profile
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import parse_size
 from sweeper.workload import WorkloadCell
@@ -25,11 +26,29 @@ OPTION_KEYS = {"profile", "health"}
 
 
 def _profile(options: dict[str, Any]) -> ArrayProfile:
-    return load_profile(options.get("profile", "ds8800-like"))
+    return checked_profile(options.get("profile", "ds8800-like"))
+
+
+def checked_profile(name: str) -> ArrayProfile:
+    """The profile ``name``, read once while its file is unchanged (validation checks a
+    space's every configuration against it)."""
+    path = PROFILE_DIR / f"{name}.yaml"
+    try:
+        st = path.stat()
+    except OSError:
+        return load_profile(name)  # refused by name there
+    return _cached_profile(name, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_profile(name: str, mtime_ns: int, size: int) -> ArrayProfile:
+    return load_profile(name)
 
 
 class SimPlatform(Platform):
     name = "sim"
+    # configuration_problems reads no cache policy: a large space is checked at one
+    checks_ignore = ("cache_policy",)
     # The profile decides which of these its hardware can build (configuration_problems).
     supported = {
         "raid_level": RAID_LEVELS,

@@ -51,7 +51,7 @@ from sweeper.errors import InputError
 from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
-from sweeper.platforms.sim import SimRunner
+from sweeper.platforms.sim import SimRunner, checked_profile
 from sweeper.remote import RemoteHost, RemoteHostError, group_hosts
 from sweeper.sim.model import ArrayState
 from sweeper.sim.profile import list_profiles, load_profile
@@ -162,6 +162,8 @@ def configuration_of(readback: dict[str, Any]) -> dict[str, Any]:
 
 class VsanPlatform(Platform):
     name = "vsan"
+    # configuration_problems reads no cache policy: a large space is checked at one
+    checks_ignore = ("cache_policy",)
     options_model = VsanOptions
     supported = {
         "raid_level": ("raid1", "raid5", "raid6"),
@@ -301,7 +303,7 @@ class VsanPlatform(Platform):
                 "which rewrites every disk group: set "
                 "platform_options.allow_data_reduction_change: true to allow it"
             )
-        profile = load_profile(opts.sim_profile)
+        profile = checked_profile(opts.sim_profile)
         if config.raid_level not in profile.raid_groups:
             problems.append(
                 f"the load model's profile {profile.name} has no {config.raid_level} "
