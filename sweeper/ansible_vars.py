@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from sweeper.untrusted import sanctioned
+from sweeper.yamlsource import BoundedLoader, load_text, read_text
 
 #: the vault id raidsweep seals its one-play secrets with
 VAULT_ID = "raidsweep"
@@ -108,8 +109,9 @@ def unsafe_yaml(data: Any, sealer: Sealer | None = None) -> str:
                      allow_unicode=True)  # fmt: skip
 
 
-class _InventoryLoader(yaml.SafeLoader):
-    """Reads a YAML inventory keeping what the user sealed sealed."""
+class _InventoryLoader(BoundedLoader):
+    """Reads a YAML inventory (within the bounds of every YAML input) keeping what the user
+    sealed sealed."""
 
 
 _InventoryLoader.add_constructor("!vault", lambda loader, node: _Sealed(node.value))
@@ -117,15 +119,15 @@ _InventoryLoader.add_constructor("!unsafe", lambda loader, node: loader.construc
 
 
 _VARS_DIRS = ("group_vars", "host_vars")
-_VAULT_FILE = b"$ANSIBLE_VAULT;"
+_VAULT_FILE = "$ANSIBLE_VAULT;"
 
 
 def _marked_copy(source: Path, target: Path, sealer: Sealer) -> None:
-    raw = source.read_bytes()
-    if raw.startswith(_VAULT_FILE):  # a whole file the user sealed: passed on sealed
-        target.write_bytes(raw)
+    text = read_text(source)
+    if text.startswith(_VAULT_FILE):  # a whole file the user sealed: passed on sealed
+        target.write_text(text)
         return
-    data = yaml.load(raw.decode("utf-8"), Loader=_InventoryLoader)  # noqa: S506 - safe loader
+    data, _ = load_text(text, str(source), _InventoryLoader)
     target.write_text(unsafe_yaml(data, sealer) if data is not None else "")
 
 
