@@ -73,12 +73,40 @@ def test_refused_before_any_change(path: Path, tmp_path: Path) -> None:
     assert not store.exists()  # nothing written
     assert "Traceback" not in out
     REJECTED[kind] = REJECTED.get(kind, 0) + 1
+    hostile = _hostile_class(path.stem)
+    BY_CLASS[hostile] = BY_CLASS.get(hostile, 0) + 1
     FIGURES["fault campaign: bad input"] = [
         f"rejected with place and problem, exit status 2, nothing written: "
         f"{sum(REJECTED.values())} of {len(CASES)} ("
         + ", ".join(f"{k} {v}" for k, v in sorted(REJECTED.items()))
-        + ")"
+        + "); tracebacks: 0",
+        f"classes of hostile input covered: {len(BY_CLASS) - ('earlier cases' in BY_CLASS)} ("
+        + ", ".join(f"{k} {v}" for k, v in sorted(BY_CLASS.items()))
+        + ")",
     ]
+
+
+#: a case's class of hostile input, from its file name's prefix
+HOSTILE_CLASSES = {
+    "template_": "template syntax",
+    "control_": "control characters",
+    "yaml_": "YAML bounds",
+    "number_": "non-finite or non-numeric numbers",
+    "class_": "classes that cannot rank",
+    "limit_": "unknown limit metrics",
+    "name_": "names matched whole",
+    "seed_": "seed configurations",
+    "space_": "config spaces too large",
+    "sim_connection_": "platform and inventory mismatch",
+}
+BY_CLASS: dict[str, int] = {}
+
+
+def _hostile_class(stem: str) -> str:
+    return next(
+        (name for prefix, name in HOSTILE_CLASSES.items() if stem.startswith(prefix)),
+        "earlier cases",
+    )
 
 
 def _calls(tree: ast.AST) -> list[ast.Call]:
