@@ -19,3 +19,25 @@ def quick_base() -> dict[str, Any]:
     spec["matrix"].pop("extra_cells", None)
     spec["inventory"] = str(ROOT / "inventories/sim/hosts.yml")
     return spec
+
+
+def class_measuring(folder: Path, matrix: dict[str, Any], name: str = "measured") -> str:
+    """A class file in ``folder`` that scores every cell of ``matrix`` alike, for a test
+    that measures cells no shipped class scores (a class none of whose cells the matrix
+    measures is refused)."""
+    from sweeper.spec import Matrix
+
+    axes = {k: v for k, v in matrix.items() if k in ("patterns", "block_sizes", "concurrency")}
+    cells = [c.key for c in Matrix.model_validate(axes).cells()]
+    path = folder / f"{name}.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": name,
+                "description": "every cell the test's matrix measures, weighted alike",
+                "metric": "iops",
+                "cells": [{"cell": c, "weight": 1} for c in cells],
+            }
+        )
+    )
+    return str(path)

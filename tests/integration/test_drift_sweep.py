@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.specs import quick_base
+from tests.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +26,7 @@ def test_drift_cell_runs_its_repetitions_and_is_reported(tmp_path: Path) -> None
         "repetitions": 2,
         "drift": {"cell": "randwrite/4k/1x16", "repetitions": 12},
     }
+    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
     path = tmp_path / "drift.yaml"
     path.write_text(yaml.safe_dump(spec))
     cli = [sys.executable, "-m", "sweeper.cli"]

@@ -22,6 +22,7 @@ from sweeper.fio.runner import MIN_FIO_VERSION, Fio, find_fio
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.specs import class_measuring
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,8 +73,8 @@ def _spec(tmp_path: Path, options: dict[str, Any], **matrix: Any) -> Path:
             "working_set": "32m",
         }
         | matrix,
-        "classes": ["redo_log"],
     }
+    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path

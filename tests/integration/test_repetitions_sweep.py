@@ -12,7 +12,7 @@ from sweeper.repetitions import summarize
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.specs import quick_base
+from tests.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +23,7 @@ def _sweep(tmp_path: Path, name: str, **matrix: Any) -> ParquetStore:
     spec |= {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["config_space"] |= {"raid_level": ["raid10"], "layout": ["single_rank"]}
     spec["matrix"] |= {"patterns": ["randread", "write"], "block_sizes": ["8k"]} | matrix
+    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(spec))
     loaded, inventory = load_spec(path)
