@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -181,7 +182,12 @@ def run(
 
     signal.signal(signal.SIGINT, on_sigint)
     signal.signal(signal.SIGTERM, on_sigint)
-    outcome = sweeper.run()
+    from sweeper.locking import LockHeld
+
+    try:
+        outcome = sweeper.run()
+    except LockHeld as exc:  # another process runs this sweep or drives this storage
+        _fail_input(exc)
     console.print(
         f"sweep [bold]{spec.name}[/]: {outcome.configurations_done} configuration(s) completed, "
         f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
@@ -726,11 +732,17 @@ def teardown(
     ] = False,
 ) -> None:
     """Remove what the sweep built on the test storage, leaving it as it was found."""
+    from sweeper.locking import LockHeld
     from sweeper.storage import actions
     from sweeper.storage import teardown as run_teardown
 
     sweeper = _sweeper_for(spec_file, store)
-    play = run_teardown(sweeper.platform, sweeper.inventory, check=check)
+    try:
+        # Never under a sweep that drives this storage; --check only looks.
+        with contextlib.nullcontext() if check else sweeper.holding("raidsweep teardown"):
+            play = run_teardown(sweeper.platform, sweeper.inventory, check=check)
+    except LockHeld as exc:
+        _fail_input(exc)
     if not play.ok:
         err.print(f"[bold red]teardown failed:[/] {escape(play.failure())}", highlight=False)
         raise typer.Exit(1)

@@ -11,6 +11,7 @@ import platform as host_platform
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -28,6 +29,7 @@ from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.fio.runner import exit_reason
+from sweeper.locking import hold, lock_record, target_locks
 from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
@@ -240,7 +242,30 @@ class Sweeper:
             },
         )
 
+    def locks(self) -> dict[Path, str]:
+        """The locks a sweep (or a teardown) holds: its own, per worker, in the store, and
+        one per part of the storage it drives, machine-wide."""
+        worker = "" if self.worker is None else f"-{self.worker}"
+        who = "" if self.worker is None else f" (worker {self.worker})"
+        mine = {self.sweep_dir / f".run{worker}.lock": f"sweep {self.spec.name!r}{who} "
+                f"in {self.store.root}"}  # fmt: skip
+        return mine | target_locks(self.platform.target_identity())
+
+    @contextlib.contextmanager
+    def holding(self, what: str) -> Iterator[None]:
+        """Hold :meth:`locks` for the block; LockHeld (exit status 2) naming the holder when
+        another process runs this sweep or drives this storage, and nothing changed."""
+        record = lock_record(what, sweep=self.spec.name, store=str(self.store.root))
+        with hold(self.locks(), record):
+            yield
+
     def run(self) -> Outcome:
+        """Run or resume the sweep; LockHeld before anything changes when another process
+        runs this sweep (and worker) or drives the same storage."""
+        with self.holding(f"raidsweep run {self.spec.name}"):
+            return self._run()
+
+    def _run(self) -> Outcome:
         self.register()
         self.store.remove_stale_temporaries(self.spec.name)
         outcome = Outcome(self.spec.name)

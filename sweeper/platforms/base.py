@@ -135,6 +135,12 @@ class Platform(ABC):
         """What the sweep will change or write on this platform, for ``--check``."""
         return []
 
+    def target_identity(self) -> list[str]:
+        """The storage this platform drives, one string per part that two sweeps must never
+        drive at once (each gets a machine-wide lock while a sweep or a teardown runs);
+        called after the preflight. Here: the platform's own state folder."""
+        return [f"{self.name}:{self.state_dir.resolve()}"]
+
     def hardware(self) -> dict[str, Any]:
         """What the trade-offs need to know of the drives behind the configurations: keys
         ``media`` (hdd or flash), ``drive_gb``, ``raid_groups`` ({level: {data, redundancy}}),

@@ -152,6 +152,7 @@ class LinuxMdPlatform(Platform):
         self._needed = 0
         #: the storage host, as the preflight read it from the inventory
         self.host: RemoteHost | None = None
+        self.devices: list[str] = []
 
     @classmethod
     def configuration_problems(
@@ -227,6 +228,8 @@ class LinuxMdPlatform(Platform):
             )
         if problems:
             raise InputError(str(self.inventory), problems)
+        # what the sweep builds on: the allow-list's first devices, and the cache device
+        self.devices = [*devices[: self._needed], *([cache] if self.opts.lvmcache else [])]
         self.preflight_facts = self.preflight_facts_of(
             "preflight.yml", self._vars() | {"linux_md_needed": self._needed}
         )
@@ -263,6 +266,15 @@ class LinuxMdPlatform(Platform):
             raise RuntimeError("the linux_md platform needs an inventory")
         host = self.host or inventory_host(self.inventory)
         return LinuxMdRunner(self.opts, self.state_dir, matrix, host)
+
+    def target_identity(self) -> list[str]:
+        """Each device the sweep builds on, on its storage host (two sweeps that share any
+        device of one host conflict; other devices of the host stay free)."""
+        host = self.host or (inventory_host(self.inventory) if self.inventory else None)
+        if host is None:
+            return super().target_identity()
+        where = "local" if host.local else f"{host.address}:{host.port}"
+        return [f"linux_md:{where}:{d}" for d in self.devices] or [f"linux_md:{where}"]
 
     def plan_lines(self, matrix: Any) -> list[str]:
         devices = self.preflight_facts.get("devices") or {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -162,6 +163,18 @@ class LocalPlatform(Platform):
 
     def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
         return LocalRunner(self.opts, self.state_dir, matrix, self.inventory)
+
+    def target_identity(self) -> list[str]:
+        """The target by what it is, not how it is spelled: a block device by its device
+        number (a /dev/disk/by-id link and /dev/sdb are one), a file by its real path."""
+        path = os.path.realpath(self.opts.target)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return [f"local:path:{path}"]
+        if stat.S_ISBLK(st.st_mode):
+            return [f"local:dev:{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"]
+        return [f"local:path:{path}"]
 
     def plan_lines(self, matrix: Any) -> list[str]:
         t = inspect_target(self.opts.target)

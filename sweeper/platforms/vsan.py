@@ -52,7 +52,7 @@ from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.platforms.sim import SimRunner, checked_profile
-from sweeper.remote import RemoteHost, RemoteHostError, group_hosts
+from sweeper.remote import RemoteHost, RemoteHostError, group_hosts, host_vars
 from sweeper.sim.model import ArrayState
 from sweeper.sim.profile import list_profiles, load_profile
 
@@ -344,6 +344,17 @@ class VsanPlatform(Platform):
                                  hang_grace_s=o.hang_grace_s)  # fmt: skip
             return RemoteFioRunner(local, self.state_dir, matrix, self.workers)
         return VsanSimRunner(self.profile, self.state_dir, matrix, seed)
+
+    def target_identity(self) -> list[str]:
+        """The storage policy on its vCenter (policy names are vCenter-wide), and with
+        ``load: fio`` each worker's test disk."""
+        if self.inventory is None:
+            return super().target_identity()
+        hv = host_vars(self.inventory)
+        vcenter = f"{hv.get('vsan_hostname')}:{hv.get('vsan_port', 443)}"
+        ids = [f"vsan:{vcenter}:policy:{self.opts.policy_name}"]
+        ids += [f"ssh:{w.address}:{w.port}:{self.opts.worker_device}" for w in self.workers]
+        return ids
 
     def plan_lines(self, matrix: Any) -> list[str]:
         facts = self.preflight_facts
