@@ -69,6 +69,26 @@ def study_storage(spec: SweepSpec, sweep_dir: Path) -> optuna.storages.BaseStora
     return JournalStorage(JournalFileBackend(str(sweep_dir / STUDY_FILE)))
 
 
+def storage_problem(spec: SweepSpec) -> str | None:
+    """Why the spec's PostgreSQL study storage cannot be used (unreachable, login refused,
+    no such database), or None; asked before anything is written."""
+    if not spec.study.storage:
+        return None
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    engine = create_engine(_rdb_url(spec), poolclass=None, connect_args={"connect_timeout": 10})
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return f"cannot use the study database {spec.study.storage!r}: {reason}"
+    finally:
+        engine.dispose()
+    return None
+
+
 @contextlib.contextmanager
 def study_lock(storage: optuna.storages.BaseStorage, sweep_dir: Path) -> Iterator[None]:
     """Serialise one worker's read-then-write steps on the study against the others'.

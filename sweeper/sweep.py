@@ -27,6 +27,7 @@ from recommender.scoring import objective_values, rank_classes
 from recommender.tradeoffs import merge_hardware
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.errors import InputError
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.fio.runner import exit_reason
 from sweeper.locking import hold, lock_record, target_locks
@@ -49,6 +50,7 @@ from sweeper.study import (
     open_study,
     recover,
     running_keys,
+    storage_problem,
     study_lock,
     suggest_configuration,
 )
@@ -216,6 +218,9 @@ class Sweeper:
             inventory,
         )
         self.platform.preflight(spec.config_space)
+        problem = storage_problem(spec)
+        if problem is not None:  # before anything is written, and for --check too
+            raise InputError(str(spec_path or spec.name), [f"study.storage: {problem}"])
         #: what the trade-offs and media-specific limits need to know of the drives
         self.hardware = merge_hardware(
             self.platform.hardware(), spec.hardware.model_dump(mode="json")

@@ -161,3 +161,28 @@ def test_a_password_in_the_storage_url_is_refused(tmp_path: Path) -> None:
     assert "give it in PGPASSWORD or ~/.pgpass" in proc.stderr
     assert "s3cret" not in proc.stderr + proc.stdout
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("command", [("run", "-q"), ("run", "--check"), ("plan",)])
+def test_an_unreachable_study_database_is_refused_before_anything(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Nothing listens on the port: exit 2 naming study.storage and the reason, no traceback,
+    nothing in the store."""
+    spec = quick_base() | {
+        "name": "nodb",
+        "study": {"storage": f"postgresql://rs@127.0.0.1:{_free_port()}/db"},
+    }
+    spec["config_space"] |= {"raid_level": ["raid5"], "layout": ["single_rank"]}
+    path = tmp_path / "nodb.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    store = tmp_path / "store"
+    proc = subprocess.run(
+        [sys.executable, "-m", "sweeper.cli", command[0], str(path), "--store", str(store), *command[1:]],
+        capture_output=True, text=True, timeout=120, env=os.environ | {"COLUMNS": "300"},
+    )  # fmt: skip
+    out = " ".join((proc.stdout + proc.stderr).split())
+    assert proc.returncode == 2, out
+    assert "nodb.yaml" in out and "study.storage: cannot use the study database" in out, out
+    assert "Connection refused" in out and "Traceback" not in out
+    assert not store.exists()
