@@ -250,15 +250,29 @@ def _print_plan(spec, plan) -> None:
 
 
 def _latest_sweep(results, sweep: str | None) -> dict:
-    if sweep:
-        record = results.get_sweep(sweep)
-        if record is None:
-            _fail_input(StoreError(f"no sweep {sweep!r} in {results.root}"))
-        return record
-    sweeps = results.list_sweeps()
+    """The named sweep's record, else the latest; exit 2 when there is none or it is
+    damaged (a bad name never becomes a path)."""
+    try:
+        if sweep:
+            record = results.get_sweep(sweep)
+            if record is None:
+                _fail_input(StoreError(f"no sweep {sweep!r} in {results.root}"))
+            return record
+        sweeps = results.list_sweeps()
+    except StoreError as exc:
+        _fail_input(exc)
+    _warn_damaged(results)
     if not sweeps:
-        _fail_input(StoreError(f"no sweeps in {results.root}; run one with `raidsweep run SPEC`"))
+        damaged = " (and damaged ones, above)" if getattr(results, "damaged", None) else ""
+        _fail_input(StoreError(f"no sweeps in {results.root}{damaged}; run one with "
+                               "`raidsweep run SPEC`"))  # fmt: skip
     return sweeps[0]
+
+
+def _warn_damaged(results) -> None:
+    """What the store's last reads found damaged and left out, each naming its file."""
+    for line in getattr(results, "damaged", None) or []:
+        err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -272,6 +286,7 @@ def status(
 
     results = open_store(store)
     records = [_latest_sweep(results, sweep)] if sweep else results.list_sweeps()
+    _warn_damaged(results)
     if not records:
         console.print(f"no sweeps in {store}")
         return
@@ -340,6 +355,7 @@ def recommend(
         recs = load_recommendations(results, record, runs)
     except InputError as exc:
         _fail_input(exc)
+    _warn_damaged(results)
     if runs.empty:
         console.print(f"sweep {record['sweep_id']} has no runs yet")
         return
@@ -500,6 +516,7 @@ def report(
     if target.suffix.lower() not in (".html", ".htm"):
         _fail_input(ValueError(f"--output {target}: the report is HTML; name it *.html"))
     html_path, *others = write_report(results, record, target)
+    _warn_damaged(results)
     console.print(f"report written: {html_path}")
     for extra in others:
         console.print(f"  and {extra}")
@@ -526,7 +543,7 @@ def disclose(
     if fmt not in ("yaml", "json"):
         _fail_input(ValueError(f"--format: {fmt!r} is not yaml or json"))
     results = open_store(store)
-    if what is not None and RUN_ID_RE.match(what):
+    if what is not None and RUN_ID_RE.fullmatch(what):
         doc = run_disclosure(results, what, fio_output=fio_output)
         if doc is None:
             _fail_input(StoreError(f"no run {what} in {results.root}"))

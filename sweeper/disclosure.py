@@ -17,7 +17,7 @@ import yaml
 from recommender.repeatability import cell_statistics, repeatability_summary
 from sweeper.units import format_duration
 
-RUN_ID_RE = re.compile(r"^[0-9a-f]{24}$")
+RUN_ID_RE = re.compile(r"[0-9a-f]{24}")  # a run id, matched whole (fullmatch)
 
 
 def _json(text: Any) -> Any:

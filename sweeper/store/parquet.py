@@ -37,6 +37,7 @@ from sweeper.locking import exclusive_lock
 from sweeper.processes import pid_alive
 from sweeper.store.base import ResultsStore
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
+from sweeper.untrusted import is_name
 
 BULKY = ("job_file", "fio_json", "fio_stderr", "disclosure")
 COMPACTED = "compacted"  # <sweep>/compacted/<config dir>.<ns>.parquet
@@ -53,6 +54,19 @@ RETRY_PAUSE_S = (0.002, 0.25)  # first and longest
 ONE_ROW_PER_RECORD = (
     "QUALIFY row_number() OVER (PARTITION BY run_id, status, "
     "CASE WHEN status = 'ok' THEN NULL ELSE finished_at END ORDER BY finished_at) = 1"
+)
+#: whether a stored run is the run its place is for: its sweep is the one read, its run id
+#: is the hash of its address (sweep, configuration, cell, repetition), and a run file's name
+#: is that run id (a compacted part holds many runs, each checked by its hash)
+ADDRESSED = (
+    "(sweep_id = $1 AND run_id = substr(sha256(sweep_id || chr(31) || config_key || chr(31) || "
+    "cell_key || chr(31) || CAST(repetition AS VARCHAR)), 1, 24) AND (filename LIKE "
+    "'%/" + COMPACTED + "/%' OR regexp_extract(filename, '/([0-9a-f]{24})[^/]*$', 1) = run_id))"
+)
+#: one row per record among the runs that are what their place says (a swapped file's row
+#: never takes the place of the good run it copies)
+ONE_ROW_PER_ADDRESSED_RECORD = ONE_ROW_PER_RECORD.replace(
+    "PARTITION BY run_id", "PARTITION BY addressed, run_id"
 )
 _RUN_FILE = re.compile(r"[0-9a-f]{24}(\.failed-[0-9T]+)?\.parquet")
 
@@ -144,13 +158,60 @@ def _keys_of_part(path: Path) -> frozenset[tuple[str, str, Any]]:
     return _part_keys(str(path), st.st_ino, st.st_mtime_ns)
 
 
+def _is_run(row: dict[str, Any], run_id: str) -> bool:
+    """Whether a stored row is run ``run_id``: its id, and the hash of its address."""
+    address = RunAddress(row["sweep_id"], row["config_key"], row["cell_key"], row["repetition"])
+    return row["run_id"] == run_id == address.run_id
+
+
+def _unreadable(files: list[Path]) -> dict[Path, str]:
+    """The files of ``files`` that are not readable Parquet, each with why."""
+    bad = {}
+    for f in files:
+        try:
+            pq.read_metadata(f)
+        except FileNotFoundError:
+            continue
+        except (OSError, pa.ArrowException) as exc:
+            bad[f] = f"damaged, not a whole Parquet file ({str(exc).splitlines()[0][:120]})"
+    return bad
+
+
 def _has_schema(path: Path, schema: pa.Schema) -> bool:
     """Whether the Parquet file at ``path`` has exactly ``schema``'s columns (False when it
     cannot be read, e.g. compacted away meanwhile: the careful read handles that)."""
     try:
         return pq.read_schema(path).names == schema.names
-    except OSError:
+    except (OSError, pa.ArrowException):
         return False
+
+
+_RESTORE = "; restore it from a copy, or remove the sweep's folder to start it anew"
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def _sweep_record(path: Path, text: str) -> dict[str, Any]:
+    """The record of ``<root>/<sweep>/sweep.json``: JSON, a mapping, naming the sweep of the
+    folder it lies in; anything else is a StoreError naming the file (a crafted record must
+    not send a report, or anything else, outside the store)."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StoreError(
+            f"{path}: damaged (not JSON: {exc.msg}, line {exc.lineno}){_RESTORE}"
+        ) from None
+    if not isinstance(record, dict):
+        raise StoreError(f"{path}: damaged (not a sweep's record){_RESTORE}")
+    folder = path.parent.name
+    if record.get("sweep_id") != folder or not is_name(folder):
+        raise StoreError(
+            f"{path}: names sweep {record.get('sweep_id')!r} but lies in the folder "
+            f"{folder!r}; it is not used{_RESTORE}"
+        )
+    return record
 
 
 class ParquetStore(ResultsStore):
@@ -160,10 +221,12 @@ class ParquetStore(ResultsStore):
         # Absolute, because playbooks and subprocesses run from other working directories.
         self.root = Path(root).absolute()
         self.compact_after_runs = compact_after_runs
+        #: what the last reads found damaged and left out, each naming its file
+        self.damaged: list[str] = []
 
     # sweeps -------------------------------------------------------------
     def create_sweep(self, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:
-        path = self.root / sweep_id / "sweep.json"
+        path = self._sweep_folder(sweep_id) / "sweep.json"
         existing = self.get_sweep(sweep_id)
         if existing is not None:
             if existing.get("fingerprint") != record.get("fingerprint"):
@@ -177,20 +240,43 @@ class ParquetStore(ResultsStore):
         atomic_write_bytes(path, data, replace=False)
         return self.get_sweep(sweep_id) or record
 
+    def _sweep_folder(self, sweep_id: str) -> Path:
+        """The sweep's folder; a name that is not a sweep name (``../x``, a newline) never
+        becomes a path."""
+        if not is_name(sweep_id):
+            raise StoreError(
+                f"{sweep_id!r} is not a sweep name (letters, digits, '.', '_', '-'; at most 64)"
+            )
+        return self.root / sweep_id
+
     def get_sweep(self, sweep_id: str) -> dict[str, Any] | None:
-        path = self.root / sweep_id / "sweep.json"
+        path = self._sweep_folder(sweep_id) / "sweep.json"
         try:
-            return json.loads(path.read_text())
+            text = path.read_text()
         except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path}: cannot be read ({_reason(exc)}){_RESTORE}") from None
+        return _sweep_record(path, text)
 
     def list_sweeps(self) -> list[dict[str, Any]]:
+        """The sweeps whose records are whole; each damaged one is said in ``damaged``."""
+        self.damaged = []
         if not self.root.is_dir():
             return []
         out = []
-        for p in sorted(self.root.glob("*/sweep.json")):
-            with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):
-                out.append(json.loads(p.read_text()))
+        for folder in sorted(_subfolders(self.root)):
+            p = self.root / folder / "sweep.json"
+            if not os.path.lexists(p):  # a link to nowhere, or to itself, is said below
+                continue
+            try:
+                out.append(_sweep_record(p, p.read_text()))
+            except FileNotFoundError:
+                continue
+            except StoreError as exc:
+                self.damaged.append(str(exc))
+            except (OSError, UnicodeDecodeError) as exc:
+                self.damaged.append(f"{p}: cannot be read ({_reason(exc)}){_RESTORE}")
         return sorted(out, key=lambda r: r.get("created_at", ""), reverse=True)
 
     # runs ---------------------------------------------------------------
@@ -275,16 +361,25 @@ class ParquetStore(ResultsStore):
         params: list[Any] | None = None,
         config_key: str | None = None,
     ) -> pd.DataFrame:
+        unreadable: set[Path] = set()
         for attempt in range(READ_ATTEMPTS):
-            files = self._files(sweep_id, table, config_key)
+            files = [f for f in self._files(sweep_id, table, config_key) if f not in unreadable]
             try:
                 return self._query_files(files, table, sql, params)
-            except duckdb.IOException:
+            except (duckdb.IOException, duckdb.InvalidInputException):
                 # A listed file was compacted away before DuckDB opened it: list again (its
-                # part is there by now). Any other read error, or too many, is real.
-                if attempt + 1 == READ_ATTEMPTS or all(f.exists() for f in files):
+                # part is there by now).
+                if not all(f.exists() for f in files):
+                    if attempt + 1 == READ_ATTEMPTS:
+                        raise
+                    time.sleep(min(RETRY_PAUSE_S[0] * 2**attempt, RETRY_PAUSE_S[1]))
+                    continue
+                # A file that is not whole Parquet (truncated, garbage): left out, said.
+                bad = _unreadable(files)
+                if not bad:
                     raise
-                time.sleep(min(RETRY_PAUSE_S[0] * 2**attempt, RETRY_PAUSE_S[1]))
+                unreadable |= set(bad)
+                self.damaged += [f"{f}: {why}; left out" for f, why in bad.items()]
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
@@ -311,12 +406,15 @@ class ParquetStore(ResultsStore):
         con = duckdb.connect()
         try:
             if not files:
-                con.register("parts", schema.empty_table())
+                con.register("empty", schema.empty_table())
+                con.sql("CREATE VIEW parts AS SELECT *, NULL::VARCHAR AS filename FROM empty")
             else:
                 # Read through the API, not SQL text: the path never becomes part of a query.
                 # Unioned with the current schema's empty table, so that parts written by an
                 # older raidsweep (without newer columns) read as nulls there.
-                parts = con.read_parquet([str(f) for f in files], union_by_name=by_name)
+                parts = con.read_parquet(
+                    [str(f) for f in files], union_by_name=by_name, filename=True
+                )
                 con.register("current", schema.empty_table())
                 parts.create_view("files")
                 con.sql("CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME "
@@ -328,15 +426,30 @@ class ParquetStore(ResultsStore):
     def runs(
         self, sweep_id: str, *, include_failed: bool = False, config_key: str | None = None
     ) -> pd.DataFrame:
+        """The sweep's runs, one row per record. A run whose content does not match its
+        address (a file swapped for another run's, or edited), or whose file cannot be read
+        (truncated, not Parquet), is left out and said in ``damaged``, naming its file."""
+        self.damaged = []
         cols = ", ".join(n for n in RUN_SCHEMA.names if n not in BULKY)
         where = "" if include_failed else "WHERE status = 'ok'"
-        return self._query(
+        df = self._query(
             sweep_id,
             "runs",
-            f"SELECT {cols} FROM parts {where} "  # noqa: S608 - column names are ours
-            f"{ONE_ROW_PER_RECORD} ORDER BY config_key, cell_key, repetition, finished_at",
+            f"SELECT {cols}, filename, {ADDRESSED} AS addressed FROM parts {where} "  # noqa: S608
+            f"{ONE_ROW_PER_ADDRESSED_RECORD} "
+            "ORDER BY config_key, cell_key, repetition, finished_at",
+            params=[sweep_id],
             config_key=config_key,
         )
+        bad = df[~df["addressed"].astype(bool)]
+        for row in bad.itertuples():
+            self.damaged.append(
+                f"{row.filename}: holds run {row.run_id} of sweep {row.sweep_id!r} "
+                f"({row.config_key} {row.cell_key} #{row.repetition}), not the run its "
+                "place in the store is for; left out"
+            )
+        good = df if bad.empty else df[df["addressed"].astype(bool)].reset_index(drop=True)
+        return good.drop(columns=["filename", "addressed"])
 
     def run_detail(self, run_id: str) -> dict[str, Any] | None:
         if not re.fullmatch(r"[0-9a-f]{24}", run_id):
@@ -346,8 +459,9 @@ class ParquetStore(ResultsStore):
         rows: list[dict[str, Any]] = []
         for pattern in (f"*/runs/*/{run_id}.parquet", f"*/runs/*/{run_id}.failed-*.parquet"):
             for path in self.root.glob(pattern):
-                with contextlib.suppress(FileNotFoundError):
-                    rows += pq.read_table(path).to_pylist()
+                with contextlib.suppress(FileNotFoundError, pa.ArrowException):
+                    # only what is the run its name says (a swapped file is not)
+                    rows += [r for r in pq.read_table(path).to_pylist() if _is_run(r, run_id)]
         if not any(r["status"] == "ok" for r in rows):
             for part in self.root.glob(f"*/{COMPACTED}/*.parquet"):
                 with contextlib.suppress(FileNotFoundError):
@@ -447,7 +561,9 @@ class ParquetStore(ResultsStore):
 
     def configurations(self, sweep_id: str) -> pd.DataFrame:
         return self._query(
-            sweep_id, "configurations", "SELECT * FROM parts ORDER BY started_at, attempt"
+            sweep_id,
+            "configurations",
+            "SELECT * EXCLUDE (filename) FROM parts ORDER BY started_at, attempt",
         )
 
     def remove_stale_temporaries(self, sweep_id: str) -> int:

@@ -1,0 +1,158 @@
+"""The store is untrusted: what is read back from it is checked before it is used.
+
+A crafted ``sweep.json`` must not send a report outside the store; a name on the command
+line never becomes a path; a run file swapped for another run's, truncated or garbage is left
+out with a warning naming it, and every good run is still counted; damaged records and
+symlink loops are named, never a traceback, never "no sweeps" for a sweep that exists.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from sweeper.cli import app
+from sweeper.spec import load_spec
+from sweeper.store import ParquetStore
+from sweeper.sweep import run_sweep
+from tests.campaign import FIGURES
+from tests.specs import class_measuring, quick_base
+
+pytestmark = pytest.mark.integration
+CASES: list[str] = []
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished sweep 'tiny' on the simulated array: 2 configurations × 2 cells × 2."""
+    folder = tmp_path_factory.mktemp("trust")
+    spec = quick_base() | {"name": "tiny"}
+    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"patterns": ["randread", "randwrite"], "block_sizes": ["8k"],
+                       "concurrency": ["1x16"], "repetitions": 2}  # fmt: skip
+    spec["classes"] = [class_measuring(folder, spec["matrix"])]
+    path = folder / "tiny.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    loaded, inventory = load_spec(path)
+    outcome = run_sweep(loaded, inventory, ParquetStore(folder / "store"), spec_path=path)
+    assert outcome.complete
+    return folder / "store"
+
+
+@pytest.fixture
+def store(pristine: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "store"
+    shutil.copytree(pristine, copy, symlinks=True)
+    return copy
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "300"})
+    out = " ".join(result.output.split())
+    assert "Traceback" not in out, out
+    return result.exit_code, out
+
+
+def _run_files(store: Path) -> list[Path]:
+    return sorted((store / "tiny" / "runs").rglob("*.parquet"))
+
+
+def _figure(case: str) -> None:
+    CASES.append(case)
+    FIGURES["fault campaign: untrusted store"] = [
+        f"{len(CASES)} cases, each named and refused or left out with a warning, tracebacks "
+        f"0: {', '.join(CASES)}"
+    ]
+
+
+@pytest.mark.parametrize("name", ["../x/y", "..", "tiny\n", "a/b", "a b", "x" * 65])
+def test_a_sweep_name_on_the_command_line_never_becomes_a_path(store: Path, name: str) -> None:
+    for command in (["status", name], ["recommend", name], ["report", name], ["curves", name],
+                    ["disclose", name]):  # fmt: skip
+        code, out = _cli(*command, "--store", str(store))
+        assert code == 2, (command, out)
+        assert "is not a sweep name" in out, out
+    _figure(f"name {name[:12]!r}")
+
+
+def test_a_crafted_sweep_record_sends_nothing_outside_the_store(
+    store: Path, tmp_path: Path
+) -> None:
+    evil = store / "evil"
+    evil.mkdir()
+    record = yaml.safe_load((store / "tiny" / "sweep.json").read_text())
+    record |= {"sweep_id": "../../outside", "created_at": "2999-01-01T00:00:00"}
+    (evil / "sweep.json").write_text(json.dumps(record))
+    before = sorted(p for p in tmp_path.rglob("*"))
+    code, out = _cli("report", "--store", str(store))  # the latest sweep: the crafted one
+    assert code == 0, out
+    assert f"{evil / 'sweep.json'}: names sweep '../../outside' but lies in the folder" in out
+    assert f"report written: {store / 'tiny' / 'report.html'}" in out
+    created = sorted(set(tmp_path.rglob("*")) - set(before))
+    assert created and all(p.is_relative_to(store / "tiny") for p in created), created
+    code, out = _cli("report", "evil", "--store", str(store))
+    assert code == 2 and "names sweep '../../outside'" in out, out
+    assert not (tmp_path / "outside").exists() and not (tmp_path.parent / "outside").exists()
+    _figure("crafted sweep.json")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not a mapping", "symlink loop", "not UTF-8"])
+def test_a_damaged_sweep_record_is_named(store: Path, damage: str) -> None:
+    path = store / "tiny" / "sweep.json"
+    if damage == "truncated":
+        path.write_text(path.read_text()[:40])
+    elif damage == "not a mapping":
+        path.write_text("[1, 2]")
+    elif damage == "symlink loop":
+        path.unlink()
+        path.symlink_to(path)
+    else:
+        path.write_bytes(b"\xff\xfe{")
+    code, out = _cli("status", "--store", str(store))
+    assert code == 0 and f"warning: {path}" in out, out
+    assert "restore it from a copy, or remove the sweep's folder" in out
+    for command in ("recommend", "report", "status"):
+        code, out = _cli(command, "tiny", "--store", str(store))
+        assert code == 2 and str(path) in out, (command, out)
+    _figure(f"sweep.json {damage}")
+
+
+def test_a_swapped_run_file_is_left_out_and_named(store: Path) -> None:
+    files = _run_files(store)
+    good = ParquetStore(store).runs("tiny")
+    victim, source = files[0], files[-1]
+    shutil.copyfile(source, victim)
+    results = ParquetStore(store)
+    runs = results.runs("tiny")
+    # The copied run once (its own file), the overwritten run gone, everything else kept.
+    assert len(runs) == len(good) - 1
+    assert runs["run_id"].is_unique
+    assert victim.stem not in set(runs["run_id"]) and source.stem in set(runs["run_id"])
+    assert len(results.damaged) == 1 and str(victim) in results.damaged[0]
+    assert "not the run its place in the store is for" in results.damaged[0]
+    code, out = _cli("recommend", "tiny", "--store", str(store))
+    assert code == 0 and f"warning: {victim}" in out, out
+    code, out = _cli("disclose", victim.stem, "--store", str(store))
+    assert code == 2 and f"no run {victim.stem}" in out, out
+    _figure("swapped run file")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty"])
+def test_an_unreadable_run_file_is_left_out_and_named(store: Path, damage: str) -> None:
+    victim = _run_files(store)[1]
+    data = victim.read_bytes()
+    victim.write_bytes({"truncated": data[: len(data) // 2], "garbage": b"not parquet" * 40,
+                        "empty": b""}[damage])  # fmt: skip
+    results = ParquetStore(store)
+    runs = results.runs("tiny")
+    assert len(runs) == len(_run_files(store)) - 1
+    assert any(str(victim) in d and "not a whole Parquet file" in d for d in results.damaged)
+    for command in ("recommend", "report"):
+        code, out = _cli(command, "tiny", "--store", str(store))
+        assert code == 0 and f"warning: {victim}" in out, (command, out)
+    _figure(f"run file {damage}")
