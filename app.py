@@ -12,8 +12,11 @@ if str(ROOT) not in sys.path:  # started as `streamlit run /abs/path/app.py` fro
 import streamlit as st  # noqa: E402
 
 from app_pages import _common  # noqa: E402
+from sweeper.untrusted import markdown_text  # noqa: E402
 
-st.set_page_config(page_title="raidsweep", layout="wide")
+# An emoji favicon is drawn in the page (a data: URL); a page's Material icon would be fetched
+# from fonts.gstatic.com, and the app loads nothing from outside the machine.
+st.set_page_config(page_title="raidsweep", page_icon="💽", layout="wide")
 
 store = _common.get_store()
 ids = _common.sweep_ids(store.list_sweeps())
@@ -26,7 +29,7 @@ with st.sidebar:
         sweep_id = st.selectbox("Sweep", ids, key="sweep", help="Newest first")
         record = store.get_sweep(sweep_id) or {}
         st.caption(
-            f"{record.get('description', '')}  \n"
+            f"{markdown_text(record.get('description', ''))}  \n"
             f"platform {record.get('platform', '?')} · created {record.get('created_at', '?')[:19]}"
         )
     else:

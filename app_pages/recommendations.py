@@ -9,6 +9,7 @@ from app_pages import _common
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
+from sweeper.untrusted import markdown_text
 
 store, record = _common.require_sweep()
 sweep_id = record["sweep_id"]
@@ -35,7 +36,7 @@ def render() -> None:
         )
         return
     st.success(rec.sentence(), icon=":material/recommend:")
-    st.markdown(f"**{wclass.name}** — {wclass.description}")
+    st.markdown(f"**{markdown_text(wclass.name)}** — {markdown_text(wclass.description)}")
     cells = ", ".join(f"{c.cell} (×{c.weight:g})" for c in wclass.cells)
     limits = ", ".join(str(lim) for lim in wclass.limits) or "none"
     st.caption(f"Class metric: {wclass.metric}; cells (weight): {cells}; limits: {limits}")

@@ -26,6 +26,7 @@ from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds
 from sweeper.store.parquet import atomic_write_bytes
 from sweeper.units import format_duration, format_size
+from sweeper.untrusted import csv_cell, markdown_html_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -252,12 +253,17 @@ def render_markdown(
     """The report as Markdown: decisions, per-class rankings with trade-offs and evidence."""
 
     def md(df: pd.DataFrame) -> str:
-        return df.to_markdown(index=False, floatfmt=",.4g") if len(df) else "_none_"
+        if not len(df):
+            return "_none_"
+        shown = df.map(lambda v: text(v) if isinstance(v, str) else v)
+        return shown.to_markdown(index=False, floatfmt=",.4g")
 
+    text = markdown_html_text  # user text (descriptions, names, keys) is never markup
     out = [
-        f"# raidsweep report: {record['sweep_id']}",
+        f"# raidsweep report: {text(record['sweep_id'])}",
         "",
-        f"{record.get('description', '')} · platform **{record.get('platform')}** · "
+        f"{text(record.get('description', ''))} · "
+        f"platform **{text(str(record.get('platform')))}** · "
         f"generated {ctx['generated']} · raidsweep {record.get('raidsweep_version')}",
         "",
         f"{ctx['n_configs']} configurations, {ctx['n_runs']} runs stored "
@@ -266,7 +272,7 @@ def render_markdown(
         "## Recommendations",
         "",
     ]
-    out += [f"- {s['sentence']}" for s in ctx["sections"]]
+    out += [f"- {text(s['sentence'])}" for s in ctx["sections"]]
     out += ["", f"Scoring: {FORMULA}.", "", f"Trade-offs: {TRADEOFF_FORMULA}.", ""]
     rankings = tables["rankings"]
     shown = ["rank", "config_key", "score", "score_lo", "score_hi", "cv_pct", "repetitions",
@@ -274,16 +280,17 @@ def render_markdown(
     for s in ctx["sections"]:
         part = rankings[rankings["class"] == s["name"]].copy()
         part["rank"] = part["rank"].astype(str) + part["tied"].map({True: "=", False: ""})
-        out += [f"## {s['name']}", "", s["description"], ""]
-        out += [f"Cells (weight): {', '.join(f'{c} ({w:g})' for c, w in s['cells'])}. "
-                f"Limits: {', '.join(s['limits']) or 'none'}.", ""]  # fmt: skip
+        out += [f"## {text(s['name'])}", "", text(s["description"]), ""]
+        cells = ", ".join(f"{c} ({w:g})" for c, w in s["cells"])
+        limits = ", ".join(s["limits"]) or "none"
+        out += [text(f"Cells (weight): {cells}. Limits: {limits}."), ""]
         if s["missing"]:
-            out += [f"Not measured: {s['missing']}.", ""]
+            out += [text(f"Not measured: {s['missing']}."), ""]
         out += [md(part[shown]), ""]
         ev = pd.DataFrame(s["evidence"])
         if len(ev):
             runner = s["runner_up"]["config_key"]
-            out += [f"Evidence against the runner-up {runner}:", "", md(ev), ""]
+            out += [f"Evidence against the runner-up {text(runner)}:", "", md(ev), ""]
     if len(tables["features"]):
         out += ["## Feature impact", "", md(tables["features"]), ""]
     out += ["## Disclosure", ""]
@@ -312,6 +319,8 @@ def write_tables(record: dict[str, Any], html_path: Path, ctx: dict[str, Any]) -
     written.append(md_path)
     for name, df in tables.items():
         path = html_path.with_name(f"{html_path.stem}-{name}.csv")
-        atomic_write_bytes(path, df.to_csv(index=False).encode(), replace=True)
+        # A cell a spreadsheet would take as a formula is quoted (CSV injection).
+        safe = df.map(csv_cell) if len(df) else df
+        atomic_write_bytes(path, safe.to_csv(index=False).encode(), replace=True)
         written.append(path)
     return written

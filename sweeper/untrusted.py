@@ -9,6 +9,7 @@ are validated, so ``--check`` and the real run act on the same, already-checked 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -79,3 +80,31 @@ def path_problem(value: str) -> str | None:
     """Why a path given on the command line or in the environment cannot be used, or None."""
     problem = template_problem(value) or control_problem(value)
     return None if problem is None else f"{value!r} {problem}"
+
+
+#: what a spreadsheet takes as the start of a formula in a cell (OWASP: CSV injection)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: what starts Markdown (and Streamlit's) markup that could fetch, link or hide: a link or an
+#: image (``[``, ``![``), an HTML tag or autolink (``<``), code, emphasis, a table cell,
+#: Streamlit's LaTeX (``$``); with those escaped, the rest is text
+_MARKDOWN = re.compile(r"([\\`*\[\]!|<$])")
+
+
+def csv_cell(value: Any) -> Any:
+    """A string that a spreadsheet would take as a formula, quoted with a leading ``'``;
+    anything else (numbers too: -3 is a number) as it is."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def markdown_text(text: str) -> str:
+    """``text`` shown as itself in Markdown: every markup character escaped, so a
+    description's ``![x](http://…)`` or ``<img …>`` is text, never an image or HTML."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+def markdown_html_text(text: str) -> str:
+    """``text`` for a Markdown file that may be rendered anywhere: HTML escaped (``<img`` is
+    ``&lt;img``) and Markdown's markup escaped."""
+    return markdown_text(html.escape(text, quote=False))

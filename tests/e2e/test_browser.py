@@ -8,6 +8,8 @@ cell and checks that the cell's runs, by their ids in the store, appear.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import socket
@@ -20,9 +22,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
+from tests.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
 
@@ -65,11 +69,11 @@ def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
     pytest.fail(f"streamlit did not answer within {START_TIMEOUT_S} s:\n{log.read_text()}")
 
 
-@pytest.fixture(scope="module")
-def app_url(quick_store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def _serving(store_root: Path, log: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on ``store_root`` at a free loopback port, stopped after."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = dict(os.environ, RAIDSWEEP_STORE=str(quick_store.root))
+    env = dict(os.environ, RAIDSWEEP_STORE=str(store_root))
     env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
            "--server.headless", "true", "--server.address", "127.0.0.1",
@@ -87,6 +91,13 @@ def app_url(quick_store: ParquetStore, tmp_path_factory: pytest.TempPathFactory)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="module")
+def app_url(quick_store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    with _serving(quick_store.root, log) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +126,8 @@ def test_switch_class_and_click_a_heatmap_cell(app_url, browser_page, quick_stor
     first, other = "redo_log", "dss_scan"
     assert recs[first].best["config_key"] != recs[other].best["config_key"]
 
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if not _local(r.url) else None)
     page.goto(app_url)
     nav = page.get_by_test_id("stSidebarNav")
     nav.get_by_role("link", name="Recommendations").click()
@@ -148,3 +161,49 @@ def test_switch_class_and_click_a_heatmap_cell(app_url, browser_page, quick_stor
     table = page.get_by_test_id("stDataFrame").last.locator("table")
     for run_id in expected["run_id"]:
         expect(table).to_contain_text(run_id)
+    assert outside == [], outside  # nothing from outside the machine (fonts, favicons, ...)
+
+
+def _local(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("data", "blob", "about") or parts.hostname in ("127.0.0.1", "localhost")
+
+
+HOSTILE = "![x](http://192.0.2.1/x.png) <img src=http://192.0.2.1/y.png> =HYPERLINK(1)"
+
+
+def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
+    """A sweep and a class whose descriptions hold a Markdown image, an HTML image and a
+    formula: shown as those characters, and the browser asks nothing of 192.0.2.1."""
+    from playwright.sync_api import expect
+
+    from sweeper.spec import load_spec
+    from sweeper.sweep import run_sweep
+
+    spec = quick_base() | {"name": "hostile", "description": HOSTILE}
+    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
+                       "repetitions": 1}  # fmt: skip
+    cls = Path(class_measuring(tmp_path, spec["matrix"]))
+    cls.write_text(json.dumps(yaml.safe_load(cls.read_text()) | {"description": HOSTILE}))
+    spec["classes"] = [str(cls)]
+    path = tmp_path / "hostile.yaml"
+    path.write_text(json.dumps(spec))
+    loaded, inventory = load_spec(path)
+    store = ParquetStore(tmp_path / "store")
+    assert run_sweep(loaded, inventory, store, spec_path=path).complete
+    asked: list[str] = []
+    with _serving(store.root, tmp_path / "streamlit.log") as url:
+        page = browser_page.context.browser.new_page(viewport={"width": 1400, "height": 1600})
+        try:
+            page.on("request", lambda r: asked.append(r.url))
+            page.goto(url)
+            expect(page.get_by_test_id("stSidebar")).to_contain_text("![x](http://192.0.2.1/x.png)")
+            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Recommendations").click()
+            expect(page.get_by_test_id("stMain")).to_contain_text("<img src=http://192.0.2.1")
+            assert '<img src="http://192.0.2.1' not in page.content()
+        finally:
+            page.close()
+    assert not [u for u in asked if "192.0.2.1" in u or not _local(u)], asked

@@ -156,3 +156,44 @@ def test_an_unreadable_run_file_is_left_out_and_named(store: Path, damage: str) 
         code, out = _cli(command, "tiny", "--store", str(store))
         assert code == 0 and f"warning: {victim}" in out, (command, out)
     _figure(f"run file {damage}")
+
+
+HOSTILE = '=HYPERLINK("http://192.0.2.1") <img src=x onerror=alert(1)> ![x](http://192.0.2.1/x)'
+
+
+def test_exports_take_user_text_as_text(tmp_path: Path) -> None:
+    """A sweep and a class described with a spreadsheet formula, an HTML image and a Markdown
+    image: the CSV cells are quoted ('=…), report.md shows them as text, the CSV's numbers
+    stay numbers."""
+    import pandas as pd
+
+    spec = quick_base() | {"name": "hostile", "description": HOSTILE}
+    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
+                       "repetitions": 2}  # fmt: skip
+    cls = Path(class_measuring(tmp_path, spec["matrix"], name="-cmd"))
+    cls.write_text(json.dumps(yaml.safe_load(cls.read_text()) | {"description": HOSTILE}))
+    spec["classes"] = [str(cls)]
+    path = tmp_path / "hostile.yaml"
+    path.write_text(json.dumps(spec))
+    loaded, inventory = load_spec(path)
+    store = ParquetStore(tmp_path / "store")
+    assert run_sweep(loaded, inventory, store, spec_path=path).complete
+    code, out = _cli(
+        "report", "hostile", "--store", str(store.root), "-o", str(tmp_path / "r.html")
+    )
+    assert code == 0, out
+    md = (tmp_path / "r.md").read_text()
+    assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
+    assert "![x](" not in md and "\\!\\[x\\](http://192.0.2.1/x)" in md
+    rankings = pd.read_csv(tmp_path / "r-rankings.csv")
+    assert set(rankings["class"]) == {"'-cmd"}  # a name starting with '-' is quoted too
+    assert pd.api.types.is_numeric_dtype(rankings["score"])
+    raw = "\n".join(p.read_text() for p in tmp_path.glob("r-*.csv"))
+    for line in raw.splitlines():
+        for cell in line.split(","):
+            assert not cell.strip('"').startswith(("=", "+", "@")), line
+    assert "<img" not in (tmp_path / "r.html").read_text().split("<body", 1)[1].replace(
+        "&lt;img", ""
+    )
+    _figure("formula, HTML and Markdown in descriptions")
