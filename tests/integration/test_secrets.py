@@ -4,6 +4,7 @@ the artifacts, the report, the logs or the terminal."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -119,7 +120,9 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
     from tests.integration.test_vsan_sweep import _spec
     from tests.integration.vcsim import running_vcsim
 
-    with running_vcsim(hosts=6) as sim:
+    # A password made for this test: no file (this checkout included) holds it beforehand.
+    with running_vcsim(hosts=6, password=f"Pw-{secrets.token_hex(12)}") as sim:
+        assert _files_holding(sim.password.encode(), TEMP_AREAS) == []
         spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
         store = tmp_path / "store"
         proc = subprocess.Popen(

@@ -53,12 +53,14 @@ def vcsim_binary() -> str:
 
 
 @contextmanager
-def running_vcsim(hosts: int = 6, timeout_s: float = 30.0) -> Iterator[Vcsim]:
+def running_vcsim(
+    hosts: int = 6, timeout_s: float = 30.0, password: str = PASSWORD
+) -> Iterator[Vcsim]:
     """A vcsim with one cluster of ``hosts`` hosts on a free loopback port, stopped after."""
     started = time.monotonic()
     proc = subprocess.Popen(
         [vcsim_binary(), "-l", "127.0.0.1:0", "-host", str(hosts),
-         "-username", USERNAME, "-password", PASSWORD],
+         "-username", USERNAME, "-password", password],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -79,7 +81,7 @@ def running_vcsim(hosts: int = 6, timeout_s: float = 30.0) -> Iterator[Vcsim]:
             raise RuntimeError(f"vcsim did not listen within {timeout_s:.0f}s")
         # Keep reading what it prints, so a full pipe never blocks it.
         threading.Thread(target=proc.stdout.read, daemon=True).start()
-        yield Vcsim("127.0.0.1", port, USERNAME, PASSWORD, time.monotonic() - started)
+        yield Vcsim("127.0.0.1", port, USERNAME, password, time.monotonic() - started)
     finally:
         proc.terminate()
         try:
