@@ -359,6 +359,11 @@ def recommend(
     if runs.empty:
         console.print(f"sweep {record['sweep_id']} has no runs yet")
         return
+    from sweeper.status import provisional_note, sweep_status
+
+    note = provisional_note(sweep_status(results, record["sweep_id"]))
+    if note:
+        console.print(f"[bold yellow]{escape(note)}[/]", highlight=False)
     prices = (record.get("spec") or {}).get("prices")
     for rec in recs:
         wclass, part = rec.wclass, rec.ranked.head(top)
@@ -411,7 +416,8 @@ def recommend(
             )
         if rec.missing:
             console.print(f"[yellow]cells not measured for {escape(wclass.name)}: {rec.missing}[/]")
-        console.print(f"[bold]→ {escape(rec.sentence())}[/]", highlight=False)
+        mark = "(provisional) " if note else ""
+        console.print(f"[bold]→ {mark}{escape(rec.sentence())}[/]", highlight=False)
     console.print(
         f"[dim]{FORMULA}; '=' marks a tie; n = repetitions; usable = share of raw capacity; "
         "loss risk/yr = expected data-loss events per year from rebuilds[/]"

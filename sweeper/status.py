@@ -55,3 +55,23 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
         array_s_used=used,
         array_s_total=float(progress.get("array_s_total", 0.0)),
     )
+
+
+_WHY = {
+    "running": "the sweep is still running",
+    "interrupted": "the sweep stopped before its end; `raidsweep run SPEC` resumes it",
+    "not started": "the sweep has not started",
+}
+
+
+def provisional_note(status: SweepStatus) -> str | None:
+    """``provisional: N of M configurations measured (why)`` for a sweep that has not
+    finished (running, interrupted, never started); None for a finished one, whose
+    decisions stand (an optimize-mode study that stopped on its budget has finished)."""
+    if status.state == "finished":
+        return None
+    why = _WHY.get(status.state, status.state)
+    return (
+        f"provisional: {status.configurations_done} of {status.configurations_total} "
+        f"configurations measured ({why})"
+    )

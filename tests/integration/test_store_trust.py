@@ -197,3 +197,72 @@ def test_exports_take_user_text_as_text(tmp_path: Path) -> None:
         "&lt;img", ""
     )
     _figure("formula, HTML and Markdown in descriptions")
+
+
+def test_a_partial_sweep_is_marked_provisional_wherever_a_decision_is_shown(
+    tmp_path: Path, pristine: Path
+) -> None:
+    """Stopped after its first configuration (as Ctrl-C would): recommend, the HTML report
+    and report.md say "provisional: 1 of 3 configurations measured"; a finished sweep
+    says nothing of the kind."""
+    import threading
+
+    from sweeper.sweep import Progress, Sweeper
+
+    class StopAfterFirst(Progress):
+        def __init__(self, stop: threading.Event):
+            self.stop = stop
+
+        def configuration_done(self, key: str, status: str, array_s: float) -> None:
+            self.stop.set()
+
+    spec = quick_base() | {"name": "partial"}
+    spec["config_space"] = {"raid_level": ["raid5", "raid6", "raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
+                       "repetitions": 2}  # fmt: skip
+    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
+    path = tmp_path / "partial.yaml"
+    path.write_text(json.dumps(spec))
+    loaded, inventory = load_spec(path)
+    store = ParquetStore(tmp_path / "store")
+    stop = threading.Event()
+    outcome = Sweeper(loaded, inventory, store, spec_path=path, progress=StopAfterFirst(stop),
+                      stop=stop).run()  # fmt: skip
+    assert outcome.interrupted and outcome.configurations_done == 1
+    note = "provisional: 1 of 3 configurations measured"
+    code, out = _cli("recommend", "partial", "--store", str(store.root))
+    assert code == 0 and note in out and "→ (provisional)" in out, out
+    code, out = _cli(
+        "report", "partial", "--store", str(store.root), "-o", str(tmp_path / "r.html")
+    )
+    assert code == 0, out
+    assert note in (tmp_path / "r.html").read_text() and note in (tmp_path / "r.md").read_text()
+    code, out = _cli("recommend", "tiny", "--store", str(pristine))
+    assert code == 0 and "provisional" not in out, out
+    # The app's Recommendations page, for the partial sweep and for a finished one.
+    for root, shown in ((store.root, [note]), (pristine, [])):
+        assert [w for w in _app_warnings(root) if "provisional" in w] == [
+            f"{n} (the sweep stopped before its end; `raidsweep run SPEC` resumes it)"
+            for n in shown
+        ]
+    _figure("partial sweep marked provisional")
+
+
+def _app_warnings(root: Path) -> list[str]:
+    import os
+
+    from streamlit.testing.v1 import AppTest
+
+    app = str(Path(__file__).resolve().parents[2] / "app.py")
+    old = os.environ.get("RAIDSWEEP_STORE")
+    os.environ["RAIDSWEEP_STORE"] = str(root)
+    try:
+        at = AppTest.from_file(app, default_timeout=60).run()
+        at.switch_page("app_pages/recommendations.py").run()
+        assert not at.exception, [e.message for e in at.exception]
+        return [w.value for w in at.warning]
+    finally:
+        if old is None:
+            os.environ.pop("RAIDSWEEP_STORE")
+        else:
+            os.environ["RAIDSWEEP_STORE"] = old
