@@ -186,7 +186,7 @@ def run(
 
     try:
         outcome = sweeper.run()
-    except LockHeld as exc:  # another process runs this sweep or drives this storage
+    except (LockHeld, StoreError) as exc:  # another process holds it; the store is read-only
         _fail_input(exc)
     console.print(
         f"sweep [bold]{spec.name}[/]: {outcome.configurations_done} configuration(s) completed, "
@@ -521,7 +521,11 @@ def report(
     target = output or (Path(store) / record["sweep_id"] / "report.html")
     if target.suffix.lower() not in (".html", ".htm"):
         _fail_input(ValueError(f"--output {target}: the report is HTML; name it *.html"))
-    html_path, *others = write_report(results, record, target)
+    try:
+        html_path, *others = write_report(results, record, target)
+    except OSError as exc:  # a read-only or full filesystem
+        advice = "write the report elsewhere with --output"
+        _fail_input(StoreError(f"{target}: cannot be written ({exc.strerror}); {advice}"))
     _warn_damaged(results)
     console.print(f"report written: {html_path}")
     for extra in others:

@@ -27,7 +27,7 @@ from recommender.scoring import objective_values, rank_classes
 from recommender.tradeoffs import merge_hardware
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
-from sweeper.errors import InputError
+from sweeper.errors import InputError, StoreError
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.fio.runner import exit_reason
 from sweeper.locking import hold, lock_record, target_locks
@@ -267,8 +267,20 @@ class Sweeper:
     def run(self) -> Outcome:
         """Run or resume the sweep; LockHeld before anything changes when another process
         runs this sweep (and worker) or drives the same storage."""
-        with self.holding(f"raidsweep run {self.spec.name}"):
-            return self._run()
+        try:
+            with self.holding(f"raidsweep run {self.spec.name}"):
+                return self._run()
+        except OSError as exc:
+            # Before the first run (the lock, the sweep's record, the study): a store that
+            # cannot be written is said with the file and what to do; later the sweep stops
+            # cleanly on it (Outcome.stopped) with what is stored kept.
+            if exc.errno not in STORE_WRITE_ERRORS | {errno.EACCES, errno.EPERM}:
+                raise
+            raise StoreError(
+                f"the store at {self.store.root} cannot be written ({exc.strerror}: "
+                f"{exc.filename}); make it writable or free space there (or give another "
+                "--store), then run again: the sweep resumes"
+            ) from None
 
     def _run(self) -> Outcome:
         self.register()

@@ -266,3 +266,71 @@ def _app_warnings(root: Path) -> list[str]:
             os.environ.pop("RAIDSWEEP_STORE")
         else:
             os.environ["RAIDSWEEP_STORE"] = old
+
+
+@pytest.fixture
+def mounted(tmp_path: Path):
+    """A tmpfs of its own at tmp_path/mnt, unmounted after (tests run as root)."""
+    import subprocess
+
+    folder = tmp_path / "mnt"
+    folder.mkdir()
+    mounts: list[Path] = []
+
+    def mount(options: str) -> Path:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], check=True)
+        mounts.append(folder)
+        return folder
+
+    yield mount
+    for m in reversed(mounts):
+        subprocess.run(["umount", "-l", str(m)], check=False)
+
+
+def _spec_of(store: Path, folder: Path) -> Path:
+    record = json.loads((store / "tiny" / "sweep.json").read_text())
+    spec = record["spec"]
+    path = folder / "tiny.yaml"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def test_a_read_only_store_is_named_and_nothing_is_lost(
+    pristine: Path, tmp_path: Path, mounted
+) -> None:
+    import subprocess
+
+    root = mounted("size=64m")
+    shutil.copytree(pristine, root / "store", symlinks=True)
+    subprocess.run(["mount", "-o", "remount,ro", str(root)], check=True)
+    store = root / "store"
+    spec = _spec_of(pristine, tmp_path)
+    code, out = _cli("run", str(spec), "--store", str(store), "-q")
+    assert code == 2 and f"the store at {store} cannot be written" in out, out
+    assert "Read-only file system" in out and "make it writable" in out
+    code, out = _cli("report", "tiny", "--store", str(store))
+    assert code == 2 and f"{store}/tiny/report.html: cannot be written" in out, out
+    assert "--output" in out
+    for command in ("status", "recommend"):  # reading needs no writing
+        code, out = _cli(command, "tiny", "--store", str(store))
+        assert code == 0, (command, out)
+    _figure("read-only store")
+
+
+def test_a_full_store_is_named_before_anything_runs(tmp_path: Path, mounted) -> None:
+    import subprocess
+
+    root = mounted("size=64k")
+    filler = root / "filler"
+    subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=4k", "count=64"], check=False,
+                   capture_output=True)  # fmt: skip
+    spec = quick_base() | {"name": "full"}
+    spec["config_space"] = {"raid_level": ["raid5"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
+                       "repetitions": 1}  # fmt: skip
+    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
+    path = tmp_path / "full.yaml"
+    path.write_text(json.dumps(spec))
+    code, out = _cli("run", str(path), "--store", str(root / "store"), "-q")
+    assert code == 2 and "No space left on device" in out and "free space" in out, out
+    _figure("full store")
