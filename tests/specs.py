@@ -41,3 +41,27 @@ def class_measuring(folder: Path, matrix: dict[str, Any], name: str = "measured"
         )
     )
     return str(path)
+
+
+def described_sweep(folder: Path, text: str, class_name: str = "measured", repetitions: int = 1):
+    """A finished sweep 'hostile' on the simulated array (two configurations, one cell)
+    whose description and whose class's description are ``text``; its store."""
+    import json
+
+    from sweeper.spec import load_spec
+    from sweeper.store import ParquetStore
+    from sweeper.sweep import run_sweep
+
+    spec = quick_base() | {"name": "hostile", "description": text}
+    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
+                       "repetitions": repetitions}  # fmt: skip
+    cls = Path(class_measuring(folder, spec["matrix"], name=class_name))
+    cls.write_text(json.dumps(yaml.safe_load(cls.read_text()) | {"description": text}))
+    spec["classes"] = [str(cls)]
+    path = folder / "hostile.yaml"
+    path.write_text(json.dumps(spec))
+    loaded, inventory = load_spec(path)
+    store = ParquetStore(folder / "store")
+    assert run_sweep(loaded, inventory, store, spec_path=path).complete
+    return store

@@ -9,7 +9,6 @@ cell and checks that the cell's runs, by their ids in the store, appear.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import socket
@@ -22,11 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
-from tests.specs import class_measuring, quick_base
+from tests.specs import described_sweep
 
 pytestmark = pytest.mark.integration
 
@@ -179,21 +177,7 @@ def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
     formula: shown as those characters, and the browser asks nothing of 192.0.2.1."""
     from playwright.sync_api import expect
 
-    from sweeper.spec import load_spec
-    from sweeper.sweep import run_sweep
-
-    spec = quick_base() | {"name": "hostile", "description": HOSTILE}
-    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
-                       "repetitions": 1}  # fmt: skip
-    cls = Path(class_measuring(tmp_path, spec["matrix"]))
-    cls.write_text(json.dumps(yaml.safe_load(cls.read_text()) | {"description": HOSTILE}))
-    spec["classes"] = [str(cls)]
-    path = tmp_path / "hostile.yaml"
-    path.write_text(json.dumps(spec))
-    loaded, inventory = load_spec(path)
-    store = ParquetStore(tmp_path / "store")
-    assert run_sweep(loaded, inventory, store, spec_path=path).complete
+    store = described_sweep(tmp_path, HOSTILE)
     asked: list[str] = []
     with _serving(store.root, tmp_path / "streamlit.log") as url:
         page = browser_page.context.browser.new_page(viewport={"width": 1400, "height": 1600})

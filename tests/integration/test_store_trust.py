@@ -21,7 +21,7 @@ from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
 from tests.campaign import FIGURES
-from tests.specs import class_measuring, quick_base
+from tests.specs import class_measuring, described_sweep, quick_base
 
 pytestmark = pytest.mark.integration
 CASES: list[str] = []
@@ -167,18 +167,7 @@ def test_exports_take_user_text_as_text(tmp_path: Path) -> None:
     stay numbers."""
     import pandas as pd
 
-    spec = quick_base() | {"name": "hostile", "description": HOSTILE}
-    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
-                       "repetitions": 2}  # fmt: skip
-    cls = Path(class_measuring(tmp_path, spec["matrix"], name="-cmd"))
-    cls.write_text(json.dumps(yaml.safe_load(cls.read_text()) | {"description": HOSTILE}))
-    spec["classes"] = [str(cls)]
-    path = tmp_path / "hostile.yaml"
-    path.write_text(json.dumps(spec))
-    loaded, inventory = load_spec(path)
-    store = ParquetStore(tmp_path / "store")
-    assert run_sweep(loaded, inventory, store, spec_path=path).complete
+    store = described_sweep(tmp_path, HOSTILE, class_name="-cmd", repetitions=2)
     code, out = _cli(
         "report", "hostile", "--store", str(store.root), "-o", str(tmp_path / "r.html")
     )
