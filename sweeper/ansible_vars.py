@@ -105,8 +105,8 @@ def _mark(value: Any, key: Any, sealer: Sealer | None) -> Any:
 
 def unsafe_yaml(data: Any, sealer: Sealer | None = None) -> str:
     """YAML of ``data`` for Ansible: every string tagged ``!unsafe``, secrets sealed."""
-    return yaml.dump(_mark(data, None, sealer), Dumper=_Dumper, sort_keys=False,
-                     allow_unicode=True)  # fmt: skip
+    marked = _mark(data, None, sealer)
+    return yaml.dump(marked, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
 
 
 class _InventoryLoader(BoundedLoader):

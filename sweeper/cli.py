@@ -264,8 +264,8 @@ def _latest_sweep(results, sweep: str | None) -> dict:
     _warn_damaged(results)
     if not sweeps:
         damaged = " (and damaged ones, above)" if getattr(results, "damaged", None) else ""
-        _fail_input(StoreError(f"no sweeps in {results.root}{damaged}; run one with "
-                               "`raidsweep run SPEC`"))  # fmt: skip
+        hint = "run one with `raidsweep run SPEC`"
+        _fail_input(StoreError(f"no sweeps in {results.root}{damaged}; {hint}"))
     return sweeps[0]
 
 

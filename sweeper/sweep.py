@@ -252,9 +252,9 @@ class Sweeper:
         one per part of the storage it drives, machine-wide."""
         worker = "" if self.worker is None else f"-{self.worker}"
         who = "" if self.worker is None else f" (worker {self.worker})"
-        mine = {self.sweep_dir / f".run{worker}.lock": f"sweep {self.spec.name!r}{who} "
-                f"in {self.store.root}"}  # fmt: skip
-        return mine | target_locks(self.platform.target_identity())
+        mine = self.sweep_dir / f".run{worker}.lock"
+        subject = f"sweep {self.spec.name!r}{who} in {self.store.root}"
+        return {mine: subject} | target_locks(self.platform.target_identity())
 
     @contextlib.contextmanager
     def holding(self, what: str) -> Iterator[None]:
