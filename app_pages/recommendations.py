@@ -9,7 +9,7 @@ from app_pages import _common
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
-from sweeper.status import provisional_note, sweep_status
+from sweeper.status import provisional
 from sweeper.untrusted import markdown_text
 
 store, record = _common.require_sweep()
@@ -26,7 +26,7 @@ prices = (record.get("spec") or {}).get("prices")
 
 def render() -> None:
     recs = _common.recommendations(store, record)
-    note = provisional_note(sweep_status(store, record["sweep_id"]))
+    note = provisional(store, record["sweep_id"])
     if note:
         st.warning(note, icon=":material/hourglass_top:")
     rec = _common.find_recommendation(recs, class_name)

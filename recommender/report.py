@@ -23,7 +23,7 @@ from recommender.recommendations import ClassRecommendation
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
 from sweeper.disclosure import sweep_disclosure, to_yaml
-from sweeper.status import array_seconds, provisional_note, sweep_status
+from sweeper.status import array_seconds, provisional
 from sweeper.store.parquet import atomic_write_bytes
 from sweeper.units import format_duration, format_size
 from sweeper.untrusted import csv_cell, markdown_html_text
@@ -133,7 +133,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "n_runs": len(runs),
         "n_failed": len(attempts) - len(runs),
         "n_configs": runs["config_key"].nunique() if len(runs) else 0,
-        "provisional": provisional_note(sweep_status(store, record["sweep_id"])),
+        "provisional": provisional(store, record["sweep_id"]),
         "array_time": format_duration(array_seconds(attempts, configs)),
         "matrix": {
             "patterns": ", ".join(matrix["patterns"]),

@@ -359,9 +359,9 @@ def recommend(
     if runs.empty:
         console.print(f"sweep {record['sweep_id']} has no runs yet")
         return
-    from sweeper.status import provisional_note, sweep_status
+    from sweeper.status import provisional
 
-    note = provisional_note(sweep_status(results, record["sweep_id"]))
+    note = provisional(results, record["sweep_id"])
     if note:
         console.print(f"[bold yellow]{escape(note)}[/]", highlight=False)
     prices = (record.get("spec") or {}).get("prices")

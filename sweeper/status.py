@@ -64,6 +64,14 @@ _WHY = {
 }
 
 
+def provisional(store: ResultsStore, sweep_id: str) -> str | None:
+    """:func:`provisional_note` of the sweep; a finished one is told from its progress
+    record alone, without reading its runs."""
+    if (store.read_progress(sweep_id) or {}).get("state") == "finished":
+        return None
+    return provisional_note(sweep_status(store, sweep_id))
+
+
 def provisional_note(status: SweepStatus) -> str | None:
     """``provisional: N of M configurations measured (why)`` for a sweep that has not
     finished (running, interrupted, never started); None for a finished one, whose

@@ -432,15 +432,13 @@ class ParquetStore(ResultsStore):
         self.damaged = []
         cols = ", ".join(n for n in RUN_SCHEMA.names if n not in BULKY)
         where = "" if include_failed else "WHERE status = 'ok'"
-        df = self._query(
-            sweep_id,
-            "runs",
-            f"SELECT {cols}, filename, {ADDRESSED} AS addressed FROM parts {where} "  # noqa: S608
-            f"{ONE_ROW_PER_ADDRESSED_RECORD} "
-            "ORDER BY config_key, cell_key, repetition, finished_at",
-            params=[sweep_id],
-            config_key=config_key,
-        )
+        # The file's name only where the run is not what its place says (for the warning).
+        # Column names and clauses are ours; the sweep is a parameter.
+        inner = f"SELECT {cols}, filename, {ADDRESSED} AS addressed FROM parts {where}"  # noqa: S608
+        outer = "SELECT * EXCLUDE (filename), CASE WHEN addressed THEN NULL ELSE filename END"
+        order = "ORDER BY config_key, cell_key, repetition, finished_at"
+        sql = f"{outer} AS filename FROM ({inner} {ONE_ROW_PER_ADDRESSED_RECORD}) {order}"  # noqa: S608
+        df = self._query(sweep_id, "runs", sql, params=[sweep_id], config_key=config_key)
         bad = df[~df["addressed"].astype(bool)]
         for row in bad.itertuples():
             self.damaged.append(
