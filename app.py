@@ -20,6 +20,7 @@ st.set_page_config(page_title="raidsweep", page_icon="💽", layout="wide")
 
 store = _common.get_store()
 ids = _common.sweep_ids(store.list_sweeps())
+damaged = list(getattr(store, "damaged", []))  # sweeps whose record is damaged: said, unused
 if st.session_state.get("sweep") not in ids:
     st.session_state.pop("sweep", None)  # a sweep that vanished from the store: newest instead
 
@@ -32,8 +33,10 @@ with st.sidebar:
             f"{markdown_text(record.get('description', ''))}  \n"
             f"platform {record.get('platform', '?')} · created {record.get('created_at', '?')[:19]}"
         )
-    else:
+    elif not damaged:
         st.caption("No sweeps yet.")
+    for problem in damaged:
+        st.warning(problem, icon=":material/report:")
     st.caption(f"Store: `{store.root.resolve()}`")
 
 page = st.navigation(

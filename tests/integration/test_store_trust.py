@@ -189,7 +189,7 @@ def test_exports_take_user_text_as_text(tmp_path: Path) -> None:
 
 
 def test_a_partial_sweep_is_marked_provisional_wherever_a_decision_is_shown(
-    tmp_path: Path, pristine: Path
+    tmp_path: Path, pristine: Path, monkeypatch
 ) -> None:
     """Stopped after its first configuration (as Ctrl-C would): recommend, the HTML report
     and report.md say "provisional: 1 of 3 configurations measured"; a finished sweep
@@ -230,31 +230,12 @@ def test_a_partial_sweep_is_marked_provisional_wherever_a_decision_is_shown(
     assert code == 0 and "provisional" not in out, out
     # The app's Recommendations page, for the partial sweep and for a finished one.
     for root, shown in ((store.root, [note]), (pristine, [])):
-        assert [w for w in _app_warnings(root) if "provisional" in w] == [
+        at = _app(monkeypatch, root, "recommendations")
+        assert [w.value for w in at.warning if "provisional" in w.value] == [
             f"{n} (the sweep stopped before its end; `raidsweep run SPEC` resumes it)"
             for n in shown
         ]
     _figure("partial sweep marked provisional")
-
-
-def _app_warnings(root: Path) -> list[str]:
-    import os
-
-    from streamlit.testing.v1 import AppTest
-
-    app = str(Path(__file__).resolve().parents[2] / "app.py")
-    old = os.environ.get("RAIDSWEEP_STORE")
-    os.environ["RAIDSWEEP_STORE"] = str(root)
-    try:
-        at = AppTest.from_file(app, default_timeout=60).run()
-        at.switch_page("app_pages/recommendations.py").run()
-        assert not at.exception, [e.message for e in at.exception]
-        return [w.value for w in at.warning]
-    finally:
-        if old is None:
-            os.environ.pop("RAIDSWEEP_STORE")
-        else:
-            os.environ["RAIDSWEEP_STORE"] = old
 
 
 @pytest.fixture
@@ -323,3 +304,24 @@ def test_a_full_store_is_named_before_anything_runs(tmp_path: Path, mounted) -> 
     code, out = _cli("run", str(path), "--store", str(root / "store"), "-q")
     assert code == 2 and "No space left on device" in out and "free space" in out, out
     _figure("full store")
+
+
+def test_the_app_names_a_damaged_sweep_record(store: Path, monkeypatch) -> None:
+    path = store / "tiny" / "sweep.json"
+    path.write_text(path.read_text()[:40])
+    warnings = [w.value for w in _app(monkeypatch, store).sidebar.warning]
+    assert any(str(path) in w and "damaged" in w for w in warnings), warnings
+    _figure("damaged sweep.json in the app")
+
+
+def _app(monkeypatch: pytest.MonkeyPatch, root: Path, page: str | None = None):
+    """The app (Streamlit's AppTest) on the store at ``root``, on ``page`` if given."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
+    at.run()
+    if page is not None:
+        at.switch_page(f"app_pages/{page}.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
