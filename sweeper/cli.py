@@ -149,6 +149,7 @@ def run(
             progress=progress,
             stop=stop,
             worker=worker,
+            exclusive=not check,  # refused before the first play if another runs it
         )
     except (InputError, ValueError) as exc:
         _fail_input(exc)
@@ -163,6 +164,7 @@ def run(
         _print_plan(spec, plan)
         for line in sweeper.platform.plan_lines(spec.matrix):
             console.print(f"  [bold]{line}[/]", highlight=False)
+        _warn_busy(sweeper)
         console.print("nothing was changed (--check)")
         return
     existing = results.get_sweep(spec.name)
@@ -707,8 +709,17 @@ def lab_status(folder: LabDirOpt = None) -> None:
         console.print(f"lab in {st.folder}: stopped", highlight=False, soft_wrap=True)
 
 
-def _sweeper_for(spec_file: Path, store: Path):
-    """The spec's sweeper (platform, plan, preflight done), or exit 2 naming the problem."""
+def _warn_busy(sweeper) -> None:
+    """For a command that changes nothing: who else runs this sweep or drives its storage."""
+    for held in sweeper.busy():
+        for problem in held.problems:
+            err.print(f"[yellow]note:[/] {escape(held.source)} is {escape(problem)}",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+
+
+def _sweeper_for(spec_file: Path, store: Path, exclusive: bool = False):
+    """The spec's sweeper (platform, plan, preflight done), or exit 2 naming the problem;
+    ``exclusive``: exit 2 before the preflight if another process runs it or its storage."""
     from sweeper.spec import load_spec
     from sweeper.store import open_store
     from sweeper.sweep import Progress as NullProgress
@@ -717,7 +728,7 @@ def _sweeper_for(spec_file: Path, store: Path):
     try:
         spec, inventory = load_spec(spec_file)
         return Sweeper(spec, inventory, open_store(store), spec_path=spec_file,
-                       progress=NullProgress())  # fmt: skip
+                       progress=NullProgress(), exclusive=exclusive)  # fmt: skip
     except (InputError, ValueError) as exc:
         _fail_input(exc)
 
@@ -735,6 +746,7 @@ def plan(
     from sweeper.storage import plan_configurations
 
     sweeper = _sweeper_for(spec_file, store)
+    _warn_busy(sweeper)  # a plan from storage another sweep is changing may be stale
     configs = sweeper.plan.configurations[:limit]
     failed = 0
     for item in plan_configurations(sweeper.platform, sweeper.inventory, configs):
@@ -763,7 +775,9 @@ def teardown(
     from sweeper.storage import actions
     from sweeper.storage import teardown as run_teardown
 
-    sweeper = _sweeper_for(spec_file, store)
+    sweeper = _sweeper_for(spec_file, store, exclusive=not check)
+    if check:
+        _warn_busy(sweeper)
     try:
         # Never under a sweep that drives this storage; --check only looks.
         with contextlib.nullcontext() if check else sweeper.holding("raidsweep teardown"):

@@ -5,17 +5,30 @@ races with the next taker). The kernel releases an ``flock`` when the process th
 dies, however it dies, so a killed sweep never leaves a lock that blocks forever; raidsweep's
 descriptors are not inherited by the plays and fio it starts (Python opens them
 close-on-exec), so an orphaned child cannot keep one either. The holder writes who it is
-(host, pid, what it runs, since when) into the file, for the message the next taker gets; a
-record whose process on this host is gone is a stale record, said as such.
+(host, pid, what it runs, sweep, store, worker, since when) into the file, for the message
+the next taker gets, and empties it when it lets go.
+
+Stale locks, where the ``flock`` cannot tell: a lock still held although the process
+recorded in it, on this host, is gone (a descriptor some other process kept, a lock on a
+network filesystem that outlived its client) is watched for :data:`STALE_GRACE_S` and then
+taken over: a fresh lock file is renamed into its place, one taker at a time. A holder
+recorded on another host cannot be checked from here: the message names that host and the
+lock file, and says to stop it there.
 
 - :func:`exclusive_lock` waits for its turn (the store's compaction, the lab's image build).
 - :func:`hold` does not wait: a second sweep of one sweep (and worker), or a second sweep on
-  one storage target, is refused at once with :class:`LockHeld`, naming the holder.
+  one storage target, is refused at once with :class:`LockHeld` (exit status 2), naming the
+  holder and what to do.
+- :func:`holders` says who holds which of some locks, taking and creating nothing: for
+  ``--check`` and ``plan``, and to refuse a sweep before its first (read-only) play.
 - :func:`target_lock_dir` is where the per-target locks live: machine-wide, since two sweeps
   in two stores may point at the same array. ``RAIDSWEEP_LOCK_DIR`` moves it; by default
   ``/run/lock/raidsweep`` (tmpfs, cleared at boot, shared by every user of the machine) where
   it can be written, else ``~/.cache/raidsweep/locks``. A lock is per machine: two machines
-  driving one array (two load hosts, each with its own raidsweep) are not seen by it.
+  driving one array (two load hosts, each with its own raidsweep) are not seen by it. Each
+  target identity (``local:dev:8:16``, ``linux_md:10.0.0.5:22:dev:/dev/disk/by-id/…``) is
+  one file named by its hash; a sweep holds one per part of the storage it drives, so two
+  sweeps conflict when they share any part.
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ import hashlib
 import json
 import os
 import socket
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,35 +97,146 @@ def _advice(holder: dict[str, Any], path: Path) -> str:
     )
 
 
+#: how long a lock found held is watched before its holder is judged: a taker writes who it
+#: is right after its ``flock``, and a ``--check`` may probe a lock for a moment
+SETTLE_S = 0.5
+#: how long a lock that is held, though its recorded holder on this host is gone, is watched
+#: for a living holder before it is taken over
+STALE_GRACE_S = 2.0
+
+
+def _held(path: Path, subject: str, holder: dict[str, Any]) -> LockHeld:
+    return LockHeld(subject, [f"in use by {describe_holder(holder)}: {_advice(holder, path)}"])
+
+
+def _flock_within(fd: int, seconds: float) -> bool:
+    """Whether the exclusive ``flock`` of ``fd`` was had within ``seconds`` (never blocks)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+
+def _identity(path: Path | int) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(path) if isinstance(path, int) else os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _take(path: Path, subject: str, record: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """The open, locked descriptor of ``path`` with ``record`` written in; LockHeld naming
     ``subject`` and the holder if another process holds it. Returns the stale record found,
-    if any."""
+    if any: one whose process is gone (its lock released by the kernel, or — where ``flock``
+    could not tell, the file still locked — taken over, see :func:`_take_over`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        holder = _record(path)
-        raise LockHeld(
-            subject, [f"in use by {describe_holder(holder)}: {_advice(holder, path)}"]
-        ) from None
+        if _flock_within(fd, SETTLE_S):
+            previous = _record(path)
+            stale = previous if _gone(previous) else {}
+        else:
+            seen = _identity(fd)
+            os.close(fd)
+            fd = -1
+            holder = _stale_holder(path)
+            if not holder:
+                raise _held(path, subject, _record(path))
+            fd = _take_over(path, subject, seen)
+            stale = holder
+        data = json.dumps(record | {"subject": subject}).encode()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, data, 0)
+        return fd, stale
     except BaseException:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
         raise
-    previous = _record(path)
-    stale = previous if previous and not _alive(previous) else {}
-    data = json.dumps(record | {"subject": subject}).encode()
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)
-    return fd, stale
 
 
-def _alive(holder: dict[str, Any]) -> bool:
-    if holder.get("host") != socket.gethostname():
-        return True  # cannot be told from here
-    return pid_alive(holder.get("pid"))
+def _stale_holder(path: Path) -> dict[str, Any]:
+    """The record of ``path``'s holder if that holder is gone although the lock is held (a
+    descriptor kept by some other process, a lock on a network filesystem that outlived its
+    client), watched for :data:`STALE_GRACE_S`; ``{}`` while a living holder may hold it."""
+    deadline = time.monotonic() + STALE_GRACE_S
+    while True:
+        holder = _record(path)
+        if not _gone(holder):
+            return {}
+        if time.monotonic() >= deadline:
+            return holder
+        time.sleep(0.1)
+
+
+def _take_over(path: Path, subject: str, seen: tuple[int, int] | None) -> int:
+    """A fresh lock file, locked, put in the place of ``path`` (whose lock is held on behalf
+    of a holder that is gone): the old file, lock and all, is unlinked by the rename. One
+    taker at a time, and only while ``path`` is still the file seen held (``seen``): a
+    second taker finds the first's lock and is refused naming it."""
+    guard = os.open(path.with_name(path.name + ".takeover"),
+                    os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)  # fmt: skip
+    try:
+        if not _flock_within(guard, STALE_GRACE_S):
+            raise _held(path, subject, _record(path))
+        if _identity(path) != seen:  # taken over (or released and retaken) meanwhile
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            if _flock_within(fd, SETTLE_S):
+                return fd
+            os.close(fd)
+            raise _held(path, subject, _record(path))
+        fresh = path.with_name(f".{path.name}.{os.getpid()}.new")
+        fd = os.open(fresh, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.rename(fresh, path)
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                fresh.unlink()
+            raise
+        return fd
+    finally:
+        os.close(guard)  # releases the guard
+
+
+def _gone(holder: dict[str, Any]) -> bool:
+    """Whether a lock's recorded holder is known to be gone: on this host, its pid dead. A
+    holder on another host cannot be told from here, and a lock with no record yet has a
+    holder about to write one."""
+    if not holder or holder.get("host") != socket.gethostname():
+        return False
+    pid = holder.get("pid")
+    return not (isinstance(pid, int) and pid_alive(pid))
+
+
+def holders(locks: dict[Path, str]) -> list[LockHeld]:
+    """Which of ``locks`` another process holds now, each as the LockHeld a taker would get;
+    creates nothing and takes nothing (it may probe a lock for an instant: a taker waits
+    :data:`SETTLE_S` for that). For ``--check`` and ``plan``, which change nothing but say
+    who is at work, and to refuse before the first play a sweep that could not go on."""
+    found = []
+    for path, subject in locks.items():
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:  # no lock file: never taken here
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _record(path)
+            if not _gone(holder):  # one that is gone will be taken over
+                found.append(_held(path, subject, holder))
+        except OSError:
+            continue  # a filesystem without locks: the taker will say
+        finally:
+            os.close(fd)  # closing releases the probe
+    return found
 
 
 def lock_record(what: str, **more: Any) -> dict[str, Any]:
@@ -165,3 +290,16 @@ def target_locks(identities: Sequence[str]) -> dict[Path, str]:
         folder / f"{hashlib.sha256(i.encode()).hexdigest()[:32]}.lock": f"storage target {i}"
         for i in identities
     }
+
+
+def canonical_host(address: str) -> str:
+    """One spelling of a host for a target identity: its first address as the resolver
+    gives it (``lab``, ``LAB.example.`` and ``10.0.0.5`` are one host), else the name as
+    written, in lower case. The resolver is asked once per sweep, before the lock."""
+    name = address.strip().rstrip(".").lower()
+    try:
+        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return name
+    addresses = sorted({str(info[4][0]) for info in infos})
+    return addresses[0] if addresses else name

@@ -30,7 +30,7 @@ from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError, StoreError
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.fio.runner import exit_reason
-from sweeper.locking import hold, lock_record, target_locks
+from sweeper.locking import LockHeld, hold, holders, lock_record, target_locks
 from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
@@ -201,7 +201,11 @@ class Sweeper:
         progress: Progress | None = None,
         stop: threading.Event | None = None,
         worker: str | None = None,
+        exclusive: bool = False,
     ):
+        """``exclusive``: for a command that will hold :meth:`locks` (``run``, ``teardown``):
+        refused (LockHeld, exit status 2) before the preflight's first play when another
+        process already runs this sweep (and worker) or drives its storage."""
         self.spec = spec
         self.inventory = inventory
         self.store = store
@@ -217,6 +221,8 @@ class Sweeper:
             self.sweep_dir / ("array" if worker is None else f"array-{worker}"),
             inventory,
         )
+        if exclusive:
+            self.refuse_if_busy()
         self.platform.preflight(spec.config_space)
         problem = storage_problem(spec)
         if problem is not None:  # before anything is written, and for --check too
@@ -250,17 +256,40 @@ class Sweeper:
     def locks(self) -> dict[Path, str]:
         """The locks a sweep (or a teardown) holds: its own, per worker, in the store, and
         one per part of the storage it drives, machine-wide."""
+        return self._own_lock() | target_locks(self.platform.target_identity())
+
+    def _own_lock(self) -> dict[Path, str]:
         worker = "" if self.worker is None else f"-{self.worker}"
         who = "" if self.worker is None else f" (worker {self.worker})"
         mine = self.sweep_dir / f".run{worker}.lock"
-        subject = f"sweep {self.spec.name!r}{who} in {self.store.root}"
-        return {mine: subject} | target_locks(self.platform.target_identity())
+        return {mine: f"sweep {self.spec.name!r}{who} in {self.store.root}"}
+
+    def busy(self) -> list[LockHeld]:
+        """Who else runs this sweep (and worker) or drives its storage right now, each as
+        the refusal a run would get; takes and creates nothing (``--check``, ``plan``)."""
+        return holders(self.locks())
+
+    def refuse_if_busy(self) -> None:
+        """LockHeld naming the first holder of any of :meth:`locks`, if another process
+        holds one; nothing is taken. Before the preflight's first play, so that a second run
+        is told who is at work, not what the storage looks like under the first."""
+        try:
+            locks = self.locks()
+        except Exception:  # an inventory the preflight will refuse, naming the problem
+            locks = self._own_lock()
+        found = holders(locks)
+        if found:
+            raise found[0]
 
     @contextlib.contextmanager
     def holding(self, what: str) -> Iterator[None]:
         """Hold :meth:`locks` for the block; LockHeld (exit status 2) naming the holder when
         another process runs this sweep or drives this storage, and nothing changed."""
-        record = lock_record(what, sweep=self.spec.name, store=str(self.store.root))
+        if self.worker is not None:
+            what = f"{what} --worker {self.worker}"
+        record = lock_record(
+            what, sweep=self.spec.name, store=str(self.store.root), worker=self.worker
+        )
         with hold(self.locks(), record):
             yield
 

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError
+from sweeper.locking import canonical_host
 from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
@@ -268,13 +269,26 @@ class LinuxMdPlatform(Platform):
         return LinuxMdRunner(self.opts, self.state_dir, matrix, host)
 
     def target_identity(self) -> list[str]:
-        """Each device the sweep builds on, on its storage host (two sweeps that share any
-        device of one host conflict; other devices of the host stay free)."""
-        host = self.host or (inventory_host(self.inventory) if self.inventory else None)
-        if host is None:
+        """The storage host's volume group (raidsweep's arrays and VG have fixed names, so
+        one sweep at a time per host), and each device of the allow-list and the cache
+        device, by its stable id and, once the preflight has read them, by its real path (two
+        ids of one disk are one). The host by address and port, however it is spelled."""
+        try:
+            hv = host_vars(self.inventory) if self.inventory else None
+            host = self.host or (remote_host(hv) if hv is not None else None)
+        except (RemoteHostError, OSError, ValueError):  # the preflight names the problem
+            hv = host = None
+        if hv is None or host is None:
             return super().target_identity()
-        where = "local" if host.local else f"{host.address}:{host.port}"
-        return [f"linux_md:{where}:{d}" for d in self.devices] or [f"linux_md:{where}"]
+        where = "local" if host.local else f"{canonical_host(host.address)}:{host.port}"
+        listed = [d for d in hv.get("linux_md_devices") or [] if isinstance(d, str)]
+        cache = hv.get("linux_md_cache_device")
+        if self.opts.lvmcache and isinstance(cache, str):
+            listed.append(cache)
+        facts = self.preflight_facts.get("devices") or {}
+        real = [str(v["path"]) for v in facts.values() if isinstance(v, dict) and v.get("path")]
+        devices = list(dict.fromkeys([*listed, *real]))
+        return [f"linux_md:{where}:vg:{VG}", *(f"linux_md:{where}:dev:{d}" for d in devices)]
 
     def plan_lines(self, matrix: Any) -> list[str]:
         devices = self.preflight_facts.get("devices") or {}

@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
+from sweeper.locking import canonical_host
 from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
@@ -350,10 +351,16 @@ class VsanPlatform(Platform):
         ``load: fio`` each worker's test disk."""
         if self.inventory is None:
             return super().target_identity()
-        hv = host_vars(self.inventory)
-        vcenter = f"{hv.get('vsan_hostname')}:{hv.get('vsan_port', 443)}"
+        try:
+            hv = host_vars(self.inventory)
+        except (RemoteHostError, OSError, ValueError):  # the preflight names the problem
+            return super().target_identity()
+        vcenter = f"{canonical_host(str(hv.get('vsan_hostname')))}:{hv.get('vsan_port', 443)}"
         ids = [f"vsan:{vcenter}:policy:{self.opts.policy_name}"]
-        ids += [f"ssh:{w.address}:{w.port}:{self.opts.worker_device}" for w in self.workers]
+        ids += [
+            f"ssh:{canonical_host(w.address)}:{w.port}:{self.opts.worker_device}"
+            for w in self.workers
+        ]
         return ids
 
     def plan_lines(self, matrix: Any) -> list[str]:

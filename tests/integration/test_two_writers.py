@@ -1,0 +1,167 @@
+"""Two writers of one sweep, through the installed command (`.venv/bin/raidsweep`), real
+processes and real locks:
+
+- two `raidsweep run` of one spec on one store, started together: exactly one runs, the
+  other exits 2 naming the holder's host, pid and since when, before it changed anything:
+  each configuration stored once, no failed trial, and a resume afterwards has nothing to do;
+- while a sweep runs, `run --check` and `plan` change nothing and say who is at work;
+- workers sharing a study on PostgreSQL: distinct workers on their own storage run side by
+  side, the same worker twice is refused (exit 2) and leaves the study as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import optuna
+import pytest
+import yaml
+from optuna.trial import TrialState
+
+from sweeper.store import ParquetStore
+from tests.integration.test_shared_study import postgres  # noqa: F401 (a fixture)
+from tests.specs import quick_base
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+RAIDSWEEP = str(Path(sys.executable).parent / "raidsweep")
+HOST = socket.gethostname()
+
+
+@pytest.fixture(autouse=True)
+def lock_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The machine-wide lock folder, private to the test (the processes inherit it)."""
+    folder = tmp_path / "locks"
+    monkeypatch.setenv("RAIDSWEEP_LOCK_DIR", str(folder))
+    return folder
+
+
+def _spec(tmp_path: Path, name: str, **study: Any) -> Path:
+    """A sim sweep of six configurations that takes some seconds."""
+    spec = quick_base() | {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
+    spec["config_space"] = {
+        "raid_level": ["raid5", "raid6", "raid10"],
+        "layout": ["single_rank", "host_stripe"],
+        "ranks": [4],
+        "stripe_kib": [64],
+    }
+    spec["matrix"] |= {"patterns": ["randread", "write"], "block_sizes": ["4k", "8k", "16k"],
+                       "concurrency": ["1x1", "1x16"], "repetitions": 2}  # fmt: skip
+    spec["study"] = spec.get("study", {}) | study
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [RAIDSWEEP, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=os.environ | {"COLUMNS": "300"},
+    )  # fmt: skip
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    out, errs = proc.communicate(timeout=600)
+    return proc.returncode, " ".join((out + errs).split())
+
+
+def _wait_held(lock: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:
+    """Until ``proc`` holds ``lock`` (its record is written in)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, _finish(proc)
+        text = lock.read_text() if lock.exists() else ""
+        if text and json.loads(text).get("pid") == proc.pid:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the sweep never took its lock")
+
+
+def _stored_configurations(store: Path, sweep: str) -> dict[str, int]:
+    configs = ParquetStore(store).configurations(sweep)
+    return configs.groupby("config_key").size().to_dict()
+
+
+def _journal_study(store: Path, sweep: str) -> optuna.Study:
+    journal = optuna.storages.journal.JournalFileBackend(str(store / sweep / "study.journal"))
+    return optuna.load_study(study_name=sweep, storage=optuna.storages.JournalStorage(journal))
+
+
+def test_two_runs_started_together_exactly_one_runs(tmp_path: Path) -> None:
+    spec, store = _spec(tmp_path, "together"), tmp_path / "store"
+    a, b = (_start("run", str(spec), "--store", str(store), "-q") for _ in range(2))
+    started = time.monotonic()
+    (rc_a, out_a), (rc_b, out_b) = _finish(a), _finish(b)
+    took = time.monotonic() - started
+    assert sorted([rc_a, rc_b]) == [0, 2], (out_a, out_b)
+    winner, loser = (a, out_b) if rc_a == 0 else (b, out_a)
+    assert f"in use by pid {winner.pid} on host {HOST} (raidsweep run together, since " in loser
+    assert "wait for it to finish, or stop it" in loser and f"kill {winner.pid}" in loser
+    assert "Traceback" not in loser and "Cannot tell" not in loser
+    # No configuration built twice, none marked failed by the second run.
+    counts = _stored_configurations(store, "together")
+    assert len(counts) == 6 and set(counts.values()) == {1}, counts
+    states = [t.state for t in _journal_study(store, "together").trials]
+    assert states == [TrialState.COMPLETE] * 6, states
+    runs = ParquetStore(store).runs("together")
+    assert len(runs) == 6 * 2 * 3 * 2 * 2
+    assert not runs.duplicated(["config_key", "cell_key", "repetition"]).any()
+    # The same spec again: a resume with nothing left to do.
+    rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
+    assert rc == 0 and "0 run(s) written" in out, out
+    assert set(_stored_configurations(store, "together").values()) == {1}
+    print(f"two runs started together: one ran ({took:.1f} s), one refused, 6 of 6 built once")
+
+
+def test_a_look_while_a_sweep_runs_says_who_changes_nothing(tmp_path: Path) -> None:
+    spec, store = _spec(tmp_path, "busy"), tmp_path / "store"
+    sweep = _start("run", str(spec), "--store", str(store), "-q")
+    _wait_held(store / "busy" / ".run.lock", sweep)
+    journal = (store / "busy" / "study.journal").read_bytes()
+    rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
+    assert rc == 0 and "nothing was changed (--check)" in out, out
+    assert f"note: sweep 'busy' in {store} is in use by pid {sweep.pid} on host {HOST}" in out
+    rc, out = _finish(_start("plan", str(spec), "--store", str(store), "--limit", "1"))
+    assert f"in use by pid {sweep.pid} on host {HOST}" in out, out
+    # A second run is refused before its first play: the study is as the sweep left it.
+    rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
+    assert rc == 2 and f"in use by pid {sweep.pid}" in out, out
+    assert (store / "busy" / "study.journal").read_bytes()[: len(journal)] == journal
+    assert _finish(sweep)[0] == 0
+    assert not any(t.state == TrialState.FAIL for t in _journal_study(store, "busy").trials)
+    # Once it has finished, a look says nothing of it.
+    rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
+    assert rc == 0 and "in use by" not in out, out
+
+
+def test_postgres_workers_distinct_run_the_same_twice_not(
+    tmp_path: Path,
+    postgres: str,  # noqa: F811
+) -> None:
+    spec = _spec(tmp_path, "pgworkers", storage=postgres)
+    store = tmp_path / "store"
+    args = ["run", str(spec), "--store", str(store), "-q", "--worker"]
+    first = _start(*args, "w1")
+    _wait_held(store / "pgworkers" / ".run-w1.lock", first)
+    again = _start(*args, "w1")  # the same worker: refused
+    other = _start(*args, "w2")  # another worker, its own (simulated) array: runs
+    rc, out = _finish(again)
+    assert rc == 2, out
+    assert f"sweep 'pgworkers' (worker w1) in {store}" in out, out
+    assert f"in use by pid {first.pid} on host {HOST} (raidsweep run pgworkers --worker w1" in out
+    assert _finish(first)[0] == 0 and _finish(other)[0] == 0
+    study = optuna.load_study(study_name="pgworkers", storage=postgres)
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    keys = [t.user_attrs["config_key"] for t in done]
+    assert len(keys) == len(set(keys)) == 6
+    # The refused worker failed nothing of the first's (it stopped before recovering).
+    failed = study.get_trials(deepcopy=False, states=(TrialState.FAIL,))
+    assert not [t for t in failed if "being measured" not in t.user_attrs.get("error", "")]
+    assert set(_stored_configurations(store, "pgworkers").values()) == {1}
