@@ -137,6 +137,9 @@ def run(
         spec, inventory = load_spec(spec_file)
     except InputError as exc:
         _fail_input(exc)
+    # a part of lock and state paths: checked before any is looked at
+    if worker is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", worker):
+        _fail_input(ValueError(f"--worker: {worker!r} is not a name (letters, digits, . _ -)"))
     results = open_store(store)
     stop = threading.Event()
     progress = NullProgress() if quiet or check else BarProgress(console)
@@ -153,8 +156,6 @@ def run(
         )
     except (InputError, ValueError) as exc:
         _fail_input(exc)
-    if worker is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", worker):
-        _fail_input(ValueError(f"--worker: {worker!r} is not a name (letters, digits, . _ -)"))
     plan = sweeper.plan
     from recommender.classes import matrix_gaps
 
@@ -195,6 +196,9 @@ def run(
         f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
         f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
     )
+    for line in outcome.stale_locks:  # a killed sweep's: its runs were resumed
+        err.print(f"[yellow]took over a lock left by a process that is gone:[/] {escape(line)}",
+                  highlight=False, soft_wrap=True)  # fmt: skip
     for key, reason in outcome.configurations_pruned.items():
         console.print(f"[yellow]pruned[/] {key}: {escape(reason)}", highlight=False)
     if outcome.cells_skipped:

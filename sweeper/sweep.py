@@ -30,7 +30,14 @@ from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError, StoreError
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.fio.runner import exit_reason
-from sweeper.locking import LockHeld, hold, holders, lock_record, target_locks
+from sweeper.locking import (
+    LockHeld,
+    describe_holder,
+    hold,
+    holders,
+    lock_record,
+    target_locks,
+)
 from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms import Platform, get_platform
 from sweeper.platforms.base import RunOutput
@@ -158,6 +165,8 @@ class Outcome:
     array_s: float = 0.0
     interrupted: bool = False
     recovered_trials: int = 0
+    #: locks left by a holder that is gone (killed, crashed), taken over: who held them
+    stale_locks: list[str] = field(default_factory=list)
     #: why the sweep stopped before its end although nobody asked (e.g. the store's disk full)
     stopped: str | None = None
 
@@ -282,23 +291,26 @@ class Sweeper:
             raise found[0]
 
     @contextlib.contextmanager
-    def holding(self, what: str) -> Iterator[None]:
+    def holding(self, what: str) -> Iterator[list[str]]:
         """Hold :meth:`locks` for the block; LockHeld (exit status 2) naming the holder when
-        another process runs this sweep or drives this storage, and nothing changed."""
+        another process runs this sweep or drives this storage, and nothing changed. Yields
+        who held the locks found left by a holder that is gone."""
         if self.worker is not None:
             what = f"{what} --worker {self.worker}"
         record = lock_record(
             what, sweep=self.spec.name, store=str(self.store.root), worker=self.worker
         )
-        with hold(self.locks(), record):
-            yield
+        with hold(self.locks(), record) as stale:
+            yield [f"{r.get('subject', 'a lock')}: {describe_holder(r)}" for r in stale]
 
     def run(self) -> Outcome:
         """Run or resume the sweep; LockHeld before anything changes when another process
         runs this sweep (and worker) or drives the same storage."""
         try:
-            with self.holding(f"raidsweep run {self.spec.name}"):
-                return self._run()
+            with self.holding(f"raidsweep run {self.spec.name}") as stale:
+                outcome = self._run()
+                outcome.stale_locks = stale
+                return outcome
         except OSError as exc:
             # Before the first run (the lock, the sweep's record, the study): a store that
             # cannot be written is said with the file and what to do; later the sweep stops

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -63,7 +64,7 @@ def _spec(tmp_path: Path, name: str, **study: Any) -> Path:
 def _start(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [RAIDSWEEP, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=os.environ | {"COLUMNS": "300"},
+        env=os.environ | {"COLUMNS": "300"}, start_new_session=True,
     )  # fmt: skip
 
 
@@ -139,6 +140,28 @@ def test_a_look_while_a_sweep_runs_says_who_changes_nothing(tmp_path: Path) -> N
     # Once it has finished, a look says nothing of it.
     rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
     assert rc == 0 and "in use by" not in out, out
+
+
+def test_a_sweep_killed_with_sigkill_blocks_nothing(tmp_path: Path) -> None:
+    spec, store = _spec(tmp_path, "killed"), tmp_path / "store"
+    sweep = _start("run", str(spec), "--store", str(store), "-q")
+    _wait_held(store / "killed" / ".run.lock", sweep)
+    time.sleep(1)  # into its first configuration
+    os.killpg(sweep.pid, signal.SIGKILL)  # it and its play: nothing runs its cleanup
+    sweep.wait(timeout=30)
+    assert json.loads((store / "killed" / ".run.lock").read_text())["pid"] == sweep.pid
+    rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
+    assert rc == 0 and "in use by" not in out, out  # a holder that is gone holds nothing
+    rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
+    assert rc == 0, out
+    assert "took over a lock left by a process that is gone" in out, out
+    assert f"pid {sweep.pid} on host {HOST} (raidsweep run killed" in out, out
+    assert set(_stored_configurations(store, "killed")) == {
+        t.user_attrs["config_key"]
+        for t in _journal_study(store, "killed").trials
+        if t.state == TrialState.COMPLETE
+    }
+    assert len(_stored_configurations(store, "killed")) == 6
 
 
 def test_postgres_workers_distinct_run_the_same_twice_not(
