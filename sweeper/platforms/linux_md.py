@@ -153,7 +153,6 @@ class LinuxMdPlatform(Platform):
         self._needed = 0
         #: the storage host, as the preflight read it from the inventory
         self.host: RemoteHost | None = None
-        self.devices: list[str] = []
 
     @classmethod
     def configuration_problems(
@@ -229,8 +228,6 @@ class LinuxMdPlatform(Platform):
             )
         if problems:
             raise InputError(str(self.inventory), problems)
-        # what the sweep builds on: the allow-list's first devices, and the cache device
-        self.devices = [*devices[: self._needed], *([cache] if self.opts.lvmcache else [])]
         self.preflight_facts = self.preflight_facts_of(
             "preflight.yml", self._vars() | {"linux_md_needed": self._needed}
         )

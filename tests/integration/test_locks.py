@@ -28,6 +28,7 @@ import yaml
 from sweeper.locking import LockHeld, hold, lock_record
 from sweeper.store import ParquetStore
 from tests.campaign import FIGURES
+from tests.integration.processes import finish, start
 from tests.specs import ROOT, class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
@@ -85,15 +86,10 @@ def _local_spec(tmp_path: Path, name: str, target: Path, runtime: str = "2s") ->
 
 
 def _start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=os.environ | {"COLUMNS": "300"}, start_new_session=True,
-    )  # fmt: skip
+    return start(CLI, *args)
 
 
-def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    out, errs = proc.communicate(timeout=600)
-    return proc.returncode, " ".join((out + errs).split())
+_finish = finish
 
 
 def _wait_held(lock_dir: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:

@@ -27,6 +27,7 @@ import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
+from tests.integration.processes import finish, start
 from tests.integration.test_shared_study import postgres  # noqa: F401 (a fixture)
 from tests.specs import quick_base
 
@@ -62,15 +63,10 @@ def _spec(tmp_path: Path, name: str, **study: Any) -> Path:
 
 
 def _start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [RAIDSWEEP, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=os.environ | {"COLUMNS": "300"}, start_new_session=True,
-    )  # fmt: skip
+    return start([RAIDSWEEP], *args)
 
 
-def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    out, errs = proc.communicate(timeout=600)
-    return proc.returncode, " ".join((out + errs).split())
+_finish = finish
 
 
 def _wait_held(lock: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:
