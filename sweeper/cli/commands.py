@@ -592,7 +592,7 @@ def run_app(
     ] = "127.0.0.1",
 ) -> None:
     """Serve the browser app (Streamlit) for the store."""
-    app_py = Path(__file__).resolve().parent.parent / "app.py"
+    app_py = Path(__file__).resolve().parents[2] / "app.py"
     streamlit = Path(sys.executable).parent / "streamlit"
     os.environ["RAIDSWEEP_STORE"] = str(Path(store).resolve())
     if not _loopback(address):

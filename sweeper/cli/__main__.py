@@ -1,0 +1,5 @@
+"""``python -m sweeper.cli``: the ``raidsweep`` command."""
+
+from sweeper.cli import main
+
+main()
