@@ -14,9 +14,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from sweeper import lab as labmod
 from sweeper.cli import app
 from sweeper.lab import Lab, LabError
+from sweeper.lab import vm as labmod
 from tests.integration.lab import DISK_MIB, DISKS, record
 
 pytestmark = pytest.mark.integration
