@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sweeper.spec import LAYOUTS, MULTI_RANK_LAYOUTS, RAID_LEVELS, ConfigSpace
+from sweeper.vocabulary import CONFIGURATION_KEY_RE, LAYOUTS, MULTI_RANK_LAYOUTS, RAID_LEVELS
 
-# Matched whole (fullmatch): ``$`` would let a trailing newline through.
-_KEY_RE = re.compile(
-    r"(?P<raid>raid\d+)/(?P<layout>[a-z_]+)(?:/ranks(?P<ranks>\d{1,4})/stripe(?P<stripe>\d{1,9})(?P<unit>[kmg]))?"
-    r"/(?P<cache>w[bt]-(?:no)?ra)(?P<snap>/snap)?(?P<dr>/dr)?"
-)
+if TYPE_CHECKING:
+    from sweeper.spec import ConfigSpace
 
 
 _UNIT_KIB = {"k": 1, "m": 1024, "g": 1024**2}
@@ -87,7 +83,7 @@ class Configuration:
 
     @classmethod
     def from_key(cls, key: str) -> Configuration:
-        m = _KEY_RE.fullmatch(key.strip()) if isinstance(key, str) else None
+        m = CONFIGURATION_KEY_RE.fullmatch(key.strip()) if isinstance(key, str) else None
         if not m or m["raid"] not in RAID_LEVELS or m["layout"] not in LAYOUTS:
             raise ValueError(f"{key!r} is not a configuration key (e.g. raid10/single_rank/wb-ra)")
         return cls(

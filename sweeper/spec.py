@@ -5,14 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     PlainSerializer,
     ValidationError,
@@ -20,20 +17,28 @@ from pydantic import (
     model_validator,
 )
 
+from recommender.classes import class_problems, resolve_class
+from sweeper.configuration import Configuration, in_space
 from sweeper.errors import InputError, SpecError
+from sweeper.inventory import inventory_problems, platform_inventory_problems
+from sweeper.lab import Lab
+from sweeper.models import StrictModel
+from sweeper.platforms import platform_problems
 from sweeper.units import format_duration, parse_duration, parse_latency_ms, parse_size
 from sweeper.untrusted import control_problem, strings
+from sweeper.vocabulary import (
+    CACHE_POLICIES,
+    LAYOUTS,
+    MEDIA,
+    MULTI_RANK_COLUMNS,
+    MULTI_RANK_LAYOUTS,
+    NAME_RE,
+    RAID_LEVELS,
+)
 from sweeper.workload import ENGINES, Concurrency, Pattern, WorkloadCell
 from sweeper.yamlsource import YamlSource, format_loc, pydantic_problems
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-#: matched whole (fullmatch): ``$`` would let a trailing newline through
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10")
-LAYOUTS = ("single_rank", "host_stripe", "pool_stripe")
-MULTI_RANK_LAYOUTS = ("host_stripe", "pool_stripe")
-CACHE_POLICIES = ("wb-ra", "wb-nora", "wt-ra", "wt-nora")
 
 
 def _size(v: Any) -> int:
@@ -82,17 +87,11 @@ def _no_duplicates(values: list[Any], what: str) -> list[Any]:
     return values
 
 
-class _Strict(BaseModel):
-    # strict: no booleans or strings taken as numbers (``repetitions: true`` is not 1);
-    # no infinity or NaN in any number (an infinite weight or runtime ranks nothing)
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-
-
 RankList = list[Annotated[int, Field(ge=2, le=64)]]
 StripeList = list[Annotated[int, Field(ge=4, le=16 * 1024**2)]]
 
 
-class ConfigSpace(_Strict):
+class ConfigSpace(StrictModel):
     """Values to sweep per dimension.
 
     ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts; each is either one list
@@ -138,7 +137,7 @@ class ConfigSpace(_Strict):
 
     @model_validator(mode="after")
     def _layouts_named(self) -> ConfigSpace:
-        for dim in ("ranks", "stripe_kib"):
+        for dim in MULTI_RANK_COLUMNS:
             value = getattr(self, dim)
             if isinstance(value, dict):
                 for layout in self.layout:
@@ -152,7 +151,7 @@ class ConfigSpace(_Strict):
         return list(value[layout]) if isinstance(value, dict) else list(value)
 
 
-class SteadyStateRule(_Strict):
+class SteadyStateRule(StrictModel):
     """SNIA PTS steady state, judged over the last ``window`` rounds of each run.
 
     ``round`` is the length of one round; by default the measurement interval is cut into
@@ -175,14 +174,14 @@ class SteadyStateRule(_Strict):
         return int(self.round) if self.round else max(1, int(runtime_s // (2 * self.window)))
 
 
-class DynamicRepetitions(_Strict):
+class DynamicRepetitions(StrictModel):
     """Repeat a cell beyond ``repetitions`` while its IOPS vary by more than ``cv_pct``."""
 
     cv_pct: float = Field(default=3.0, gt=0, le=100)
     max: int = Field(default=10, ge=2, le=100)
 
 
-class CurveStop(_Strict):
+class CurveStop(StrictModel):
     """Stop a concurrency curve early: latency above the limit, or throughput falling."""
 
     latency_limit: str | None = None  # with its unit, e.g. 20ms
@@ -200,7 +199,7 @@ class CurveStop(_Strict):
         return None if self.latency_limit is None else parse_latency_ms(self.latency_limit)
 
 
-class Drift(_Strict):
+class Drift(StrictModel):
     """Repeat one cell back to back, ``repetitions`` times, to see whether it drifts."""
 
     cell: str
@@ -212,7 +211,7 @@ class Drift(_Strict):
         return WorkloadCell.parse(v).key
 
 
-class Matrix(_Strict):
+class Matrix(StrictModel):
     """The fio workload matrix run on every configuration."""
 
     patterns: list[PatternField] = Field(min_length=1)
@@ -320,7 +319,7 @@ class Matrix(_Strict):
         return cells
 
 
-class Budget(_Strict):
+class Budget(StrictModel):
     configurations: int | None = Field(default=None, ge=1)
     array_time_s: float | None = Field(default=None, gt=0, le=366 * 86400)
 
@@ -342,7 +341,7 @@ def _budget(v: Any) -> Any:
     raise ValueError(f"{v!r} is not a budget")
 
 
-class StudySettings(_Strict):
+class StudySettings(StrictModel):
     mode: Literal["grid", "optimize"] = "grid"
     budget: Annotated[Budget | None, BeforeValidator(_budget)] = None
     seed: int = Field(default=0, ge=0, le=2**32 - 1)
@@ -397,27 +396,25 @@ class StudySettings(_Strict):
         return v
 
 
-class GroupFacts(_Strict):
+class GroupFacts(StrictModel):
     data: int = Field(gt=0)
     redundancy: int = Field(ge=0)
 
 
-class Hardware(_Strict):
+class Hardware(StrictModel):
     """Facts of the drives for the trade-offs (capacity, rebuild exposure); each given here
     overrides what the platform knows (the simulated array knows them all)."""
 
-    media: Literal["hdd", "flash"] | None = None
+    media: Literal[MEDIA] | None = None  # type: ignore[valid-type]
     drive_gb: float | None = Field(default=None, gt=0, le=1e6)
     #: per RAID level, data and redundancy drives of one rank (RAID group)
-    raid_groups: dict[Literal["raid0", "raid1", "raid5", "raid6", "raid10"], GroupFacts] = Field(
-        default_factory=dict
-    )
+    raid_groups: dict[Literal[RAID_LEVELS], GroupFacts] = Field(default_factory=dict)  # type: ignore[valid-type]
     rebuild_mib_s: float | None = Field(default=None, gt=0, le=1e7)
     #: annualised failure rate of one drive, percent (for the data-loss risk of rebuilds)
     afr_pct: float = Field(default=1.0, gt=0, le=100)
 
 
-class Prices(_Strict):
+class Prices(StrictModel):
     """List prices for cost per IOPS and per usable GB (as audited benchmarks report)."""
 
     #: a drive's price: zero would make every configuration's cost per IOPS zero
@@ -433,7 +430,7 @@ _LATER_KEYS = [
 ]
 
 
-class SweepSpec(_Strict):
+class SweepSpec(StrictModel):
     """A whole sweep: where, what configurations, which workloads, for which classes."""
 
     name: str
@@ -480,8 +477,6 @@ _FREE_TEXT = (["description"],)
 def seed_problems(spec: SweepSpec) -> list[tuple[list[str | int], str]]:
     """Each of ``study.seed_configurations`` must be a configuration key of the config space
     (a bad one once left the study broken until its folder was deleted)."""
-    from sweeper.configuration import Configuration, in_space
-
     problems: list[tuple[list[str | int], str]] = []
     seen: dict[str, int] = {}
     for i, key in enumerate(spec.study.seed_configurations):
@@ -549,17 +544,11 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
         )
         problems.append(f"line {line}: inventory: {spec.inventory!r} {missing}")
     else:
-        from sweeper.inventory import inventory_problems, platform_inventory_problems
-
         line = source.line_of(["inventory"])
         found = inventory_problems(inventory) or platform_inventory_problems(
             inventory, spec.platform
         )
         problems += [f"line {line}: inventory: {p}" for p in found]
-
-    # Platform and class checks need their registries; imported here to keep spec importable alone.
-    from recommender.classes import class_problems, resolve_class
-    from sweeper.platforms import platform_problems
 
     # Class files are named relative to the spec, like its inventory.
     spec_dir = Path(path).resolve().parent
@@ -585,8 +574,6 @@ def resolve_inventory(text: str, spec_dir: Path) -> Path | None:
     """An inventory path is taken relative to the spec's folder, then to the project."""
     candidate = Path(text)
     if text == LAB_INVENTORY and not (spec_dir / candidate).exists():
-        from sweeper.lab import Lab
-
         lab = Lab().inventory_path
         return lab if lab.exists() else None
     # lexists: a link that loops or leads to a FIFO is taken, and refused by name when read

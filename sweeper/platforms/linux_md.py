@@ -39,8 +39,8 @@ from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host, remote_host
-from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import parse_duration
+from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 
 VG = "raidsweep"
 VOLUME = f"/dev/{VG}/volume"

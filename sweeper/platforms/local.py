@@ -26,8 +26,8 @@ from sweeper.fio.runner import Fio, FioMissingError, FioOutput, exit_reason, fin
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
-from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import format_size, parse_duration, parse_size
+from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.workload import WorkloadCell
 
 #: fio is given this long beyond ramp + runtime before it counts as hung

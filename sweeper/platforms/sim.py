@@ -15,8 +15,8 @@ from sweeper.fio import render_job
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.sim.model import ArrayState, Job, simulate_fio
 from sweeper.sim.profile import PROFILE_DIR, ArrayProfile, list_profiles, load_profile
-from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.units import parse_size
+from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 from sweeper.workload import WorkloadCell
 
 SIM_TARGET = "/dev/raidsweep/test-volume"
