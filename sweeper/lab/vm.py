@@ -1,76 +1,31 @@
-"""A throwaway Debian VM with real md and LVM, for the linux_md platform's tests.
+"""The lab VM's lifecycle: up, status, SSH into the guest, down.
 
 The machine running raidsweep may have no md or device-mapper in its kernel (containers, CI).
 The lab is a small Debian bookworm guest under QEMU (software emulation: TCG) with several small
 virtual data disks, reached over SSH on a loopback port, with an Ansible inventory written beside
-it. The root image is built once with debootstrap (needs root) and cached under
-``$RAIDSWEEP_CACHE/lab/image-<key>/`` (default ``~/.cache/raidsweep``), where ``<key>`` hashes the
-build recipe; every ``up`` boots it through a fresh qcow2 overlay, so the cached image stays
-pristine and each lab starts clean.
+it. Every ``up`` boots the cached root image (``sweeper.lab.image``) through a fresh qcow2
+overlay, so the cached image stays pristine and each lab starts clean.
 """
 
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import os
-import re
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sweeper.locking import exclusive_lock
+from sweeper.lab.errors import LabCommandError, LabConflict, LabError
+from sweeper.lab.image import HOSTNAME, KEY_NAME, ROOT_LABEL, cache_root, ensure_image
+from sweeper.lab.inventory import inventory_text
+from sweeper.lab.tools import require_tools, run_tool
 
-#: bump when the build steps change in a way the recipe below does not show
-SCRIPT_VERSION = 1
-SUITE = "bookworm"
-HOSTNAME = "raidsweep-lab"
-ROOT_LABEL = "raidsweep-root"
-ROOT_SIZE = "2G"
-PACKAGES = (
-    "systemd-sysv", "udev", "kmod", "iproute2", "openssh-server", "python3", "mdadm", "lvm2",
-    "fio", "linux-image-amd64", "initramfs-tools",
-    "thin-provisioning-tools",  # cache_check, which lvmcache needs to activate a cached LV
-    "e2fsprogs", "util-linux", "procps",  # mkfs, wipefs/blkid/lsblk, ps/pgrep
-)  # fmt: skip
-MODULES = (
-    "raid0", "raid1", "raid10", "raid456",
-    "dm_mod", "dm_snapshot", "dm_cache", "dm_cache_smq", "dm_mirror",
-)  # fmt: skip
-#: files written into the guest's tree (path → content); part of the recipe key
-TREE_FILES: dict[str, str] = {
-    "etc/hostname": f"{HOSTNAME}\n",
-    "etc/hosts": f"127.0.0.1 localhost\n127.0.1.1 {HOSTNAME}\n",
-    "etc/fstab": f"LABEL={ROOT_LABEL} / ext4 errors=remount-ro 0 1\n",
-    "etc/modules-load.d/raidsweep-lab.conf": "".join(f"{m}\n" for m in MODULES),
-    "etc/systemd/network/20-en.network": "[Match]\nName=en*\n\n[Network]\nDHCP=yes\n",
-    # QEMU's user network answers DNS here; the guest rarely needs it, but apt does
-    "etc/resolv.conf": "nameserver 10.0.2.3\n",
-}
-#: unit symlinks made in the tree (link → target): networkd on, and the timers that would
-#: start work in the background of a measurement (apt, md's monthly check) masked
-TREE_LINKS: dict[str, str] = {
-    "etc/systemd/system/multi-user.target.wants/systemd-networkd.service":
-        "/lib/systemd/system/systemd-networkd.service",
-    "etc/systemd/system/sockets.target.wants/systemd-networkd.socket":
-        "/lib/systemd/system/systemd-networkd.socket",
-    "etc/systemd/system/apt-daily.timer": "/dev/null",
-    "etc/systemd/system/apt-daily-upgrade.timer": "/dev/null",
-    "etc/systemd/system/mdcheck_start.timer": "/dev/null",
-    "etc/systemd/system/mdcheck_continue.timer": "/dev/null",
-    "etc/systemd/system/mdmonitor-oneshot.timer": "/dev/null",
-    "etc/systemd/system/e2scrub_all.timer": "/dev/null",
-    "etc/systemd/system/fstrim.timer": "/dev/null",
-}  # fmt: skip
-KEY_NAME = "id_ed25519"
 SSH_OPTIONS = (
     "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
     "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-o", "IdentitiesOnly=yes",
@@ -79,230 +34,16 @@ MAX_DISKS = 24  # q35's root bus has about 28 free PCI slots: one each, plus roo
 MIN_DISK_MIB = 8
 MIN_MEMORY_MIB = 512
 BOOT_TIMEOUT_S = 180.0
-#: the tools, and the Debian package each comes from
+#: the tools the VM needs, and the Debian package each comes from
 RUN_TOOLS = {
     "qemu-system-x86_64": "qemu-system-x86",
     "qemu-img": "qemu-utils",
     "ssh": "openssh-client",
 }
-BUILD_TOOLS = {
-    "debootstrap": "debootstrap",
-    "mkfs.ext4": "e2fsprogs",
-    "ssh-keygen": "openssh-client",
-}
-
-
-class LabError(Exception):
-    """The lab cannot be built, started or reached; the message says why."""
-
-
-class LabConflict(LabError):
-    """``up`` was asked for another shape than the lab already running in that folder."""
-
-
-class LabCommandError(subprocess.CalledProcessError):
-    """A command in the guest failed; the message carries its output's last lines."""
-
-    def __str__(self) -> str:
-        tail = "\n".join(((self.stderr or "") + (self.output or "")).strip().splitlines()[-15:])
-        return f"{super().__str__()}\n{tail}" if tail else super().__str__()
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("RAIDSWEEP_CACHE") or Path.home() / ".cache" / "raidsweep")
 
 
 def default_vm_dir() -> Path:
     return cache_root() / "lab" / "vm"
-
-
-def recipe() -> dict:
-    """Everything the image is built from, except the mirror (any Debian mirror gives the same
-    suite); its hash names the cached image."""
-    return {
-        "script_version": SCRIPT_VERSION,
-        "suite": SUITE,
-        "variant": "minbase",
-        "packages": sorted(PACKAGES),
-        "files": TREE_FILES,
-        "links": TREE_LINKS,
-        "root_label": ROOT_LABEL,
-        "root_size": ROOT_SIZE,
-    }
-
-
-def recipe_key() -> str:
-    text = json.dumps(recipe(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def image_dir(key: str | None = None) -> Path:
-    return cache_root() / "lab" / f"image-{key or recipe_key()}"
-
-
-def _require(tools: dict[str, str]) -> None:
-    missing = {tool: pkg for tool, pkg in tools.items() if not shutil.which(tool)}
-    if missing:
-        names = ", ".join(missing)
-        packages = " ".join(sorted(set(missing.values())))
-        raise LabError(
-            f"{names} not found: install the Debian package(s) {packages} "
-            f"(apt-get install {packages}; scripts/bootstrap-system.sh does)"
-        )
-
-
-def _deb822_stanzas(text: str) -> Iterator[dict[str, str]]:
-    for block in re.split(r"\n\s*\n", text):
-        fields: dict[str, str] = {}
-        for line in block.splitlines():
-            if line.startswith("#") or ":" not in line or line[:1].isspace():
-                continue
-            name, _, value = line.partition(":")
-            fields[name.strip().lower()] = value.strip()
-        if fields:
-            yield fields
-
-
-def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str:
-    """The Debian mirror this machine's apt uses (its main suite's entry, not -security or
-    -updates), never a hard-coded one that this machine may not reach;
-    ``RAIDSWEEP_LAB_MIRROR`` overrides it."""
-    if os.environ.get("RAIDSWEEP_LAB_MIRROR"):
-        return os.environ["RAIDSWEEP_LAB_MIRROR"]
-    candidates: list[tuple[str, list[str]]] = []  # (uri, suites)
-    for path in sorted(glob.glob(str(apt_dir / "sources.list.d" / "*.sources"))):
-        for st in _deb822_stanzas(Path(path).read_text(errors="replace")):
-            if "deb" in st.get("types", "").split() and st.get("enabled", "yes") != "no":
-                for uri in st.get("uris", "").split():
-                    candidates.append((uri, st.get("suites", "").split()))
-    lists = [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*.list"))]
-    for path in lists:
-        if not path.is_file():
-            continue
-        for line in path.read_text(errors="replace").splitlines():
-            words = re.sub(r"\[[^\]]*\]", "", line.split("#", 1)[0]).split()
-            if len(words) >= 3 and words[0] == "deb":
-                candidates.append((words[1], [words[2]]))
-    # A main suite is one without a dash (bookworm, not bookworm-security); ours first.
-    main = [(u, s) for u, s in candidates if any("-" not in x and "/" not in x for x in s)]
-    main.sort(key=lambda c: (SUITE not in c[1], "debian" not in c[0]))
-    if not main:
-        raise LabError(
-            f"no Debian mirror found in {apt_dir}/sources.list(.d): "
-            "name one in RAIDSWEEP_LAB_MIRROR"
-        )
-    return main[0][0]
-
-
-def _run(args: list[str], what: str, timeout: float | None = None, **kw) -> str:
-    try:
-        proc = subprocess.run(
-            args, capture_output=True, text=True, timeout=timeout, check=False, **kw
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise LabError(f"{what}: no answer within {timeout:.0f}s") from exc
-    if proc.returncode != 0:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
-        raise LabError(f"{what} failed (exit {proc.returncode}):\n{tail}")
-    return proc.stdout
-
-
-def _unmount_under(tree: Path) -> None:
-    """debootstrap mounts /proc and /sys in the tree and unmounts them; if it was killed, they may
-    still be there, and removing the tree must never reach into them."""
-    prefix = str(tree.resolve()) + "/"
-    with open("/proc/mounts") as fh:
-        points = [line.split()[1] for line in fh]
-    for point in sorted((p for p in points if p.startswith(prefix)), key=len, reverse=True):
-        subprocess.run(["umount", "-l", point], check=False, capture_output=True)
-
-
-def _remove_build(path: Path) -> None:
-    tree = path / "tree"
-    if tree.exists():
-        _unmount_under(tree)
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def ensure_image(progress: Callable[[str], None] = lambda _: None) -> Path:
-    """The cached image folder (root.img, vmlinuz, initrd.img, the SSH key), built if absent."""
-    key = recipe_key()
-    target = image_dir(key)
-    if (target / "recipe.json").is_file():
-        return target
-    _require(BUILD_TOOLS)
-    if os.geteuid() != 0:
-        raise LabError(
-            f"the lab image ({target}) is not built yet, and building it needs root "
-            "(debootstrap): run `raidsweep lab up` once as root"
-        )
-    with exclusive_lock(target.parent / f".build-{key}.lock"):
-        if (target / "recipe.json").is_file():  # another process built it while we waited
-            return target
-        # Under the lock no other build of this key runs: what a killed build left is debris.
-        for stale in target.parent.glob(f".build-{key}-*"):
-            _remove_build(stale)
-        work = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=target.parent))
-        try:
-            _build(work, progress)
-            _remove_build(work / "tree")
-            os.rename(work, target)  # atomic: the image appears whole or not at all
-        except BaseException:
-            _remove_build(work)
-            raise
-    return target
-
-
-def _build(work: Path, progress: Callable[[str], None]) -> None:
-    started = time.monotonic()
-    tree = work / "tree"
-    mirror = debian_mirror()
-    progress(f"debootstrap {SUITE} from {mirror} (a few minutes)")
-    _run(
-        ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}",
-         SUITE, str(tree), mirror],
-        "debootstrap",
-    )  # fmt: skip
-    for rel, content in TREE_FILES.items():
-        path = tree / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_symlink():
-            path.unlink()
-        path.write_text(content)
-    for rel, target in TREE_LINKS.items():
-        link = tree / rel
-        link.parent.mkdir(parents=True, exist_ok=True)
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(target)
-    # One key pair per image, kept beside it: the public half is root's only way in.
-    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", HOSTNAME,
-          "-f", str(work / KEY_NAME)], "ssh-keygen")  # fmt: skip
-    ssh_dir = tree / "root" / ".ssh"
-    ssh_dir.mkdir(mode=0o700, exist_ok=True)
-    (ssh_dir / "authorized_keys").write_text((work / f"{KEY_NAME}.pub").read_text())
-    (ssh_dir / "authorized_keys").chmod(0o600)
-    # Downloaded packages are of no use in the guest and would only make the image bigger.
-    for deb in (tree / "var" / "cache" / "apt" / "archives").glob("*.deb"):
-        deb.unlink()
-    kernels = sorted((tree / "boot").glob("vmlinuz-*"))
-    initrds = sorted((tree / "boot").glob("initrd.img-*"))
-    if not kernels or not initrds:
-        raise LabError(f"the guest tree has no kernel or initrd in {tree / 'boot'}")
-    shutil.copyfile(kernels[-1], work / "vmlinuz")
-    shutil.copyfile(initrds[-1], work / "initrd.img")
-    progress("building the root filesystem (mkfs.ext4 -d)")
-    _unmount_under(tree)
-    _run(["mkfs.ext4", "-q", "-L", ROOT_LABEL, "-d", str(tree), str(work / "root.img"),
-          ROOT_SIZE], "mkfs.ext4")  # fmt: skip
-    meta = recipe() | {
-        "key": recipe_key(),
-        "mirror": mirror,
-        "kernel": kernels[-1].name,
-        "built_s": round(time.monotonic() - started, 1),
-        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }
-    (work / "recipe.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
 @dataclass
@@ -427,12 +168,12 @@ class Lab:
                 )
             current.already_running = True
             return current
-        _require(RUN_TOOLS)
+        require_tools(RUN_TOOLS)
         image = ensure_image(progress)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._remove_files()  # what a lab that died without `down` left
         progress("booting the VM (20 to 30 s under software emulation)")
-        _run(
+        run_tool(
             ["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(image / "root.img"),
              "-F", "raw", str(self.overlay)],
             "qemu-img create",
@@ -540,31 +281,8 @@ class Lab:
         return "\n".join(text.replace("\r", "").splitlines()[-lines:])
 
     def _write_inventory(self, status: LabStatus) -> None:
-        disks = "\n".join(f"#   {d}  ({self.disk_file(i).name}, {status.disk_mib} MiB)"
-                          for i, d in enumerate(status.disks))  # fmt: skip
-        devices = "\n".join(f"            - {d}" for d in status.disks)
-        text = f"""\
-# Written by `raidsweep lab up` for the lab VM in {self.folder}
-# (QEMU pid {status.pid}, SSH on 127.0.0.1:{status.port}); `raidsweep lab down` stops it.
-# The lab's data disks, which linux_md_devices allows the linux_md platform to use:
-{disks}
-all:
-  children:
-    storage:
-      hosts:
-        {HOSTNAME}:
-          ansible_host: 127.0.0.1
-          ansible_port: {status.port}
-          ansible_user: root
-          ansible_ssh_private_key_file: {status.key_path}
-          ansible_ssh_common_args: "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"
-          ansible_python_interpreter: /usr/bin/python3
-          # one SSH round trip per task instead of several: tasks are slow enough under TCG
-          ansible_pipelining: true
-          linux_md_devices:
-{devices}
-"""
-        self.inventory_path.write_text(text)
+        files = [self.disk_file(i).name for i in range(len(status.disks))]
+        self.inventory_path.write_text(inventory_text(status, files))
 
     def ssh(
         self, command: str | list[str], check: bool = True, timeout: float | None = 120.0

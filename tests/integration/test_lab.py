@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from sweeper.cli import app
 from sweeper.lab import Lab, LabError
-from sweeper.lab import vm as labmod
+from sweeper.lab import image as labmod
 from tests.integration.lab import DISK_MIB, DISKS, record
 
 pytestmark = pytest.mark.integration
