@@ -27,7 +27,7 @@ def quick_store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
 
 def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook
     """The fault campaign's figures, so that a reader of the CI log sees them."""
-    from tests.campaign import FIGURES
+    from tests.support.campaign import FIGURES
 
     for title, lines in FIGURES.items():
         terminalreporter.section(title)

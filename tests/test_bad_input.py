@@ -18,7 +18,7 @@ import yaml
 from typer.testing import CliRunner
 
 from sweeper.cli import app
-from tests.campaign import FIGURES
+from tests.support.campaign import FIGURES
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "bad_input"

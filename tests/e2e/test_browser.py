@@ -24,7 +24,7 @@ import pytest
 
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
-from tests.specs import described_sweep
+from tests.support.specs import described_sweep
 
 pytestmark = pytest.mark.integration
 

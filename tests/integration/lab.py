@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from sweeper.lab import Lab, image_dir
-from tests.campaign import FIGURES
+from tests.support.campaign import FIGURES
 
 DISKS = 10
 DISK_MIB = 256

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from sweeper.store import ParquetStore
-from tests.specs import quick_base
+from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

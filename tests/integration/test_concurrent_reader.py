@@ -10,8 +10,8 @@ import pytest
 from recommender.data import heatmap_frame, load_recommendations
 from sweeper.status import sweep_status
 from sweeper.store import ParquetStore
-from tests.campaign import FIGURES
 from tests.integration.test_resume import start
+from tests.support.campaign import FIGURES
 
 pytestmark = pytest.mark.integration
 

@@ -21,8 +21,8 @@ import pytest
 
 from recommender.data import load_rankings
 from sweeper.store import ParquetStore
-from tests.campaign import FIGURES
 from tests.integration.test_resume import count_parts, start
+from tests.support.campaign import FIGURES
 
 pytestmark = pytest.mark.integration
 KILLS = 20

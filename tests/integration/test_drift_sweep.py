@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.specs import class_measuring, quick_base
+from tests.support.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from sweeper.store import ParquetStore
-from tests.campaign import FIGURES
+from tests.support.campaign import FIGURES
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +141,7 @@ def test_a_study_locked_too_long_stops_cleanly(tmp_path: Path, monkeypatch) -> N
     from sweeper import study as study_module
     from sweeper.spec import load_spec
     from sweeper.sweep import run_sweep
-    from tests.specs import quick_base
+    from tests.support.specs import quick_base
 
     monkeypatch.setattr(study_module, "LOCK_TIMEOUT_S", 1.0)
     spec = quick_base() | {"name": "locked"}

@@ -11,7 +11,7 @@ from recommender.data import load_recommendations
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.specs import quick_base
+from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
 

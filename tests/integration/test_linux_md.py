@@ -28,7 +28,7 @@ from sweeper.configuration import Configuration
 from sweeper.lab import Lab
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.store import ParquetStore
-from tests.campaign import FIGURES
+from tests.support.campaign import FIGURES
 
 pytestmark = pytest.mark.integration
 RAIDSWEEP = str(Path(sys.executable).parent / "raidsweep")

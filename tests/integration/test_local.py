@@ -22,7 +22,7 @@ from sweeper.fio.runner import MIN_FIO_VERSION, Fio, find_fio
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.specs import class_measuring
+from tests.support.specs import class_measuring
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,9 +27,9 @@ import yaml
 
 from sweeper.locking import LockHeld, hold, lock_record
 from sweeper.store import ParquetStore
-from tests.campaign import FIGURES
-from tests.integration.processes import finish, start
-from tests.specs import ROOT, class_measuring, quick_base
+from tests.support.campaign import FIGURES
+from tests.support.processes import finish, start
+from tests.support.specs import ROOT, class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
 CLI = [sys.executable, "-m", "sweeper.cli"]

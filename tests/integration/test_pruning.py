@@ -15,7 +15,7 @@ from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.study import STUDY_FILE
 from sweeper.sweep import run_sweep
-from tests.specs import quick_base
+from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

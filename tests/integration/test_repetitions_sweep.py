@@ -12,7 +12,7 @@ from sweeper.repetitions import summarize
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.specs import class_measuring, quick_base
+from tests.support.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

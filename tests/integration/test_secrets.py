@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.campaign import FIGURES
-from tests.specs import quick_base
+from tests.support.campaign import FIGURES
+from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,7 +118,7 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
     from sweeper.ansible import PRIVATE_PREFIX
     from tests.integration.test_vsan_role import write_inventory
     from tests.integration.test_vsan_sweep import _spec
-    from tests.integration.vcsim import running_vcsim
+    from tests.support.vcsim import running_vcsim
 
     # A password made for this test: no file (this checkout included) holds it beforehand.
     with running_vcsim(hosts=6, password=f"Pw-{secrets.token_hex(12)}") as sim:

@@ -24,7 +24,7 @@ import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
-from tests.specs import quick_base
+from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,8 +20,8 @@ from sweeper.cli import app
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.campaign import FIGURES
-from tests.specs import class_measuring, described_sweep, quick_base
+from tests.support.campaign import FIGURES
+from tests.support.specs import class_measuring, described_sweep, quick_base
 
 pytestmark = pytest.mark.integration
 CASES: list[str] = []

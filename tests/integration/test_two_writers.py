@@ -27,9 +27,9 @@ import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
-from tests.integration.processes import finish, start
 from tests.integration.test_shared_study import postgres  # noqa: F401 (a fixture)
-from tests.specs import quick_base
+from tests.support.processes import finish, start
+from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ from pyVim.connect import Disconnect, SmartConnect
 from pyVmomi import SoapStubAdapter, VmomiSupport, pbm, vim, vmodl
 
 from sweeper.ansible import PlayResult, run_playbook
-from tests.integration.vcsim import Vcsim, running_vcsim
+from tests.support.vcsim import Vcsim, running_vcsim
 
 pytestmark = pytest.mark.integration
 

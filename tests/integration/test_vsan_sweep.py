@@ -23,7 +23,7 @@ import yaml
 from sweeper.configuration import Configuration
 from sweeper.store import ParquetStore
 from tests.integration.test_vsan_role import Observer, write_inventory
-from tests.integration.vcsim import Vcsim, running_vcsim
+from tests.support.vcsim import Vcsim, running_vcsim
 
 pytestmark = pytest.mark.integration
 

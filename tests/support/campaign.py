@@ -1,4 +1,4 @@
-"""Figures of the fault campaign, printed at the end of the test run (see conftest.py)."""
+"""Figures of the fault campaign, printed at the end of the test run (see tests/conftest.py)."""
 
 from __future__ import annotations
 
