@@ -113,6 +113,8 @@ def run_playbook(
         "ANSIBLE_KEEP_REMOTE_FILES": "0",
         "ANSIBLE_ROLES_PATH": str(PLAYBOOK_DIR / "roles"),
         "ANSIBLE_LIBRARY": str(PLAYBOOK_DIR / "library"),
+        # The code our modules share (``ansible.module_utils.raidsweep``).
+        "ANSIBLE_MODULE_UTILS": str(PLAYBOOK_DIR / "module_utils"),
     }
     try:
         # Every value as data (``!unsafe``), secrets sealed with a key only the runner's answer

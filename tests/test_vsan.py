@@ -7,6 +7,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+import ansible.module_utils
 import jinja2
 import pytest
 import yaml
@@ -24,6 +25,10 @@ EXAMPLE = ROOT / "examples" / "vsan" / "policies.yaml"
 
 def _module() -> Any:
     """The Ansible module's pure half (rules and their vSAN capability values)."""
+    # The module imports its shared code as Ansible ships it: ansible.module_utils.raidsweep.
+    module_utils = str(ROOT / "playbooks" / "module_utils")
+    if module_utils not in ansible.module_utils.__path__:
+        ansible.module_utils.__path__.append(module_utils)
     path = ROOT / "playbooks" / "library" / "vsan_policy.py"
     spec = importlib.util.spec_from_file_location("vsan_policy", path)
     assert spec and spec.loader
