@@ -8,19 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from sweeper.errors import InputError
+from sweeper.models import StrictModel
 from sweeper.store.records import RUN_SCHEMA
 from sweeper.units import parse_latency_ms
 from sweeper.untrusted import control_problem
+from sweeper.vocabulary import LIMIT_METRIC_RE, MEDIA
 from sweeper.workload import WorkloadCell
 from sweeper.yamlsource import YamlSource, load_model
 
 CLASS_DIR = Path(__file__).parent / "classes"
-#: matched whole (fullmatch): ``$`` would let a trailing newline through, and a limit on a
-#: metric that is not stored silently never applies
-LIMIT_METRIC_RE = re.compile(r"(read|write)_lat_(mean|p50|p95|p99|p999)")
 #: the latency metrics a limit can bound: those the store keeps a column of (``<metric>_ms``)
 LIMIT_METRICS = frozenset(
     name.removesuffix("_ms")
@@ -29,12 +28,7 @@ LIMIT_METRICS = frozenset(
 )
 
 
-class _Strict(BaseModel):
-    # strict numbers: no ``weight: true``, no infinity or NaN (they make every score NaN)
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-
-
-class ClassCell(_Strict):
+class ClassCell(StrictModel):
     cell: str
     weight: float = Field(default=1.0, gt=0, le=1e6)
 
@@ -44,14 +38,14 @@ class ClassCell(_Strict):
         return WorkloadCell.parse(v).key
 
 
-class Limit(_Strict):
+class Limit(StrictModel):
     metric: str
     max: str
     #: The cells the limit applies to (default: every cell of the class), e.g. a log-write
     #: latency bound that holds for the log cell only.
     cells: list[str] | None = Field(default=None, min_length=1)
     #: the drive media the limit holds for (default: any), e.g. a stricter target for flash
-    media: Literal["hdd", "flash"] | None = None
+    media: Literal[MEDIA] | None = None  # type: ignore[valid-type]
 
     @field_validator("cells")
     @classmethod
@@ -92,7 +86,7 @@ class Limit(_Strict):
         return f"{self.metric} ≤ {self.max}{where}{media}"
 
 
-class WorkloadClass(_Strict):
+class WorkloadClass(StrictModel):
     name: str = Field(min_length=1, max_length=64)
     description: str = ""
     metric: Literal["iops", "mbps"] = "iops"

@@ -8,7 +8,6 @@ opaque strings and never shown.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +15,10 @@ import yaml
 
 from sweeper.errors import InputError
 from sweeper.untrusted import control_problem, sanctioned, template_problem
+from sweeper.vocabulary import INVENTORY_GROUP_RE, INVENTORY_HOST_RE
 from sweeper.yamlsource import BoundedLoader, load_text, read_text
 
 GROUP_KEYS = ("hosts", "children", "vars")
-# Ansible group names are identifiers; host names are DNS names or addresses. Both keep
-# shell and path metacharacters out of everything that names a host.
-# Both are matched whole (fullmatch): ``$`` would let a trailing newline through.
-GROUP_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,252}")
 REQUIRED_GROUP = "storage"  # reconfigure.yml and teardown.yml run on it
 
 
@@ -67,7 +62,7 @@ def _line(node: yaml.Node | None, loc: list[Any]) -> int:
 def _walk(group: str, body: Any, loc: list[Any], node: yaml.Node | None,
           problems: list[str], hosts: dict[str, set[str]]) -> None:  # fmt: skip
     where = ".".join(str(p) for p in loc)
-    if not GROUP_RE.fullmatch(group):
+    if not INVENTORY_GROUP_RE.fullmatch(group):
         problems.append(f"line {_line(node, loc)}: {where}: {group!r} is not a group name")
         return
     hosts.setdefault(group, set())
@@ -93,7 +88,7 @@ def _walk(group: str, body: Any, loc: list[Any], node: yaml.Node | None,
     for name, hvars in (
         (body.get("hosts") or {}).items() if isinstance(body.get("hosts"), dict) else ()
     ):
-        if not isinstance(name, str) or not HOST_RE.fullmatch(name):
+        if not isinstance(name, str) or not INVENTORY_HOST_RE.fullmatch(name):
             problems.append(
                 f"line {_line(node, [*loc, 'hosts'])}: {where}.hosts: {str(name)!r} is not a "
                 "host name (letters, digits, '.', '-', ':')"

@@ -14,12 +14,12 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from sweeper.vocabulary import NAME_RE
+
 #: what starts a Jinja expression, statement or comment
 TEMPLATE_MARKS = ("{{", "{%", "{#")
 #: control characters (a newline in a path would start a new line of a fio job file)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-#: a name that may become a file or folder name (sweep, worker): full match, no newline
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 #: the one template an inventory may hold: the connection-local hosts' Python is the one that

@@ -26,28 +26,25 @@ rehearse on.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError
 from sweeper.locking import canonical_host
+from sweeper.models import StrictModel
 from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host, remote_host
 from sweeper.units import parse_duration
-from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
+from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVICE_RE
 
 VG = "raidsweep"
 VOLUME = f"/dev/{VG}/volume"
 BY_ID = "/dev/disk/by-id/"
-#: the names udev gives under by-id (wwn-0x…, nvme-eui.…, ata-Model_Serial, usb-…-0:0); no
-#: other character, so nothing in a device name can be read as syntax anywhere
-STABLE_ID = re.compile(r"/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@\\-]{0,200}")
 #: the fewest members mdadm builds each level with (RAID 1 ranks are always pairs)
 MIN_DEVICES = {"raid0": 2, "raid1": 2, "raid5": 3, "raid6": 4, "raid10": 2}
 #: what a reconfiguration costs, for ordering the grid and for budgets: an initial resync
@@ -62,10 +59,8 @@ def _power_of_two(v: int) -> bool:
     return v > 0 and v & (v - 1) == 0
 
 
-class LinuxMdOptions(BaseModel):
+class LinuxMdOptions(StrictModel):
     """``platform_options`` of the linux_md platform."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     #: devices per md array (a RAID 1 array is always a pair)
     rank_devices: int = Field(default=4, ge=2, le=32)
@@ -205,10 +200,12 @@ class LinuxMdPlatform(Platform):
             f"{_line_of(self.inventory, str(d))}linux_md_devices[{i}]: {d!r} is not a stable "
             f"id ({BY_ID}...)"
             for i, d in enumerate(devices)
-            if not isinstance(d, str) or not STABLE_ID.fullmatch(d)
+            if not isinstance(d, str) or not STABLE_DEVICE_RE.fullmatch(d)
         ]
         cache = hv.get("linux_md_cache_device")
-        if self.opts.lvmcache and not (isinstance(cache, str) and STABLE_ID.fullmatch(cache)):
+        if self.opts.lvmcache and not (
+            isinstance(cache, str) and STABLE_DEVICE_RE.fullmatch(cache)
+        ):
             problems.append(
                 f"{_line_of(self.inventory, 'linux_md_cache_device')}linux_md_cache_device: "
                 f"platform_options.lvmcache needs the cache device by stable id ({BY_ID}...), "

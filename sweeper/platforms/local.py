@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, space_size
@@ -24,6 +24,7 @@ from sweeper.fio.jobfile import check_filename
 from sweeper.fio.parse import FioParseError, FioResult, FioRunError
 from sweeper.fio.runner import Fio, FioMissingError, FioOutput, exit_reason, find_fio, run_fio
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
+from sweeper.models import StrictModel
 from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.platforms.target import inspect_target, target_problems
 from sweeper.units import format_size, parse_duration, parse_size
@@ -35,10 +36,8 @@ TIMEOUT_GRACE_S = 60.0
 FILL_BLOCK = 1024**2
 
 
-class Precondition(BaseModel):
+class Precondition(StrictModel):
     """SNIA PTS preconditioning, for flash: fill passes, then each cell until steady."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     #: workload-independent: sequential 128 KiB writes over the working set, this many times
     passes: int = Field(default=2, ge=1, le=10)
@@ -53,10 +52,8 @@ class Precondition(BaseModel):
         return parse_duration(v)
 
 
-class LocalOptions(BaseModel):
+class LocalOptions(StrictModel):
     """``platform_options`` of the local platform."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     target: str
     #: paths (any spelling: /dev/disk/by-id/… works) fio may overwrite; compared by realpath

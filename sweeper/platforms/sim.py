@@ -16,7 +16,13 @@ from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
 from sweeper.sim.model import ArrayState, Job, simulate_fio
 from sweeper.sim.profile import PROFILE_DIR, ArrayProfile, list_profiles, load_profile
 from sweeper.units import parse_size
-from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
+from sweeper.vocabulary import (
+    CACHE_POLICIES,
+    CONFIGURATION_COLUMNS,
+    LAYOUTS,
+    MULTI_RANK_COLUMNS,
+    RAID_LEVELS,
+)
 from sweeper.workload import WorkloadCell
 
 SIM_TARGET = "/dev/raidsweep/test-volume"
@@ -254,12 +260,9 @@ class SimRunner(WorkloadRunner):
 
     def config_key(self) -> str:
         s = self.state_raw
-        params = {
-            k: s.get(k)
-            for k in ("raid_level", "layout", "cache_policy", "snapshots", "data_reduction")
-        }
+        params = {k: s.get(k) for k in CONFIGURATION_COLUMNS if k not in MULTI_RANK_COLUMNS}
         if s["layout"] != "single_rank":
-            params |= {"ranks": int(s["ranks"]), "stripe_kib": int(s["stripe_kib"])}
+            params |= {k: int(s[k]) for k in MULTI_RANK_COLUMNS}
         return Configuration.from_params(params).key
 
     def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:

@@ -44,11 +44,12 @@ import shlex
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.locking import canonical_host
+from sweeper.models import StrictModel
 from sweeper.platforms.base import Platform, WorkloadRunner
 from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
@@ -75,10 +76,8 @@ DATA_REDUCTION_CHANGE_S = 4 * 3600.0
 SNAPSHOT_S = 10.0
 
 
-class VsanOptions(BaseModel):
+class VsanOptions(StrictModel):
     """``platform_options`` of the vsan platform."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     #: what answers the runs: ``fio`` in the worker VMs (over SSH, all at once, each on its
     #: test disk ``worker_device``), or ``sim``, the simulated array's model (a rehearsal

@@ -38,6 +38,7 @@ from sweeper.processes import pid_alive
 from sweeper.store.base import ResultsStore
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
 from sweeper.untrusted import is_name
+from sweeper.vocabulary import RUN_ID_RE
 
 BULKY = ("job_file", "fio_json", "fio_stderr", "disclosure")
 COMPACTED = "compacted"  # <sweep>/compacted/<config dir>.<ns>.parquet
@@ -68,7 +69,7 @@ ADDRESSED = (
 ONE_ROW_PER_ADDRESSED_RECORD = ONE_ROW_PER_RECORD.replace(
     "PARTITION BY run_id", "PARTITION BY addressed, run_id"
 )
-_RUN_FILE = re.compile(r"[0-9a-f]{24}(\.failed-[0-9T]+)?\.parquet")
+_RUN_FILE = re.compile(rf"{RUN_ID_RE.pattern}(\.failed-[0-9T]+)?\.parquet")
 
 
 def _fsync_dir(path: Path) -> None:

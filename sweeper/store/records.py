@@ -7,6 +7,13 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from sweeper.vocabulary import CONFIGURATION_COLUMN_TYPES
+
+_ARROW_TYPES = {str: pa.string(), int: pa.int32(), bool: pa.bool_()}
+#: the configuration's columns, as both tables keep them
+CONFIGURATION_FIELDS = [
+    (name, _ARROW_TYPES[kind]) for name, kind in CONFIGURATION_COLUMN_TYPES.items()
+]
 DIRECTION_FIELDS = (
     "iops", "mbps", "lat_mean_ms", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_p999_ms",
 )  # fmt: skip
@@ -21,13 +28,7 @@ RUN_SCHEMA = pa.schema(
         ("status", pa.string()),  # ok | failed
         ("error", pa.string()),
         ("platform", pa.string()),
-        ("raid_level", pa.string()),
-        ("layout", pa.string()),
-        ("ranks", pa.int32()),
-        ("stripe_kib", pa.int32()),
-        ("cache_policy", pa.string()),
-        ("snapshots", pa.bool_()),
-        ("data_reduction", pa.bool_()),
+        *CONFIGURATION_FIELDS,
         ("pattern", pa.string()),
         ("block_size", pa.int64()),
         ("iodepth", pa.int32()),
@@ -62,13 +63,7 @@ CONFIG_SCHEMA = pa.schema(
         ("config_key", pa.string()),
         ("attempt", pa.int32()),
         ("status", pa.string()),  # successful | failed | canceled
-        ("raid_level", pa.string()),
-        ("layout", pa.string()),
-        ("ranks", pa.int32()),
-        ("stripe_kib", pa.int32()),
-        ("cache_policy", pa.string()),
-        ("snapshots", pa.bool_()),
-        ("data_reduction", pa.bool_()),
+        *CONFIGURATION_FIELDS,
         ("reconfig_array_time_s", pa.float64()),
         ("ansible_status", pa.string()),
         ("ansible_rc", pa.int32()),
