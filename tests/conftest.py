@@ -25,6 +25,22 @@ def quick_store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
     return store
 
 
+#: the folders whose every test uses real external components (fio, Ansible, a browser, a VM)
+INTEGRATION = (Path(__file__).parent / "integration", Path(__file__).parent / "e2e")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/integration/ and tests/e2e/, and every test that reads the real
+    sweep of ``quick_store`` (Ansible plays), is marked ``integration``, so that
+    ``pytest -m "not integration"`` runs only the fast tests."""
+    for item in items:
+        where = item.path
+        if any(where.is_relative_to(folder) for folder in INTEGRATION) or (
+            "quick_store" in getattr(item, "fixturenames", ())
+        ):
+            item.add_marker(pytest.mark.integration)
+
+
 def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook
     """The fault campaign's figures, so that a reader of the CI log sees them."""
     from tests.support.campaign import FIGURES

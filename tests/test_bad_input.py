@@ -134,6 +134,7 @@ def test_no_shell_and_only_safe_yaml_in_the_code() -> None:
             assert name not in ("yaml.unsafe_load", "yaml.full_load"), where
 
 
+@pytest.mark.integration
 def test_a_spec_with_shell_and_sql_text_changes_nothing(tmp_path: Path) -> None:
     """A description and class file path full of metacharacters are stored as text."""
     spec = _good_spec(name="hostile", description="$(touch pwned); `id`; ' OR 1=1; --")
