@@ -7,8 +7,7 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-QUICK = ROOT / "examples" / "quick.yaml"
+from tests.support.paths import QUICK, ROOT
 
 
 def quick_base() -> dict[str, Any]:
