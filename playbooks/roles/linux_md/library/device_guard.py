@@ -47,6 +47,17 @@ options:
 author: raidsweep
 """
 
+EXAMPLES = r"""
+- name: Refuse, before anything changes, a device that is not allow-listed, in use or holds data
+  device_guard:
+    allow: [/dev/disk/by-id/virtio-d0, /dev/disk/by-id/virtio-d1, /dev/disk/by-id/virtio-d2]
+    devices: [/dev/disk/by-id/virtio-d0, /dev/disk/by-id/virtio-d1]
+    wipeable: [/dev/disk/by-id/virtio-d1]
+    array_prefix: raidsweep-
+    vg: raidsweep
+  register: guard
+"""
+
 RETURN = r"""
 devices:
   description: Per device (as given), its kernel path, size and whether it is raidsweep's.
@@ -54,19 +65,20 @@ devices:
   returned: always
 """
 
-import json
-import os
-import re
+import json  # noqa: E402 - the documentation blocks come first in an Ansible module
+import os  # noqa: E402
+import re  # noqa: E402
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.raidsweep.linux_block import (  # noqa: E402
+    kernel_name,
+    md_name,
+    read_text,
+    vg_of,
+)
 
 BY_ID = "/dev/disk/by-id/"
 STABLE_ID = re.compile(r"/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@\\-]{0,200}")
-
-
-def _sysfs_name(path: str) -> str:
-    """Kernel name of a block device node (``/dev/vda`` -> ``vda``)."""
-    return os.path.basename(os.path.realpath(path))
 
 
 def _majmin(name: str) -> str:
@@ -98,7 +110,7 @@ def _mounted_majmins() -> dict[str, str]:
             dev = line.split()[0]
             if os.path.exists(dev):
                 try:
-                    out[_majmin(_sysfs_name(dev))] = "swap"
+                    out[_majmin(kernel_name(dev))] = "swap"
                 except OSError:
                     pass
     return out
@@ -124,27 +136,8 @@ def _root_disks() -> set[str]:
     return disks
 
 
-def _md_name(holder: str, module: AnsibleModule) -> str | None:
-    """The array name an md device was created with (``host:name`` -> ``name``)."""
-    rc, out, _ = module.run_command(["mdadm", "--detail", "--export", f"/dev/{holder}"])
-    if rc != 0:
-        return None
-    m = re.search(r"^MD_NAME=(.*)$", out, re.M)
-    return m.group(1).split(":")[-1] if m else None
-
-
-def _vg_of(node: str, module: AnsibleModule) -> str:
-    """The volume group a physical volume belongs to ('' if none)."""
-    rc, out, _ = module.run_command(["pvs", "--noheadings", "-o", "vg_name", node])
-    return out.strip() if rc == 0 else ""
-
-
 def _dm_name(holder: str) -> str:
-    try:
-        with open(f"/sys/class/block/{holder}/dm/name") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
+    return read_text(f"/sys/class/block/{holder}/dm/name")
 
 
 def _signatures(node: str, module: AnsibleModule) -> list[dict[str, str]]:
@@ -188,7 +181,7 @@ def check(module: AnsibleModule) -> tuple[dict[str, dict], list[str]]:
             problems.append(f"{dev}: no such device on this host")
             continue
         real = os.path.realpath(dev)
-        name = _sysfs_name(real)
+        name = kernel_name(real)
         if not os.path.exists(f"/sys/class/block/{name}"):
             problems.append(f"{dev}: {real} is not a block device")
             continue
@@ -202,9 +195,9 @@ def check(module: AnsibleModule) -> tuple[dict[str, dict], list[str]]:
                 problems.append(f"{dev}: /dev/{n} is mounted on {where}")
         holders = sorted(os.listdir(f"/sys/class/block/{name}/holders"))
         ours = []
-        own_pv = bool(p["vg"]) and _vg_of(real, module) == p["vg"]
+        own_pv = bool(p["vg"]) and vg_of(module, real) == p["vg"]
         for h in holders:
-            md = _md_name(h, module) if h.startswith("md") else None
+            md = md_name(module, h) if h.startswith("md") else None
             if md and md.startswith(prefix):
                 ours.append(md)
             elif own_pv and _dm_name(h).startswith(f"{p['vg']}-"):

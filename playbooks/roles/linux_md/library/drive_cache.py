@@ -31,6 +31,14 @@ options:
 author: raidsweep
 """
 
+EXAMPLES = r"""
+- name: Turn the drives' volatile write cache off (write through)
+  drive_cache:
+    devices: [/dev/disk/by-id/virtio-d0, /dev/disk/by-id/virtio-d1]
+    write_cache: false
+  register: drives
+"""
+
 RETURN = r"""
 drives:
   description: Per device, C(before), C(after) and C(supported).
@@ -42,10 +50,11 @@ plan:
   returned: always
 """
 
-import glob
-import os
+import glob  # noqa: E402 - the documentation blocks come first in an Ansible module
+import os  # noqa: E402
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.raidsweep.linux_block import kernel_name  # noqa: E402
 
 
 def cache_type_file(name: str) -> str | None:
@@ -72,7 +81,7 @@ def main() -> None:
     plan: list[str] = []
     changed = False
     for dev in module.params["devices"]:
-        name = os.path.basename(os.path.realpath(dev))
+        name = kernel_name(dev)
         path = cache_type_file(name)
         if path is None:
             drives[dev] = {"supported": False, "before": None, "after": None}

@@ -86,6 +86,31 @@ options:
 author: raidsweep
 """
 
+EXAMPLES = r"""
+- name: A test volume striped over two arrays in 64 KiB units, with a held snapshot
+  lvm_volume:
+    vg: raidsweep
+    pvs: [/dev/md/raidsweep-r0, /dev/md/raidsweep-r1]
+    extent_kib: 4096
+    size_pct: 50
+    stripes: 2
+    stripe_kib: 64
+    read_ahead_kib: 1024
+    snapshot: true
+
+- name: The same volume linear over one array, cached in writeback on a faster device
+  lvm_volume:
+    vg: raidsweep
+    pvs: [/dev/md/raidsweep-r0]
+    cache_device: /dev/disk/by-id/nvme-fast0
+    cache_mode: writeback
+
+- name: Remove the volume group, its volumes and the PV labels
+  lvm_volume:
+    vg: raidsweep
+    state: absent
+"""
+
 RETURN = r"""
 report:
   description: C(lvs) of the group after the change (stripes, stripe size, devices, read-ahead).
@@ -97,22 +122,16 @@ plan:
   returned: always
 """
 
-import json
-import os
+import json  # noqa: E402 - the documentation blocks come first in an Ansible module
+import os  # noqa: E402
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.raidsweep.linux_block import run_checked  # noqa: E402
 
 LV_FIELDS = (
     "lv_name,lv_size,seg_count,segtype,stripes,stripe_size,origin,lv_read_ahead,devices,lv_attr,"
     "cache_mode,pool_lv"
 )
-
-
-def _run(module: AnsibleModule, argv: list[str]) -> str:
-    rc, out, err = module.run_command(argv)
-    if rc != 0:
-        module.fail_json(msg=f"{' '.join(argv)} failed (exit {rc}): {(err or out).strip()}")
-    return out
 
 
 def _report(module: AnsibleModule, argv: list[str], key: str) -> list[dict]:
@@ -174,7 +193,7 @@ def main() -> None:
     def remove_vg() -> None:
         plan.append(f"destroy volume group {vg} and its volumes ({', '.join(have['pvs'])})")
         if act:
-            _run(module, ["vgremove", "--force", "--yes", vg])
+            run_checked(module, ["vgremove", "--force", "--yes", vg])
             for pv in have["pvs"]:
                 module.run_command(["pvremove", "--force", "--force", "--yes", pv])
 
@@ -203,8 +222,8 @@ def main() -> None:
         )
         if act:
             for pv in members:
-                _run(module, ["pvcreate", "--yes", "--force", pv])
-            _run(module, ["vgcreate", "--yes", "--physicalextentsize", f"{p['extent_kib']}k",
+                run_checked(module, ["pvcreate", "--yes", "--force", pv])
+            run_checked(module, ["vgcreate", "--yes", "--physicalextentsize", f"{p['extent_kib']}k",
                           vg, *members])  # fmt: skip
             have = state_of(module, vg)
     # The volume's share is of the arrays' extents; the cache device holds only the cache.
@@ -226,7 +245,7 @@ def main() -> None:
     ):
         plan.append(f"destroy volume {vg}/{lv} (its layout changes; contents are lost)")
         if act:
-            _run(module, ["lvremove", "--force", "--yes", f"{vg}/{lv}"])
+            run_checked(module, ["lvremove", "--force", "--yes", f"{vg}/{lv}"])
         cur = None
         lvs.pop(snap, None)  # a snapshot goes with its origin
     if cur is None:
@@ -239,7 +258,7 @@ def main() -> None:
                     "--extents", str(extents), "--name", lv]  # fmt: skip
             if p["stripes"] > 1:
                 argv += ["--stripes", str(p["stripes"]), "--stripesize", f"{p['stripe_kib']}k"]
-            _run(module, [*argv, vg, *p["pvs"]])
+            run_checked(module, [*argv, vg, *p["pvs"]])
     mode = p["cache_mode"]
     cached = cur is not None and cur.get("segtype") == "cache"
     want_cache = bool(cache_dev)
@@ -247,20 +266,20 @@ def main() -> None:
         if snap in lvs:  # LVM changes the caching of a volume without snapshots only
             plan.append(f"drop snapshot {vg}/{snap} while the cache changes")
             if act:
-                _run(module, ["lvremove", "--force", "--yes", f"{vg}/{snap}"])
+                run_checked(module, ["lvremove", "--force", "--yes", f"{vg}/{snap}"])
             lvs.pop(snap)
         if cached and not want_cache:
             plan.append(f"remove the dm-cache of {vg}/{lv} (dirty blocks are written first)")
             if act:
-                _run(module, ["lvconvert", "--yes", "--uncache", f"{vg}/{lv}"])
+                run_checked(module, ["lvconvert", "--yes", "--uncache", f"{vg}/{lv}"])
         elif cached:
             plan.append(f"switch the dm-cache of {vg}/{lv} to {mode}")
             if act:
-                _run(module, ["lvchange", "--yes", "--cachemode", mode, f"{vg}/{lv}"])
+                run_checked(module, ["lvchange", "--yes", "--cachemode", mode, f"{vg}/{lv}"])
         else:
             plan.append(f"cache {vg}/{lv} with dm-cache on {cache_dev} ({p['cache_pct']}%), {mode}")
             if act:
-                _run(
+                run_checked(
                     module,
                     [
                         "lvcreate",
@@ -277,7 +296,7 @@ def main() -> None:
                         cache_dev,
                     ],
                 )
-                _run(module, ["lvconvert", "--yes", "--type", "cache", "--cachemode", mode,
+                run_checked(module, ["lvconvert", "--yes", "--type", "cache", "--cachemode", mode,
                               "--cachepool", f"{vg}/{lv}_cache", f"{vg}/{lv}"])  # fmt: skip
     ra = "auto" if p["read_ahead_kib"] is None else str(p["read_ahead_kib"] * 2)
     ra_bytes = None if p["read_ahead_kib"] is None else p["read_ahead_kib"] * 1024
@@ -286,17 +305,17 @@ def main() -> None:
         shown = "auto" if ra_bytes is None else f"{p['read_ahead_kib']} KiB"
         plan.append(f"set read-ahead of {vg}/{lv} to {shown}")
         if act:
-            _run(module, ["lvchange", "--readahead", ra, f"{vg}/{lv}"])
+            run_checked(module, ["lvchange", "--readahead", ra, f"{vg}/{lv}"])
     if p["snapshot"] and snap not in lvs:
         plan.append(f"hold snapshot {vg}/{snap} of {vg}/{lv}")
         if act:
             # on the arrays only, not on the cache device
-            _run(module, ["lvcreate", "--yes", "--snapshot", "--extents", "100%PVS",
+            run_checked(module, ["lvcreate", "--yes", "--snapshot", "--extents", "100%PVS",
                           "--name", snap, f"{vg}/{lv}", *p["pvs"]])  # fmt: skip
     elif not p["snapshot"] and snap in lvs:
         plan.append(f"drop snapshot {vg}/{snap}")
         if act:
-            _run(module, ["lvremove", "--force", "--yes", f"{vg}/{snap}"])
+            run_checked(module, ["lvremove", "--force", "--yes", f"{vg}/{snap}"])
     report = [] if module.check_mode else state_of(module, vg).get("lvs", [])
     module.exit_json(changed=bool(plan), plan=plan, report=report,
                      path=f"/dev/{vg}/{lv}")  # fmt: skip

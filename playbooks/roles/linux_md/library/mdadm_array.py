@@ -23,7 +23,7 @@ description:
     unless the holder is the volume group I(release_vg), which is then removed first.
   - Sets C(stripe_cache_size) of RAID 5 and 6 arrays.
   - Check mode reports the plan (I(plan)) and changes nothing.
-  - The members must have been checked by the C(device_guard) module first: creating an
+  - The members must have been checked by the C(device_guard) module first; creating an
     array erases whatever its members held.
 options:
   arrays:
@@ -57,6 +57,31 @@ options:
 author: raidsweep
 """
 
+EXAMPLES = r"""
+- name: Two RAID 5 ranks of four drives, 64 KiB chunks, waiting for their initial resync
+  mdadm_array:
+    arrays:
+      - name: raidsweep-r0
+        level: 5
+        devices: [/dev/disk/by-id/virtio-d0, /dev/disk/by-id/virtio-d1,
+                  /dev/disk/by-id/virtio-d2, /dev/disk/by-id/virtio-d3]
+        chunk_kib: 64
+        bitmap: internal
+      - name: raidsweep-r1
+        level: 5
+        devices: [/dev/disk/by-id/virtio-d4, /dev/disk/by-id/virtio-d5,
+                  /dev/disk/by-id/virtio-d6, /dev/disk/by-id/virtio-d7]
+        chunk_kib: 64
+        bitmap: internal
+    stripe_cache_size: 4096
+    release_vg: raidsweep
+
+- name: Stop every raidsweep array and erase its members
+  mdadm_array:
+    prefix: raidsweep-
+    state: absent
+"""
+
 RETURN = r"""
 arrays:
   description: Every owned array as the kernel reports it after the change, with C(mdadm --detail).
@@ -76,26 +101,20 @@ destroyed:
   returned: always
 """
 
-import json
-import os
-import re
-import time
+import json  # noqa: E402 - the documentation blocks come first in an Ansible module
+import os  # noqa: E402
+import time  # noqa: E402
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.raidsweep.linux_block import (  # noqa: E402
+    kernel_name,
+    md_name,
+    read_text,
+    run_checked,
+    vg_of,
+)
 
 LEVELS = {"0": "raid0", "1": "raid1", "5": "raid5", "6": "raid6", "10": "raid10"}
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return ""
-
-
-def _kernel_name(path: str) -> str:
-    return os.path.basename(os.path.realpath(path))
 
 
 def existing_arrays(module: AnsibleModule, prefix: str) -> dict[str, dict]:
@@ -104,27 +123,25 @@ def existing_arrays(module: AnsibleModule, prefix: str) -> dict[str, dict]:
     for md in sorted(os.listdir("/sys/block")):
         if not md.startswith("md") or not os.path.isdir(f"/sys/block/{md}/md"):
             continue
-        rc, text, _ = module.run_command(["mdadm", "--detail", "--export", f"/dev/{md}"])
-        m = re.search(r"^MD_NAME=(.*)$", text, re.M) if rc == 0 else None
-        name = m.group(1).split(":")[-1] if m else ""
+        name = md_name(module, md) or ""
         if not name.startswith(prefix):
             continue
         base = f"/sys/block/{md}/md"
         members = sorted(
-            _kernel_name(f"{base}/{d}/block") for d in os.listdir(base) if d.startswith("dev-")
+            kernel_name(f"{base}/{d}/block") for d in os.listdir(base) if d.startswith("dev-")
         )
-        chunk = _read(f"{base}/chunk_size")
-        bitmap = _read(f"{base}/bitmap/location")
+        chunk = read_text(f"{base}/chunk_size")
+        bitmap = read_text(f"{base}/bitmap/location")
         out[name] = {
             "name": name,
             "md": md,
-            "level": _read(f"{base}/level"),
+            "level": read_text(f"{base}/level"),
             "members": members,
             "chunk_kib": int(chunk) // 1024 if chunk.isdigit() and int(chunk) else None,
-            "metadata": _read(f"{base}/metadata_version"),
+            "metadata": read_text(f"{base}/metadata_version"),
             "bitmap": "none" if bitmap in ("", "none") else "internal",
             "holders": sorted(os.listdir(f"/sys/block/{md}/holders")),
-            "sync_action": _read(f"{base}/sync_action"),
+            "sync_action": read_text(f"{base}/sync_action"),
         }
     return out
 
@@ -135,7 +152,7 @@ def wanted(spec: dict) -> dict:
     return {
         "name": spec["name"],
         "level": level,
-        "members": sorted(_kernel_name(d) for d in spec["devices"]),
+        "members": sorted(kernel_name(d) for d in spec["devices"]),
         "chunk_kib": None if level == "raid1" else spec.get("chunk_kib"),
         "metadata": str(spec.get("metadata") or "1.2"),
         "bitmap": "none" if level == "raid0" else spec.get("bitmap") or "none",
@@ -149,38 +166,26 @@ def same(have: dict, want: dict) -> bool:
     return want["chunk_kib"] is None or have["chunk_kib"] == want["chunk_kib"]
 
 
-def _run(module: AnsibleModule, argv: list[str]) -> str:
-    rc, out, err = module.run_command(argv)
-    if rc != 0:
-        module.fail_json(msg=f"{' '.join(argv)} failed (exit {rc}): {(err or out).strip()}")
-    return out
-
-
-def _vg_on(module: AnsibleModule, md: str) -> str:
-    rc, out, _ = module.run_command(["pvs", "--noheadings", "-o", "vg_name", f"/dev/{md}"])
-    return out.strip() if rc == 0 else ""
-
-
 def remove(module: AnsibleModule, have: dict, release_vg: str | None) -> None:
     md = have["md"]
     # Read now, not from the first look: removing the volume group under an earlier array
     # may have released this one too.
     holders = sorted(os.listdir(f"/sys/block/{md}/holders"))
     if holders:
-        vg = _vg_on(module, md)
+        vg = vg_of(module, f"/dev/{md}")
         if not vg or vg != release_vg:
             module.fail_json(
                 msg=f"/dev/{md} ({have['name']}) is in use by {', '.join(holders)}"
                 f"{f' (volume group {vg})' if vg else ''}; not removing it"
             )
-        _run(module, ["vgremove", "--force", "--yes", vg])
+        run_checked(module, ["vgremove", "--force", "--yes", vg])
     # The PV label and any filesystem inside the array go first: an array built again on
     # the same members with the same geometry would otherwise show them again.
-    _run(module, ["wipefs", "--all", "--quiet", f"/dev/{md}"])
-    _run(module, ["mdadm", "--stop", f"/dev/{md}"])
+    run_checked(module, ["wipefs", "--all", "--quiet", f"/dev/{md}"])
+    run_checked(module, ["mdadm", "--stop", f"/dev/{md}"])
     for m in have["members"]:
-        _run(module, ["mdadm", "--zero-superblock", f"/dev/{m}"])
-        _run(module, ["wipefs", "--all", "--quiet", f"/dev/{m}"])
+        run_checked(module, ["mdadm", "--zero-superblock", f"/dev/{m}"])
+        run_checked(module, ["wipefs", "--all", "--quiet", f"/dev/{m}"])
 
 
 def create(module: AnsibleModule, spec: dict, want: dict) -> dict:
@@ -188,20 +193,18 @@ def create(module: AnsibleModule, spec: dict, want: dict) -> dict:
         # Leftovers of an earlier array or a wipeable device's old contents (the guard
         # allowed it) would make mdadm ask before creating.
         module.run_command(["mdadm", "--zero-superblock", d])
-        _run(module, ["wipefs", "--all", "--quiet", d])
-    argv = [
-        "mdadm", "--create", f"/dev/md/{spec['name']}", "--run", "--name", spec["name"],
-        "--homehost", "any", f"--level={want['level'].removeprefix('raid')}",
-        f"--raid-devices={len(spec['devices'])}", f"--metadata={want['metadata']}",
-    ]  # fmt: skip
+        run_checked(module, ["wipefs", "--all", "--quiet", d])
+    argv = ["mdadm", "--create", f"/dev/md/{spec['name']}", "--run", "--name", spec["name"]]
+    argv += ["--homehost", "any", f"--level={want['level'].removeprefix('raid')}"]
+    argv += [f"--raid-devices={len(spec['devices'])}", f"--metadata={want['metadata']}"]
     if want["level"] != "raid0":  # RAID 0 has nothing to resync: mdadm refuses any bitmap
         argv.append(f"--bitmap={want['bitmap']}")
     if want["chunk_kib"]:
         argv.append(f"--chunk={want['chunk_kib']}")
     if spec.get("assume_clean"):
         argv.append("--assume-clean")
-    _run(module, [*argv, *spec["devices"]])
-    _run(module, ["udevadm", "settle"])
+    run_checked(module, [*argv, *spec["devices"]])
+    run_checked(module, ["udevadm", "settle"])
     record = {"name": spec["name"], "resync_s": 0.0, "assume_clean": bool(spec.get("assume_clean"))}
     if module.params["wait"] and not spec.get("assume_clean") and want["level"] != "raid0":
         t0 = time.monotonic()
@@ -267,31 +270,39 @@ def main() -> None:
     if p["stripe_cache_size"] and not module.check_mode:
         for a in after.values():
             path = f"/sys/block/{a['md']}/md/stripe_cache_size"
-            if a["level"] in ("raid5", "raid6") and _read(path) != str(p["stripe_cache_size"]):
+            if a["level"] in ("raid5", "raid6") and read_text(path) != str(p["stripe_cache_size"]):
                 with open(path, "w") as f:
                     f.write(str(p["stripe_cache_size"]))
                 changed = True
                 plan.append(f"set stripe_cache_size of {a['name']} to {p['stripe_cache_size']}")
     arrays = []
     for a in after.values():
-        detail = "" if module.check_mode else _run(module, ["mdadm", "--detail", f"/dev/{a['md']}"])
+        detail = (
+            ""
+            if module.check_mode
+            else run_checked(module, ["mdadm", "--detail", f"/dev/{a['md']}"])
+        )
         info = next((c for c in created if c["name"] == a["name"]), None)
         arrays.append(
             a
             | {
                 "device": f"/dev/md/{a['name']}",
                 "detail": detail,
-                "stripe_cache_size": _read(f"/sys/block/{a['md']}/md/stripe_cache_size") or None,
+                "stripe_cache_size": read_text(f"/sys/block/{a['md']}/md/stripe_cache_size")
+                or None,
                 "created": info is not None,
                 "resync_s": info["resync_s"] if info else None,
                 "assume_clean": info["assume_clean"] if info else None,
-            }  # fmt: skip
+            }
         )
     module.exit_json(
-        changed=changed, plan=plan, arrays=arrays, mdstat=_read("/proc/mdstat"),
+        changed=changed,
+        plan=plan,
+        arrays=arrays,
+        mdstat=read_text("/proc/mdstat"),
         destroyed=bool(doomed),
         wanted=json.loads(json.dumps([w for _, w in wants.values()])),
-    )  # fmt: skip
+    )
 
 
 if __name__ == "__main__":

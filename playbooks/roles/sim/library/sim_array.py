@@ -32,6 +32,24 @@ options:
     required: false
 """
 
+EXAMPLES = r"""
+- name: Put the simulated array into one configuration
+  sim_array:
+    state_dir: /var/tmp/raidsweep-sim
+    configuration:
+      profile: ds8800-like
+      raid_level: raid5
+      layout: pool_stripe
+      ranks: 4
+      stripe_kib: 1048576
+      cache_policy: wb-ra
+
+- name: Return the simulated array to its empty state
+  sim_array:
+    state_dir: /var/tmp/raidsweep-sim
+    state: absent
+"""
+
 RETURN = r"""
 array_state:
   description: The simulated array's state after the call (empty when absent).
