@@ -60,8 +60,8 @@ INVENTORY_GROUP_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 INVENTORY_HOST_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,252}")
 #: a device by its stable id: the names udev gives under by-id (wwn-0x…, nvme-eui.…,
 #: ata-Model_Serial, usb-…-0:0); no other character, so nothing in a device name can be read
-#: as syntax anywhere (playbooks/library/device_guard.py, which runs on the storage host,
-#: keeps a copy)
+#: as syntax anywhere (the playbooks' modules, which run on the storage host without
+#: raidsweep, keep a copy)
 STABLE_DEVICE_RE: Final = re.compile(r"/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@\\-]{0,200}")
 #: a latency metric a workload class may limit, when the store keeps its ``<metric>_ms``
 #: column (a limit on a metric that is not stored would silently never apply)
