@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-
-ROOT = Path(__file__).resolve().parent.parent
-QUICK = ROOT / "examples" / "quick.yaml"
+from tests.support.paths import QUICK, TESTS
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +22,7 @@ def quick_store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
 
 
 #: the folders whose every test uses real external components (fio, Ansible, a browser, a VM)
-INTEGRATION = (Path(__file__).parent / "integration", Path(__file__).parent / "e2e")
+INTEGRATION = (TESTS / "integration", TESTS / "e2e")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

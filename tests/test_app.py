@@ -25,8 +25,8 @@ from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
 from sweeper.store import ParquetStore
 from sweeper.units import format_size
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
 

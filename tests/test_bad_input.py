@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from sweeper.cli import app
 from tests.support.campaign import FIGURES
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "bad_input"
 CASES = sorted(p for p in CORPUS.rglob("*") if p.is_file())
 REJECTED: dict[str, int] = {}

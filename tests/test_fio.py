@@ -24,8 +24,8 @@ from sweeper.fio import (
 )
 from sweeper.fio.jobfile import PERCENTILE_LIST, job_template
 from sweeper.workload import WorkloadCell
+from tests.support.paths import FIO_FIXTURES as FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "fio"
 PCT_KEYS = {
     "lat_p50_ms": "50.000000",
     "lat_p95_ms": "95.000000",

@@ -20,8 +20,8 @@ from sweeper.fio.clients import (
 )
 from sweeper.fio.parse import histogram_percentiles
 from sweeper.fio.runner import Fio
+from tests.support.paths import FIO_FIXTURES as FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "fio"
 RECORDED = FIXTURES / "clients_3hosts_randread.json"
 HOSTS = [("127.0.0.1", 8765), ("127.0.0.2", 8765), ("127.0.0.3", 8765)]
 PCTS = {

@@ -18,9 +18,7 @@ from typer.testing import CliRunner
 from sweeper.cli import app
 from sweeper.errors import InputError
 from sweeper.yamlsource import MAX_BYTES, YamlSource
-
-ROOT = Path(__file__).resolve().parent.parent
-SIM_INVENTORY = ROOT / "inventories" / "sim" / "hosts.yml"
+from tests.support.paths import ROOT, SIM_INVENTORY
 
 
 def good_spec(**change: object) -> dict:

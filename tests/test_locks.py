@@ -27,8 +27,8 @@ from sweeper.locking import (
     target_locks,
 )
 from sweeper.platforms import get_platform
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 HOST = socket.gethostname()
 
 

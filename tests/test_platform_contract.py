@@ -19,8 +19,7 @@ import yaml
 from sweeper.configuration import Configuration
 from sweeper.platforms import PLATFORMS, Platform, get_platform
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, Matrix
-
-ROLES = Path(__file__).resolve().parent.parent / "playbooks" / "roles"
+from tests.support.paths import ROLES
 
 #: options that build each platform without any storage behind it
 OPTIONS: dict[str, dict[str, Any]] = {

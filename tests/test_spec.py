@@ -11,9 +11,7 @@ import yaml
 
 from sweeper.errors import SpecError
 from sweeper.spec import load_spec
-
-ROOT = Path(__file__).resolve().parent.parent
-QUICK = ROOT / "examples" / "quick.yaml"
+from tests.support.paths import QUICK, ROOT
 
 
 def quick_data() -> dict:

@@ -20,8 +20,8 @@ from sweeper.fio.steady import (
     rounds,
     snia_steady_state,
 )
+from tests.support.paths import FIO_FIXTURES as FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "fio"
 JOB1 = "steady_randwrite_4k_qd1x2_iops.1.log"
 JOB2 = "steady_randwrite_4k_qd1x2_iops.2.log"
 MIXED = "steady_randrw70_4k_offset_prio_bw.1.log"

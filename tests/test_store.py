@@ -18,7 +18,7 @@ from sweeper.spec import load_spec
 from sweeper.store import ParquetStore, ResultsStore, RunAddress
 from sweeper.study import STUDY_FILE
 from sweeper.sweep import run_sweep
-from tests.conftest import QUICK
+from tests.support.paths import QUICK
 
 BACKENDS = {"parquet": ParquetStore}
 

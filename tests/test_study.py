@@ -16,8 +16,7 @@ from sweeper.study import (
     suggest_configuration,
     waiting_keys,
 )
-
-QUICK = Path(__file__).resolve().parent.parent / "examples" / "quick.yaml"
+from tests.support.paths import QUICK
 
 
 def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> None:

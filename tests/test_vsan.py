@@ -18,8 +18,8 @@ from sweeper.errors import InputError, SpecError
 from sweeper.platforms import get_platform
 from sweeper.platforms.vsan import VsanOptions, configuration_of, policy_of, raid_level_of
 from sweeper.spec import load_spec
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "vsan" / "policies.yaml"
 
 

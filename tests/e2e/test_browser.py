@@ -24,11 +24,11 @@ import pytest
 
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
+from tests.support.paths import ROOT
 from tests.support.specs import described_sweep
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 90  # cold start imports pandas, Altair, Optuna, SciPy: seconds on 2 cores
 UI_TIMEOUT_MS = 60_000  # first render of a page ranks the sweep once
 

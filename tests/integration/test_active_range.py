@@ -13,10 +13,10 @@ from recommender.scoring import rank_classes
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.support.paths import ROOT
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_smaller_active_range_means_shorter_seeks(tmp_path: Path) -> None:

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from sweeper.store import ParquetStore
+from tests.support.paths import ROOT
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_failing_play_fails_the_configuration(tmp_path: Path) -> None:

@@ -14,9 +14,9 @@ from recommender.curves import KNEEDLE, curves_table
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 WORKERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.paths import ROOT
 from tests.support.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_drift_cell_runs_its_repetitions_and_is_reported(tmp_path: Path) -> None:

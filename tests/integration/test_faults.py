@@ -18,9 +18,9 @@ import yaml
 
 from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 FAULTS = {
     "garbage": ("echo 'fio: this is not JSON {'; exit 0", "contains no JSON object"),
     "nothing": ("exit 0", "fio output is empty"),

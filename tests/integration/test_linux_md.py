@@ -29,6 +29,7 @@ from sweeper.lab import Lab
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
+from tests.support.paths import EXAMPLES
 
 pytestmark = pytest.mark.integration
 RAIDSWEEP = str(Path(sys.executable).parent / "raidsweep")
@@ -199,7 +200,7 @@ def test_the_lab_example_passes_check(lab_vm: Lab, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     (cache / "lab").mkdir(parents=True)
     (cache / "lab" / "vm").symlink_to(lab_vm.folder)  # the lab's default place
-    example = Path(__file__).resolve().parents[2] / "examples" / "lab" / "linux-md.yaml"
+    example = EXAMPLES / "lab" / "linux-md.yaml"
     before = guest_state(lab_vm)
     out = cli("run", str(example), "--check", "--store", str(tmp_path / "s"),
               env={"RAIDSWEEP_CACHE": str(cache)})  # fmt: skip

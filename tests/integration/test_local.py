@@ -22,10 +22,10 @@ from sweeper.fio.runner import MIN_FIO_VERSION, Fio, find_fio
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.support.paths import ROOT
 from tests.support.specs import class_measuring
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
 
 

@@ -15,10 +15,10 @@ from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.study import STUDY_FILE
 from sweeper.sweep import run_sweep
+from tests.support.paths import ROOT
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sweep(tmp_path: Path, name: str, prune: bool) -> tuple[ParquetStore, object]:

@@ -18,10 +18,9 @@ from sweeper.configuration import Configuration
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.support.paths import QUICK
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
-QUICK = ROOT / "examples" / "quick.yaml"
 
 
 def test_every_run_stored_once(quick_store: ParquetStore) -> None:

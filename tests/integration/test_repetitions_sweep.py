@@ -12,10 +12,10 @@ from sweeper.repetitions import summarize
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.support.paths import ROOT
 from tests.support.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sweep(tmp_path: Path, name: str, **matrix: Any) -> ParquetStore:

@@ -13,10 +13,9 @@ import pytest
 
 from recommender.data import load_rankings
 from sweeper.store import ParquetStore
+from tests.support.paths import QUICK
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
-QUICK = ROOT / "examples" / "quick.yaml"
 
 
 def count_parts(store: Path) -> int:

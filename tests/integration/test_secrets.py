@@ -19,7 +19,6 @@ from tests.support.campaign import FIGURES
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "Hunter2-Zq7x-secret"
 TOKEN = "tok_9f8e7d6c5b4a-secret"
 VAULT_PASSWORD = "vault-pass-Ww3"

@@ -24,10 +24,10 @@ import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
+from tests.support.paths import ROOT
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _free_port() -> int:

@@ -8,7 +8,6 @@ all-flash curve and the hybrid cache-tier cliff on the model itself.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -18,8 +17,8 @@ from sweeper.sim import ArrayState, Job, load_profile, predict
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "examples" / "ds8800-study.yaml"
 LEVELS = ("raid5", "raid6", "raid10")
 LAYOUTS = ("single_rank", "host_stripe", "pool_stripe")

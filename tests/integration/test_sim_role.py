@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from sweeper.ansible import PlayResult, run_playbook
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 INVENTORY = ROOT / "inventories" / "sim" / "hosts.yml"
 
 POOL = {

@@ -21,6 +21,7 @@ from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
 from tests.support.campaign import FIGURES
+from tests.support.paths import APP
 from tests.support.specs import class_measuring, described_sweep, quick_base
 
 pytestmark = pytest.mark.integration
@@ -319,7 +320,7 @@ def _app(monkeypatch: pytest.MonkeyPatch, root: Path, page: str | None = None):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=60)
     at.run()
     if page is not None:
         at.switch_page(f"app_pages/{page}.py").run()

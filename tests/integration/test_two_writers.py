@@ -28,11 +28,11 @@ from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
 from tests.integration.test_shared_study import postgres  # noqa: F401 (a fixture)
+from tests.support.paths import ROOT
 from tests.support.processes import finish, start
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 RAIDSWEEP = str(Path(sys.executable).parent / "raidsweep")
 HOST = socket.gethostname()
 
