@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.integration.lab import lab_vm  # noqa: F401 - a fixture, defined once for all modules
+from tests.support.lab import lab_vm  # noqa: F401 - a fixture, defined once for all modules
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from sweeper.cli import app
 from sweeper.lab import Lab, LabError
 from sweeper.lab import image as labmod
-from tests.integration.lab import DISK_MIB, DISKS, record
+from tests.support.lab import DISK_MIB, DISKS, record
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
