@@ -1,7 +1,9 @@
 """Altair charts of the app that the report does not draw: a clickable grid heatmap (any
-columns, not only block sizes)."""
+columns, not only block sizes), and which cell a click chose."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -19,9 +21,9 @@ def grid_heatmap(
 ) -> alt.LayerChart:
     """Configuration × ``column`` coloured by ``value``; a click selects one cell.
 
-    ``frame`` has config_key, column, value, sd, n (``_common.grid_frame``). The selection is
-    a point selection named CELL_SELECTION over (config_key, column), so the event names the
-    cell whichever layer (square or its label) was clicked.
+    ``frame`` has config_key, column, value, sd, n (``recommender.views.grid_frame``). The
+    selection is a point selection named CELL_SELECTION over (config_key, column), so the event
+    names the cell whichever layer (square or its label) was clicked.
     """
     scheme = "viridis" if higher_is_better else "inferno"
     pick = alt.selection_point(
@@ -64,3 +66,33 @@ def grid_heatmap(
         color=alt.value("white"),
     )
     return (rect + text).properties(height=alt.Step(22), width=alt.Step(64))
+
+
+CELL_SEP = " · "
+
+
+def cell_label(config_key: str, column: str) -> str:
+    return f"{config_key}{CELL_SEP}{column}"
+
+
+def parse_cell_label(label: str) -> tuple[str, str]:
+    config_key, _, column = label.rpartition(CELL_SEP)
+    return config_key, column
+
+
+def clicked_cell(selection: Any, name: str = "cell") -> tuple[str, str] | None:
+    """The (configuration, column) of a point selection on a grid heatmap, or None.
+
+    ``selection`` is the chart's event state as ``st.altair_chart(on_select=...)`` keeps it:
+    ``{"selection": {name: [{"config_key": ..., "column": ...}]}}``.
+    """
+    try:
+        points = selection["selection"][name]
+    except (KeyError, TypeError):
+        return None
+    if not isinstance(points, list | tuple) or not points:
+        return None
+    point = points[-1]  # shift-click adds points: the newest is the one just clicked
+    if not isinstance(point, dict) or "config_key" not in point or "column" not in point:
+        return None
+    return str(point["config_key"]), str(point["column"])

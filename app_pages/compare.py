@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _common
+from recommender import views
 
 store, record = _common.require_sweep()
 sweep_id = record["sweep_id"]
@@ -34,7 +35,7 @@ def render() -> None:
     current = _common.recommendations(store, record)
     st.subheader("Per class")
     st.dataframe(
-        _common.compare_scores(current, a, b),
+        views.compare_scores(current, a, b),
         hide_index=True,
         column_config={
             "score A": st.column_config.NumberColumn(format="%.1f"),
@@ -44,10 +45,8 @@ def render() -> None:
     )
 
     st.subheader("Per cell")
-    label = st.radio("Figure", list(_common.COMPARE_METRICS), key="compare_metric", horizontal=True)
-    cells = _common.compare_cells(
-        _common.runs(store, sweep_id), a, b, _common.COMPARE_METRICS[label]
-    )
+    label = st.radio("Figure", list(views.COMPARE_METRICS), key="compare_metric", horizontal=True)
+    cells = views.compare_cells(_common.runs(store, sweep_id), a, b, views.COMPARE_METRICS[label])
     if cells.empty:
         st.info("The two configurations have no workload cell in common yet.")
     else:
@@ -64,7 +63,7 @@ def render() -> None:
         st.caption("Means over repetitions; repetitions as A/B.")
 
     st.subheader("Trade-offs")
-    trade = _common.compare_tradeoffs(current, a, b)
+    trade = views.compare_tradeoffs(current, a, b)
     if trade.empty:
         st.info("The sweep's hardware facts give no trade-off figures.")
     else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _common
+from recommender import views
 from recommender.charts import curve_chart
 from sweeper.units import format_size
 
@@ -55,12 +56,12 @@ def render() -> None:
     if len(sel) > MAX_CURVES:
         st.warning(f"{len(sel)} curves: showing the first {MAX_CURVES}.")
         sel = sel.iloc[:MAX_CURVES]
-    st.altair_chart(curve_chart(_common.curve_points(sel)))
+    st.altair_chart(curve_chart(views.curve_points(sel)))
     st.caption(
         "Diamonds mark the Speed (fewest I/Os in flight), the Optimum (the knee: Kneedle on "
         "log2 IOPS vs log2 I/Os in flight) and the Maximum (highest IOPS); hover for which."
     )
-    summary = _common.curve_summary(sel)
+    summary = views.curve_summary(sel)
     formats = {" IOPS": "%.0f", " ms": "%.3f", " in flight": "%d"}
     st.dataframe(
         summary,

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _charts, _common
+from recommender import views
 from recommender.data import HEATMAP_METRICS
 from sweeper.units import format_size
 
@@ -19,15 +20,15 @@ sweep_id = record["sweep_id"]
 st.header(f"Heatmaps — sweep {sweep_id}")
 
 all_runs = _common.runs(store, sweep_id)
-patterns, concurrencies = _common.matrix_options(record, all_runs)
+patterns, concurrencies = views.matrix_options(record, all_runs)
 if all_runs.empty or not patterns or not concurrencies:
     st.info("No runs are stored for this sweep yet.")
     st.stop()
 
 top = st.columns([2, 3])
-metric_label = top[0].selectbox("Metric", [*HEATMAP_METRICS, _common.SCORE_LABEL], key="metric")
+metric_label = top[0].selectbox("Metric", [*HEATMAP_METRICS, views.SCORE_LABEL], key="metric")
 pattern = block_size = concurrency = active = None
-if metric_label == _common.SCORE_LABEL:
+if metric_label == views.SCORE_LABEL:
     by = "class"
     top[1].caption(
         "Configuration × workload class: each score as % of the class's best; "
@@ -42,7 +43,7 @@ else:
     if by == "block_size":
         pattern = cols[0].selectbox("Pattern", patterns, key="pattern")
     else:
-        sizes = _common.block_sizes(all_runs)
+        sizes = views.block_sizes(all_runs)
         block_size = cols[0].selectbox(
             "Block size", sizes, format_func=lambda b: format_size(int(b)), key="block_size"
         )
@@ -54,11 +55,11 @@ else:
 
 def _on_click() -> None:
     """Copy the clicked cell into the cell chooser (runs before the page reruns)."""
-    cell = _common.clicked_cell(st.session_state.get(CHART_KEY))
+    cell = _charts.clicked_cell(st.session_state.get(CHART_KEY))
     if cell is None:
         st.session_state.pop(CELL_KEY, None)  # a double click cleared the selection
     else:
-        st.session_state[CELL_KEY] = _common.cell_label(*cell)
+        st.session_state[CELL_KEY] = _charts.cell_label(*cell)
 
 
 def _grid() -> tuple[pd.DataFrame, list[str], str, bool, dict[str, list[str]] | None]:
@@ -66,10 +67,10 @@ def _grid() -> tuple[pd.DataFrame, list[str], str, bool, dict[str, list[str]] | 
     grid each class's cells (the runs behind a score)."""
     if by == "class":
         recs = _common.recommendations(store, record)
-        frame, order = _common.score_grid(recs)
+        frame, order = views.score_grid(recs)
         return frame, order, "class", True, {r.name: r.wclass.cell_keys for r in recs}
     metric = HEATMAP_METRICS[metric_label]
-    frame, order = _common.grid_frame(
+    frame, order = views.grid_frame(
         _common.runs(store, sweep_id),
         metric,
         by=by,
@@ -98,7 +99,7 @@ def render() -> None:
         "Mean over repetitions; hover a cell for its standard deviation and count, "
         "click it to list its runs (double-click clears)."
     )
-    table = _common.grid_table(frame, order)
+    table = views.grid_table(frame, order)
     number = st.column_config.NumberColumn(format="%.2f")
     st.dataframe(
         table,
@@ -110,7 +111,7 @@ def render() -> None:
     position = {c: i for i, c in enumerate(order)}
     cells = cells.assign(pos=cells["column"].map(position)).sort_values(["config_key", "pos"])
     options = [
-        _common.cell_label(k, c) for k, c in zip(cells["config_key"], cells["column"], strict=True)
+        _charts.cell_label(k, c) for k, c in zip(cells["config_key"], cells["column"], strict=True)
     ]
     if st.session_state.get(CELL_KEY) not in options:
         st.session_state.pop(CELL_KEY, None)  # chosen under other settings: not in this grid
@@ -123,8 +124,8 @@ def render() -> None:
     )
     if choice is None:
         return
-    config_key, column = _common.parse_cell_label(choice)
-    shown = _common.cell_runs(
+    config_key, column = _charts.parse_cell_label(choice)
+    shown = views.cell_runs(
         _common.runs(store, sweep_id),
         config_key,
         column,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _common
+from recommender import views
 from sweeper.units import format_duration
 
 store, record = _common.require_sweep()
@@ -40,7 +41,7 @@ def render() -> None:
         )
 
     per_config = status.runs_total // status.configurations_total if configs_total else 0
-    table = _common.configuration_table(
+    table = views.configuration_table(
         _common.runs(store, sweep_id, include_failed=True),
         _common.configurations(store, sweep_id),
         per_config,

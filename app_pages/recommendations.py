@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _common
+from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
@@ -29,7 +30,7 @@ def render() -> None:
     note = provisional(store, record["sweep_id"])
     if note:
         st.warning(note, icon=":material/hourglass_top:")
-    rec = _common.find_recommendation(recs, class_name)
+    rec = views.find_recommendation(recs, class_name)
     if rec is None:
         st.error(f"The class {class_name} could not be loaded for this sweep.")
         return
@@ -46,7 +47,7 @@ def render() -> None:
     st.caption(f"Class metric: {wclass.metric}; cells (weight): {cells}; limits: {limits}")
 
     st.subheader("Ranking")
-    table = _common.recommendation_table(rec.ranked, prices=bool(prices))
+    table = views.recommendation_table(rec.ranked, prices=bool(prices))
     currency = (prices or {}).get("currency", "")
     money = st.column_config.NumberColumn(format=f"%.2f {currency}".strip())
     st.dataframe(
@@ -98,7 +99,7 @@ def render() -> None:
         )
         number = st.column_config.NumberColumn(format="%.1f")
         st.dataframe(
-            _common.evidence_table(rec.evidence),
+            views.evidence_table(rec.evidence),
             hide_index=True,
             column_config={
                 "recommended": number,
@@ -128,7 +129,7 @@ def render() -> None:
         st.subheader("Feature impact")
         st.caption("Performance kept with the feature on, as % of the same configuration off.")
         st.dataframe(
-            _common.impact_table(rec.impact),
+            views.impact_table(rec.impact),
             hide_index=True,
             column_config={
                 "score off": st.column_config.NumberColumn(format="%.1f"),

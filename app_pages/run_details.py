@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from app_pages import _common
+from recommender import views
 
 store, record = _common.require_sweep()
 sweep_id = record["sweep_id"]
@@ -27,7 +28,7 @@ typed = st.text_input(
 ).strip()
 run_id: str | None = None
 if typed:
-    problem = _common.run_id_problem(typed)
+    problem = views.run_id_problem(typed)
     if problem:
         st.error(problem)
         st.stop()
@@ -40,7 +41,7 @@ else:
     cell_key = cols[1].selectbox("Cell", sorted(mine["cell_key"].unique()), key="run_cell")
     reps = sorted(int(r) for r in mine.loc[mine["cell_key"] == cell_key, "repetition"].unique())
     repetition = cols[2].selectbox("Repetition", reps, key="run_repetition")
-    run_id = _common.find_run(mine, config_key, cell_key, repetition)
+    run_id = views.find_run(mine, config_key, cell_key, repetition)
 
 detail: dict[str, Any] | None = store.run_detail(run_id) if run_id else None
 if detail is None:
@@ -99,4 +100,4 @@ with tabs[2]:
         st.caption("fio's standard error")
         st.code(detail["fio_stderr"], language="text")
 with tabs[3]:
-    st.dataframe(_common.run_summary(detail), hide_index=True)
+    st.dataframe(views.run_summary(detail), hide_index=True)

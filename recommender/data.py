@@ -10,6 +10,15 @@ from recommender.classes import WorkloadClass, load_classes
 from recommender.recommendations import ClassRecommendation, class_recommendations
 from recommender.scoring import rank_classes
 from recommender.tradeoffs import hardware_facts
+from recommender.views.grids import HEATMAP_METRICS, heatmap_frame
+
+__all__ = [
+    "HEATMAP_METRICS",
+    "heatmap_frame",
+    "load_rankings",
+    "load_recommendations",
+    "sweep_classes",
+]
 
 
 def sweep_classes(record: dict[str, Any]) -> list[WorkloadClass]:
@@ -36,36 +45,3 @@ def load_recommendations(
         hardware_facts(record),
         (record.get("spec") or {}).get("prices"),
     )
-
-
-HEATMAP_METRICS = {
-    "IOPS": "iops",
-    "MB/s": "mbps",
-    "p99 read latency (ms)": "read_lat_p99_ms",
-    "p99 write latency (ms)": "write_lat_p99_ms",
-}
-
-
-def heatmap_frame(
-    runs: pd.DataFrame,
-    pattern: str,
-    metric: str,
-    concurrency: str | None = None,
-    active_pct: int | None = None,
-) -> pd.DataFrame:
-    """Mean of ``metric`` per configuration × block size for one pattern (and concurrency,
-    and active range when the matrix has one)."""
-    sel = runs[runs["pattern"] == pattern]
-    if active_pct is not None:
-        sel = sel[sel["active_pct"] == active_pct]
-    if concurrency:
-        qd = sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)
-        sel = sel[("qd" + qd) == concurrency]
-    if sel.empty:
-        return pd.DataFrame(columns=["config_key", "block_size", "value", "sd", "n"])
-    out = (
-        sel.groupby(["config_key", "block_size"])[metric]
-        .agg(value="mean", sd="std", n="count")
-        .reset_index()
-    )
-    return out

@@ -1,0 +1,224 @@
+"""Heatmaps as data: the mean of a figure per configuration × block size, pattern or class,
+and the runs behind one cell."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from recommender.recommendations import ClassRecommendation
+from recommender.views.labels import concurrency_key, concurrency_label
+from sweeper.units import format_size
+
+HEATMAP_METRICS = {
+    "IOPS": "iops",
+    "MB/s": "mbps",
+    "p99 read latency (ms)": "read_lat_p99_ms",
+    "p99 write latency (ms)": "write_lat_p99_ms",
+}
+
+
+def heatmap_frame(
+    runs: pd.DataFrame,
+    pattern: str,
+    metric: str,
+    concurrency: str | None = None,
+    active_pct: int | None = None,
+) -> pd.DataFrame:
+    """Mean of ``metric`` per configuration × block size for one pattern (and concurrency,
+    and active range when the matrix has one)."""
+    sel = runs[runs["pattern"] == pattern]
+    if active_pct is not None:
+        sel = sel[sel["active_pct"] == active_pct]
+    if concurrency:
+        qd = sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)
+        sel = sel[("qd" + qd) == concurrency]
+    if sel.empty:
+        return pd.DataFrame(columns=["config_key", "block_size", "value", "sd", "n"])
+    out = (
+        sel.groupby(["config_key", "block_size"])[metric]
+        .agg(value="mean", sd="std", n="count")
+        .reset_index()
+    )
+    return out
+
+
+def matrix_options(record: dict[str, Any], all_runs: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Patterns and concurrencies (``qd<iodepth>x<numjobs>``) of the sweep: the matrix's first,
+    in its order, then any the runs add (extra cells, drift)."""
+    matrix = (record.get("spec") or {}).get("matrix") or {}
+    patterns = [str(p) for p in matrix.get("patterns") or []]
+    concurrency = [
+        c if str(c).startswith("qd") else f"qd{c}" for c in matrix.get("concurrency") or []
+    ]
+    if len(all_runs):
+        patterns += sorted(set(all_runs["pattern"]) - set(patterns))
+        pairs = all_runs[["iodepth", "numjobs"]].drop_duplicates()
+        seen = {
+            concurrency_label(d, j) for d, j in zip(pairs["iodepth"], pairs["numjobs"], strict=True)
+        }
+        concurrency += sorted(seen - set(concurrency), key=concurrency_key)
+    return patterns, concurrency
+
+
+def block_sizes(all_runs: pd.DataFrame) -> list[int]:
+    return sorted(int(b) for b in all_runs["block_size"].unique()) if len(all_runs) else []
+
+
+GRID_COLUMNS = ["config_key", "column", "value", "sd", "n"]
+SCORE_LABEL = "score (% of the class best)"
+
+
+def _select(
+    runs: pd.DataFrame,
+    *,
+    pattern: str | None = None,
+    block_size: int | None = None,
+    concurrency: str | None = None,
+    active_pct: int | None = None,
+) -> pd.DataFrame:
+    sel = runs
+    if pattern is not None:
+        sel = sel[sel["pattern"] == pattern]
+    if block_size is not None:
+        sel = sel[sel["block_size"] == int(block_size)]
+    if active_pct is not None:
+        sel = sel[sel["active_pct"] == int(active_pct)]
+    if concurrency:
+        qd = "qd" + sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)
+        sel = sel[qd == concurrency]
+    return sel
+
+
+def grid_frame(
+    runs: pd.DataFrame,
+    metric: str,
+    *,
+    by: str,
+    pattern: str | None = None,
+    block_size: int | None = None,
+    concurrency: str | None = None,
+    active_pct: int | None = None,
+) -> tuple[pd.DataFrame, list[str]]:
+    """Mean, standard deviation and count of ``metric`` per configuration × column, where the
+    columns are block sizes (``by="block_size"``, for one pattern) or patterns (``by="pattern"``,
+    for one block size); and the columns' order (block sizes by size, patterns as given)."""
+    if by not in ("block_size", "pattern"):
+        raise ValueError(f"by must be block_size or pattern, not {by!r}")
+    sel = _select(
+        runs, pattern=pattern, block_size=block_size, concurrency=concurrency, active_pct=active_pct
+    )
+    sel = sel.dropna(subset=[metric]) if len(sel) else sel
+    if sel.empty:
+        return pd.DataFrame(columns=GRID_COLUMNS), []
+    out = sel.groupby(["config_key", by])[metric].agg(value="mean", sd="std", n="count")
+    out = out.reset_index()
+    if by == "block_size":
+        order = [format_size(int(b)) for b in sorted(out["block_size"].unique())]
+        out["column"] = out["block_size"].map(lambda b: format_size(int(b)))
+    else:
+        order = sorted(out["pattern"].unique())
+        out["column"] = out["pattern"].astype(str)
+    return out[GRID_COLUMNS], order
+
+
+def score_grid(recs: Iterable[ClassRecommendation]) -> tuple[pd.DataFrame, list[str]]:
+    """Configuration × class: each configuration's score as % of the class's best score."""
+    frames, order = [], []
+    for rec in recs:
+        part = rec.ranked
+        if part.empty:
+            continue
+        order.append(rec.name)
+        best = float(part["score"].max())
+        pct = 100 * part["score"].astype(float) / best if best > 0 else part["score"] * math.nan
+        frames.append(
+            pd.DataFrame(
+                {
+                    "config_key": part["config_key"].to_numpy(),
+                    "column": rec.name,
+                    "value": pct.to_numpy(),
+                    # the interval's half-width, in the same % of the best
+                    "sd": (100 * (part["score_hi"] - part["score"]) / best).to_numpy()
+                    if best > 0
+                    else math.nan,
+                    "n": part["repetitions"].astype(int).to_numpy(),
+                }
+            )
+        )
+    if not frames:
+        return pd.DataFrame(columns=GRID_COLUMNS), []
+    return pd.concat(frames, ignore_index=True), order
+
+
+def grid_table(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """The grid's means as a table: one row per configuration, one column per grid column."""
+    if frame.empty:
+        return pd.DataFrame(columns=["configuration"])
+    wide = frame.pivot_table(index="config_key", columns="column", values="value", aggfunc="mean")
+    wide = wide.reindex(columns=[c for c in order if c in wide.columns])
+    wide = wide.reset_index().rename(columns={"config_key": "configuration"})
+    wide.columns.name = None
+    return wide
+
+
+CELL_RUN_COLUMNS = {
+    "run_id": "run id",
+    "cell_key": "cell",
+    "repetition": "repetition",
+    "iops": "IOPS",
+    "mbps": "MB/s",
+    "read_lat_p99_ms": "p99 read ms",
+    "write_lat_p99_ms": "p99 write ms",
+    "steady": "steady",
+    "finished_at": "finished",
+}
+
+
+def cell_runs(
+    runs: pd.DataFrame,
+    config_key: str,
+    column: str,
+    *,
+    by: str,
+    pattern: str | None = None,
+    block_size: int | None = None,
+    concurrency: str | None = None,
+    active_pct: int | None = None,
+    class_cells: dict[str, list[str]] | None = None,
+) -> pd.DataFrame:
+    """The runs behind one heatmap cell: those of ``config_key`` at the column's block size or
+    pattern (with the view's other choices), or for the score grid (``by="class"``) the runs
+    of the class's cells (``class_cells``: class name -> cell keys)."""
+    mine = runs[runs["config_key"] == config_key]
+    if by == "class":
+        cells = set((class_cells or {}).get(column, []))
+        bare = mine["cell_key"].str.replace(r"/ws100$", "", regex=True)
+        sel = mine[bare.isin(cells)]
+    elif by == "block_size":
+        sizes = {format_size(int(b)): int(b) for b in mine["block_size"].unique()}
+        if column not in sizes:
+            return pd.DataFrame(columns=list(CELL_RUN_COLUMNS.values()))
+        sel = _select(
+            mine,
+            pattern=pattern,
+            block_size=sizes[column],
+            concurrency=concurrency,
+            active_pct=active_pct,
+        )
+    elif by == "pattern":
+        sel = _select(
+            mine,
+            pattern=column,
+            block_size=block_size,
+            concurrency=concurrency,
+            active_pct=active_pct,
+        )
+    else:
+        raise ValueError(f"by must be block_size, pattern or class, not {by!r}")
+    cols = [c for c in CELL_RUN_COLUMNS if c in sel.columns]
+    sel = sel.sort_values(["cell_key", "repetition"])[cols]
+    return sel.rename(columns=CELL_RUN_COLUMNS).reset_index(drop=True)

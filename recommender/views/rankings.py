@@ -1,0 +1,98 @@
+"""The rankings as tables: one class's ranked rows, its evidence and its feature impact."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from recommender.recommendations import ClassRecommendation
+from recommender.views.labels import rank_label
+
+
+def ranked_all(recs: Iterable[ClassRecommendation]) -> pd.DataFrame:
+    """Every class's ranked rows, stacked (the shape ``recommender.scoring.rank_classes`` has)."""
+    parts = [r.ranked for r in recs if len(r.ranked)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["class"])
+
+
+def find_recommendation(
+    recs: Iterable[ClassRecommendation], class_name: str
+) -> ClassRecommendation | None:
+    return next((r for r in recs if r.name == class_name), None)
+
+
+def number(value: Any) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return out
+
+
+def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
+    """The ranked rows of one class as shown: rank ('=' marks a tie), score with interval and
+    repetitions, the limits kept or the cells that broke them, and the trade-offs."""
+    part = ranked
+    columns: dict[str, Any] = {
+        "rank": [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)],
+        "configuration": part["config_key"].to_numpy(),
+        "score": part["score"].astype(float).to_numpy(),
+        "95% interval": [
+            f"{lo:,.1f} – {hi:,.1f}"
+            for lo, hi in zip(part["score_lo"], part["score_hi"], strict=True)
+        ],
+        "CV %": part["cv_pct"].astype(float).to_numpy(),
+        "repetitions": part["repetitions"].astype(int).to_numpy(),
+        "limits": [
+            "ok" if ok else str(v)
+            for ok, v in zip(part["meets_limits"], part["violations"], strict=True)
+        ],
+    }
+    if "usable_share" in part:
+        columns["usable %"] = [100 * number(v) for v in part["usable_share"]]
+        columns["rebuild h"] = [number(v) for v in part["rebuild_h"]]
+        columns["data-loss risk / year"] = [number(v) for v in part["loss_risk_per_year"]]
+        if prices:
+            columns["cost per unit"] = [number(v) for v in part["cost_per_unit"]]
+            columns["cost per usable GB"] = [number(v) for v in part["cost_per_usable_gb"]]
+        front = part["tradeoff_front"] if "tradeoff_front" in part else [False] * len(part)
+        columns["trade-off front"] = [bool(v) for v in front]
+    out = pd.DataFrame(columns)
+    unsteady = part["unsteady_runs"].fillna(0).astype(int).to_numpy()
+    if unsteady.any():
+        out["unsteady runs"] = unsteady
+    missing = part["cells_missing"].fillna("").astype(str).to_numpy()
+    if any(missing):
+        out["cells missing"] = missing
+    return out
+
+
+def evidence_table(evidence: pd.DataFrame) -> pd.DataFrame:
+    """The cells that decided between the recommended configuration and the runner-up."""
+    return pd.DataFrame(
+        {
+            "cell": evidence["cell"].astype(str).to_numpy(),
+            "weight": evidence["weight"].astype(float).to_numpy(),
+            "recommended": evidence["recommended"].astype(float).to_numpy(),
+            "runner-up": evidence["runner_up"].astype(float).to_numpy(),
+            "ratio": evidence["ratio"].astype(float).to_numpy(),
+            "share of the decision %": evidence["contribution_pct"].astype(float).to_numpy(),
+            "repetitions": evidence["repetitions"].astype(str).to_numpy(),
+        }
+    )
+
+
+def impact_table(impact: pd.DataFrame) -> pd.DataFrame:
+    """Feature impact of one class: performance kept with snapshots / data reduction on."""
+    return pd.DataFrame(
+        {
+            "feature": impact["feature"].astype(str).to_numpy(),
+            "configuration (feature off)": impact["configuration"].astype(str).to_numpy(),
+            "score off": impact["score_off"].astype(float).to_numpy(),
+            "score on": impact["score_on"].astype(float).to_numpy(),
+            "kept %": impact["kept_pct"].astype(float).to_numpy(),
+        }
+    )

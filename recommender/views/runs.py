@@ -1,0 +1,69 @@
+"""Configurations and runs as tables: run counts per configuration, one run's figures."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+RUN_ID_RE = re.compile(r"^[0-9a-f]{24}$")
+
+
+def configuration_table(
+    all_runs: pd.DataFrame, configs: pd.DataFrame, runs_per_config: int
+) -> pd.DataFrame:
+    """One row per configuration: its reconfiguration's outcome and its run counts."""
+    columns = ["configuration", "reconfiguration", "attempts", "runs done", "runs failed"]
+    if runs_per_config:
+        columns.append("runs planned")
+    rows: dict[str, dict[str, Any]] = {}
+    if len(configs):
+        for key, grp in configs.groupby("config_key", sort=False):
+            rows[key] = {
+                "configuration": key,
+                "reconfiguration": str(grp["status"].iloc[-1]),
+                "attempts": len(grp),
+            }
+    if len(all_runs):
+        for key, grp in all_runs.groupby("config_key", sort=False):
+            row = rows.setdefault(key, {"configuration": key, "reconfiguration": "", "attempts": 0})
+            row["runs done"] = int((grp["status"] == "ok").sum())
+            row["runs failed"] = int((grp["status"] == "failed").sum())
+    for row in rows.values():
+        row.setdefault("runs done", 0)
+        row.setdefault("runs failed", 0)
+        if runs_per_config:
+            row["runs planned"] = runs_per_config
+    table = pd.DataFrame(list(rows.values()), columns=columns)
+    return table.sort_values("configuration", kind="stable").reset_index(drop=True)
+
+
+def run_id_problem(text: str) -> str | None:
+    """Why ``text`` is not a run id, or None when it is one."""
+    if not RUN_ID_RE.fullmatch(text):
+        return (
+            f"`{text}` is not a run id: a run id is 24 hexadecimal digits "
+            "(see the run id column of a heatmap cell's runs, or `raidsweep disclose`)."
+        )
+    return None
+
+
+def find_run(runs: pd.DataFrame, config_key: str, cell_key: str, repetition: int) -> str | None:
+    hit = runs[
+        (runs["config_key"] == config_key)
+        & (runs["cell_key"] == cell_key)
+        & (runs["repetition"] == int(repetition))
+    ]
+    return str(hit["run_id"].iloc[0]) if len(hit) else None
+
+
+def run_summary(detail: dict[str, Any]) -> pd.DataFrame:
+    """The figures of one run as (field, value) rows, bulky raw columns left out."""
+    skip = {"job_file", "fio_json", "fio_stderr", "disclosure"}
+    rows = [
+        {"field": k, "value": "" if v is None else str(v)}
+        for k, v in detail.items()
+        if k not in skip
+    ]
+    return pd.DataFrame(rows, columns=["field", "value"])
