@@ -1,0 +1,63 @@
+"""``raidsweep app``: serve the browser app (Streamlit) for a results store."""
+
+from __future__ import annotations
+
+import os
+import sys
+from itertools import chain
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err
+
+#: the Streamlit entry point, at the top of the project
+APP_PY = Path(__file__).resolve().parents[2] / "app.py"
+
+
+def run_app(
+    store: StoreOpt = DEFAULT_STORE,
+    port: Annotated[int, typer.Option(help="Port.")] = 8501,
+    address: Annotated[
+        str, typer.Option(help="Address to bind; localhost unless you mean to share it.")
+    ] = "127.0.0.1",
+) -> None:
+    """Serve the browser app (Streamlit) for the store."""
+    streamlit = Path(sys.executable).parent / "streamlit"
+    os.environ["RAIDSWEEP_STORE"] = str(Path(store).resolve())
+    if not _loopback(address):
+        err.print(
+            f"[bold yellow]warning:[/] --address {escape(address)} serves the app beyond this "
+            f"machine: it has no login, so anyone who can reach port {port} here reads every "
+            "sweep in the store with its disclosure (hosts, devices, inventory facts); bind "
+            "127.0.0.1 and use an SSH tunnel unless the network is yours alone",
+            highlight=False,
+        )
+    console.print(f"raidsweep app: http://{address}:{port}  (Ctrl-C stops it)")
+    # No file watcher and no run-on-save: the app's folder holds .venv and the store, and
+    # watching them costs a core while a tab is open.
+    options = {
+        "--server.address": address,
+        "--server.port": str(port),
+        "--server.headless": "true",
+        "--browser.gatherUsageStats": "false",
+        "--server.fileWatcherType": "none",
+        "--server.runOnSave": "false",
+        "--client.toolbarMode": "viewer",
+    }
+    args = [str(streamlit), "run", str(APP_PY), *chain.from_iterable(options.items())]
+    os.execv(args[0], args)
+
+
+def _loopback(address: str) -> bool:
+    """Whether ``address`` binds this machine's loopback only."""
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything

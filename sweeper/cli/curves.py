@@ -1,0 +1,59 @@
+"""``raidsweep curves``: each concurrency curve's Speed, Optimum (the knee) and Maximum."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console
+from sweeper.cli.opening import open_sweep
+from sweeper.units import format_size
+
+
+def curves(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
+    """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
+    from recommender.curves import sweep_curves
+
+    results, record = open_sweep(store, sweep)
+    matrix = record["spec"]["matrix"] if record.get("spec") else {}
+    table_df = sweep_curves(results.runs(record["sweep_id"]), matrix)
+    if table_df.empty:
+        console.print(
+            f"sweep {record['sweep_id']} has no curve (a pattern and block size "
+            "measured at two or more concurrencies)"
+        )
+        return
+    table = Table(
+        "configuration",
+        "curve",
+        "points",
+        "Speed",
+        "Optimum (knee)",
+        "Maximum",
+        title="IOPS @ mean latency, by I/Os in flight",
+        title_justify="left",
+    )
+
+    def point(p: Any) -> str:
+        return "–" if p is None else f"{p.outstanding}: {p.iops:,.0f} @ {p.latency_ms:.3g} ms"
+
+    for r in table_df.itertuples():
+        optimum = point(r.optimum) + ("" if r.method == "kneedle" else f" ({r.method})")
+        row = (str(len(r.points)), point(r.speed), optimum, point(r.maximum))
+        table.add_row(r.config_key, _curve(r), *row)
+    console.print(table)
+    for r in table_df[table_df["stopped"].notna()].itertuples():
+        console.print(
+            f"[yellow]{r.config_key} {_curve(r)}: stopped: {r.stopped}[/]", highlight=False
+        )
+    console.print(
+        "[dim]Optimum: Kneedle (Satopää et al. 2011) on log2 IOPS vs log2 I/Os in "
+        "flight; Speed: fewest I/Os in flight; Maximum: highest IOPS[/]"
+    )
+
+
+def _curve(r: Any) -> str:
+    """The curve's name: pattern, block size and working set, e.g. ``randread/8k/ws10``."""
+    ws = f"/ws{r.active_pct}" if r.active_pct is not None else ""
+    return f"{r.pattern}/{format_size(r.block_size)}{ws}"

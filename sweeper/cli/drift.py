@@ -1,0 +1,48 @@
+"""``raidsweep drift``: the long-run drift of the matrix's drift cell, per configuration."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, fail
+from sweeper.cli.opening import open_sweep
+
+
+def drift(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
+    """Long-run drift of the matrix's drift cell, per configuration."""
+    from recommender.drift import drift_table
+
+    results, record = open_sweep(store, sweep)
+    rule = record.get("spec", {}).get("matrix", {}).get("drift")
+    if not rule:
+        fail(ValueError(f"sweep {record['sweep_id']} has no matrix.drift cell"))
+    table_df = drift_table(results.runs(record["sweep_id"]), rule["cell"])
+    if table_df.empty:
+        console.print(f"no configuration has three runs of {rule['cell']} yet")
+        return
+    table = Table(
+        "configuration",
+        "runs",
+        "hours",
+        "first → last IOPS",
+        "slope %/h (95% CI)",
+        "p",
+        "drift",
+        title=f"drift of {rule['cell']}",
+        title_justify="left",
+    )
+    for r in table_df.itertuples():
+        table.add_row(
+            r.config_key,
+            str(r.runs),
+            f"{r.hours:.2f}",
+            f"{r.first_iops:,.0f} → {r.last_iops:,.0f}",
+            f"{r.slope_pct_per_h:+.2f} ({r.slope_lo:+.2f} … {r.slope_hi:+.2f})",
+            f"{r.p_value:.3g}",
+            "[red]yes[/]" if r.drifts else "no",
+        )
+    console.print(table)
+    console.print(
+        "[dim]least-squares slope of IOPS on start time, in % of the mean per hour; "
+        "a drift when the 95% interval excludes zero[/]"
+    )

@@ -1,0 +1,122 @@
+"""``raidsweep lab up|status|down``: the throwaway lab VM (``sweeper.lab``) from the command
+line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from sweeper.cli.common import console, err, fail
+from sweeper.units import format_duration, parse_size
+
+if TYPE_CHECKING:
+    from sweeper.lab import LabStatus
+
+lab_app = typer.Typer(
+    no_args_is_help=True,
+    help="A throwaway Debian VM (QEMU) with real md and LVM, to try the linux_md platform on.",
+)
+LabDirOpt = Annotated[
+    Path | None,
+    typer.Option("--dir", help="Folder of the lab VM [default: ~/.cache/raidsweep/lab/vm]."),
+]
+#: the lab's parameters as ``check_shape`` names them, and the options that set them
+SHAPE_OPTIONS = {"disks": "--disks", "disk_mib": "--disk-size", "memory_mib": "--memory"}
+
+
+@lab_app.command("up")
+def lab_up(
+    disks: Annotated[int, typer.Option("--disks", help="Number of data disks.")] = 10,
+    disk_size: Annotated[str, typer.Option("--disk-size", help="Size of each data disk.")] = "256M",
+    memory: Annotated[str, typer.Option("--memory", help="The VM's memory.")] = "1G",
+    folder: LabDirOpt = None,
+) -> None:
+    """Start the lab VM (building its image the first time) and write its Ansible inventory."""
+    import time
+
+    from sweeper import lab
+
+    disk_mib, memory_mib = _mib("--disk-size", disk_size), _mib("--memory", memory)
+    try:
+        lab.check_shape(disks, disk_mib, memory_mib)
+    except ValueError as exc:  # "disk_mib: ..." → "--disk-size: ..."
+        name, _, problem = str(exc).partition(": ")
+        fail(ValueError(f"{SHAPE_OPTIONS.get(name, name)}: {problem}"))
+    vm = lab.Lab(folder)
+    started = time.monotonic()
+    if not vm.status().running and not (lab.image_dir() / "recipe.json").is_file():
+        console.print(
+            "building the lab image first (debootstrap: a few minutes; cached in "
+            f"{lab.image_dir()})",
+            highlight=False,
+            soft_wrap=True,
+        )
+    try:
+        st = vm.up(
+            disks,
+            disk_mib,
+            memory_mib,
+            progress=lambda msg: console.print(f"  {msg}", highlight=False),
+        )
+    except lab.LabConflict as exc:
+        fail(exc)
+    except lab.LabError as exc:
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    if st.already_running:
+        console.print("already running: left as it is")
+    else:
+        console.print(f"up in {format_duration(time.monotonic() - started)}")
+    _print_lab(st)
+
+
+@lab_app.command("down")
+def lab_down(folder: LabDirOpt = None) -> None:
+    """Stop the lab VM and remove its disks."""
+    from sweeper.lab import Lab
+
+    vm = Lab(folder)
+    if vm.down():
+        console.print(
+            f"lab in {vm.folder} stopped; its disks removed", highlight=False, soft_wrap=True
+        )
+    else:
+        console.print(f"no lab running in {vm.folder}", highlight=False, soft_wrap=True)
+
+
+@lab_app.command("status")
+def lab_status(folder: LabDirOpt = None) -> None:
+    """Whether the lab VM runs, on which port, with which disks."""
+    from sweeper.lab import Lab
+
+    st = Lab(folder).status()
+    if st.running:
+        _print_lab(st)
+    else:
+        console.print(f"lab in {st.folder}: stopped", highlight=False, soft_wrap=True)
+
+
+def _mib(option: str, text: str) -> int:
+    """A size option in whole MiB, or exit 2 naming the option."""
+    try:
+        size = parse_size(text)
+    except ValueError as exc:
+        fail(ValueError(f"{option}: {exc}"))
+    if size % 2**20:
+        fail(ValueError(f"{option}: {text!r} is not a whole number of MiB"))
+    return size // 2**20
+
+
+def _print_lab(st: LabStatus) -> None:
+    def say(text: str) -> None:  # paths and commands to copy: never wrapped, never coloured
+        console.print(text, highlight=False, soft_wrap=True)
+
+    say(f"lab [bold]running[/] in {st.folder} (QEMU pid {st.pid})")
+    say(f"  SSH: ssh -i {st.key_path} -p {st.port} root@127.0.0.1")
+    say(f"  {len(st.disks)} data disk(s) of {st.disk_mib} MiB:")
+    for disk in st.disks:
+        say(f"    {disk}")
+    say(f"  inventory: {st.inventory_path}")

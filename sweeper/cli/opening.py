@@ -1,0 +1,128 @@
+"""How the commands open their work, each failure exit status 2 naming the problem: a stored
+sweep from the results store (``open_sweep``), or a spec's sweeper with its platform, plan and
+preflight (``open_sweeper``)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+
+from sweeper.cli.common import err, fail
+from sweeper.errors import InputError, StoreError
+
+if TYPE_CHECKING:
+    from sweeper.store import ResultsStore
+    from sweeper.sweep import Progress, Sweeper
+
+#: ``--worker``: a part of lock and state paths
+WORKER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def open_sweep(
+    store: Path, sweep: str | None, classes: list[str] | None = None
+) -> tuple[ResultsStore, dict[str, Any]]:
+    """The results store and the named sweep's record (else the latest's), its classes
+    replaced by ``classes`` when given."""
+    from sweeper.store import open_store
+
+    results = open_store(store)
+    record = latest_sweep(results, sweep)
+    return results, with_classes(record, classes)
+
+
+def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
+    """The named sweep's record, else the latest; exit 2 when there is none or it is
+    damaged (a bad name never becomes a path)."""
+    try:
+        if sweep:
+            record = results.get_sweep(sweep)
+            if record is None:
+                fail(StoreError(f"no sweep {sweep!r} in {results.root}"))
+            return record
+        sweeps = results.list_sweeps()
+    except StoreError as exc:
+        fail(exc)
+    warn_damaged(results)
+    if not sweeps:
+        damaged = " (and damaged ones, above)" if getattr(results, "damaged", None) else ""
+        hint = "run one with `raidsweep run SPEC`"
+        fail(StoreError(f"no sweeps in {results.root}{damaged}; {hint}"))
+    return sweeps[0]
+
+
+def warn_damaged(results: ResultsStore) -> None:
+    """What the store's last reads found damaged and left out, each naming its file."""
+    for line in getattr(results, "damaged", None) or []:
+        err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+
+
+def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str, Any]:
+    """The sweep record with its classes replaced by ``classes``, each checked against the
+    cells the sweep measures (exit 2 naming the class file's line otherwise)."""
+    if not classes:
+        return record
+    from recommender.classes import check_against_sweep, class_path, shipped_class_names
+    from sweeper.spec import Matrix
+
+    cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
+    names = []
+    for name in classes:
+        try:
+            check_against_sweep(name, cells)
+        except InputError as exc:
+            fail(exc)
+        shipped = name in shipped_class_names()
+        names.append(name if shipped else str(class_path(name).resolve()))
+    return record | {"spec": record["spec"] | {"classes": names}}
+
+
+def open_sweeper(
+    spec_file: Path,
+    store: Path,
+    *,
+    exclusive: bool = False,
+    worker: str | None = None,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+) -> Sweeper:
+    """The spec's sweeper (platform, plan, preflight done), or exit 2 naming the problem;
+    ``exclusive``: exit 2 before the preflight if another process runs it or its storage."""
+    from sweeper.spec import load_spec
+    from sweeper.store import open_store
+    from sweeper.sweep import Sweeper
+
+    try:
+        spec, inventory = load_spec(spec_file)
+    except (InputError, ValueError) as exc:
+        fail(exc)
+    # a part of lock and state paths: checked before any is looked at
+    if worker is not None and not WORKER_NAME.fullmatch(worker):
+        fail(ValueError(f"--worker: {worker!r} is not a name (letters, digits, . _ -)"))
+    try:
+        return Sweeper(
+            spec,
+            inventory,
+            open_store(store),
+            spec_path=spec_file,
+            progress=progress,
+            stop=stop,
+            worker=worker,
+            exclusive=exclusive,  # refused before the first play if another runs it
+        )
+    except (InputError, ValueError) as exc:
+        fail(exc)
+
+
+def warn_busy(sweeper: Sweeper) -> None:
+    """For a command that changes nothing: who else runs this sweep or drives its storage."""
+    for held in sweeper.busy():
+        for problem in held.problems:
+            err.print(
+                f"[yellow]note:[/] {escape(held.source)} is {escape(problem)}",
+                highlight=False,
+                soft_wrap=True,
+            )

@@ -1,0 +1,37 @@
+"""``raidsweep report``: the self-contained HTML report of a sweep, with its Markdown and CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sweeper.cli.common import DEFAULT_STORE, ClassOpt, StoreOpt, SweepArg, console, fail
+from sweeper.cli.opening import open_sweep, warn_damaged
+from sweeper.errors import StoreError
+
+
+def report(
+    sweep: SweepArg = None,
+    store: StoreOpt = DEFAULT_STORE,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file.")] = None,
+    classes: ClassOpt = None,
+) -> None:
+    """Write the self-contained HTML report of a sweep, and beside it the same in Markdown
+    (REPORT.md) and its tables as CSV (REPORT-rankings.csv, -evidence, -features, -decisions)."""
+    from recommender.report import write_report
+
+    results, record = open_sweep(store, sweep, classes)
+    target = output or (Path(store) / record["sweep_id"] / "report.html")
+    if target.suffix.lower() not in (".html", ".htm"):
+        fail(ValueError(f"--output {target}: the report is HTML; name it *.html"))
+    try:
+        html_path, *others = write_report(results, record, target)
+    except OSError as exc:  # a read-only or full filesystem
+        advice = "write the report elsewhere with --output"
+        fail(StoreError(f"{target}: cannot be written ({exc.strerror}); {advice}"))
+    warn_damaged(results)
+    console.print(f"report written: {html_path}")
+    for extra in others:
+        console.print(f"  and {extra}")

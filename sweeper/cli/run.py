@@ -1,0 +1,152 @@
+"""``raidsweep run``: run (or resume) a sweep, or with ``--check`` show its plan."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from sweeper.cli.common import DEFAULT_STORE, SpecArg, StoreOpt, console, err, fail
+from sweeper.cli.opening import open_sweeper, warn_busy
+from sweeper.errors import StoreError
+from sweeper.units import format_duration
+
+WorkerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--worker",
+        help="This sweeper's name when several share the study (study.storage): each "
+        "drives its own test storage and resumes only its own configurations.",
+    ),
+]
+
+
+def run(
+    spec_file: SpecArg,
+    store: StoreOpt = DEFAULT_STORE,
+    check: Annotated[
+        bool, typer.Option("--check", help="Validate and show the plan; change nothing.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    worker: WorkerOpt = None,
+) -> None:
+    """Run (or resume) the sweep of SPEC_FILE."""
+    from recommender.classes import matrix_gaps
+    from sweeper.cli.progress import BarProgress
+    from sweeper.locking import LockHeld
+
+    stop = threading.Event()
+    sweeper = open_sweeper(
+        spec_file,
+        store,
+        exclusive=not check,
+        worker=worker,
+        progress=None if quiet or check else BarProgress(console),
+        stop=stop,
+    )
+    spec, plan = sweeper.spec, sweeper.plan
+    for line in matrix_gaps(sweeper.classes, [c.key for c in spec.matrix.cells()]):
+        err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
+    if check:
+        _print_plan(spec, plan)
+        for line in sweeper.platform.plan_lines(spec.matrix):
+            console.print(f"  [bold]{line}[/]", highlight=False)
+        warn_busy(sweeper)
+        console.print("nothing was changed (--check)")
+        return
+    existing = sweeper.store.get_sweep(spec.name)
+    if existing is not None and existing.get("fingerprint") != spec.fingerprint():
+        fail(
+            StoreError(
+                f"sweep {spec.name!r} already exists in {store} with a different spec; "
+                "give the new spec another name, or remove the old sweep's folder"
+            )
+        )
+
+    # first Ctrl-C: finish cleanly; second: stop now
+    def on_sigint(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        err.print("[yellow]stopping after the run in flight (Ctrl-C again to abort)[/]")
+
+    signal.signal(signal.SIGINT, on_sigint)
+    signal.signal(signal.SIGTERM, on_sigint)
+    try:
+        outcome = sweeper.run()
+    except (LockHeld, StoreError) as exc:  # another process holds it; the store is read-only
+        fail(exc)
+    _print_outcome(spec.name, spec_file, outcome)
+
+
+def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
+    """What the run did; exit 1 when it stopped on a problem, 130 when interrupted."""
+    console.print(
+        f"sweep [bold]{name}[/]: {outcome.configurations_done} configuration(s) completed, "
+        f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
+        f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
+    )
+    for line in outcome.stale_locks:  # a killed sweep's: its runs were resumed
+        err.print(
+            f"[yellow]took over a lock left by a process that is gone:[/] {escape(line)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    for key, reason in outcome.configurations_pruned.items():
+        console.print(f"[yellow]pruned[/] {key}: {escape(reason)}", highlight=False)
+    if outcome.cells_skipped:
+        console.print(
+            f"{len(outcome.cells_skipped)} cell(s) not run: their concurrency curve had stopped "
+            "(`raidsweep curves` shows where and why)"
+        )
+    for key, reason in outcome.configurations_failed.items():
+        console.print(f"[red]configuration failed:[/] {key}: {escape(reason)}", highlight=False)
+    if outcome.stopped:
+        err.print(f"[bold red]stopped:[/] {escape(outcome.stopped)}", highlight=False)
+        err.print(f"once that is fixed, run raidsweep run {spec_file} again to resume")
+        raise typer.Exit(1)
+    if outcome.interrupted:
+        console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")
+        raise typer.Exit(130)
+
+
+def _print_plan(spec: Any, plan: Any) -> None:
+    if spec.study.mode == "optimize":
+        console.print(
+            f"the study chooses up to {len(plan.configurations)} of {plan.space_size} "
+            "configurations; totals below assume that many"
+        )
+    console.print(
+        f"[bold]{spec.name}[/] on platform [bold]{spec.platform}[/] ({spec.study.mode} mode): "
+        f"{len(plan.configurations)} configuration(s) × {len(plan.cells)} cell(s) × "
+        f"{plan.repetitions} repetition(s) = {plan.runs} runs"
+    )
+    skipped = len(spec.matrix.cells()) - len(plan.cells)
+    if skipped:
+        console.print(
+            f"only the cells the classes score are measured ({skipped} other matrix cell(s) "
+            "not; study.measure: all measures them too)"
+        )
+    dyn = spec.matrix.dynamic_repetitions
+    if dyn is not None:
+        console.print(
+            f"a cell is repeated up to {dyn.max} times while its IOPS vary by more than "
+            f"{dyn.cv_pct:g}% (CV); totals below count {plan.repetitions}"
+        )
+    saved = plan.listed_reconfig_array_s - plan.reconfig_array_s
+    order = (
+        f" in build order (listed order: {format_duration(plan.listed_reconfig_array_s)})"
+        if spec.study.mode == "grid" and saved > 0
+        else ""
+    )
+    console.print(
+        f"array time: runs {format_duration(plan.run_array_s * plan.runs)}, "
+        f"reconfiguration {format_duration(plan.reconfig_array_s)}{order}, "
+        f"total {format_duration(plan.array_s)}"
+    )
+    for c in plan.configurations:
+        console.print(f"  {c.key}")

@@ -1,0 +1,40 @@
+"""``raidsweep status``: the sweeps in the store and how far each has come."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console
+from sweeper.cli.opening import latest_sweep, warn_damaged
+from sweeper.units import format_duration
+
+
+def status(
+    sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: all).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Show sweeps in the store and how far each has come."""
+    from sweeper.status import sweep_status
+    from sweeper.store import open_store
+
+    results = open_store(store)
+    records = [latest_sweep(results, sweep)] if sweep else results.list_sweeps()
+    warn_damaged(results)
+    if not records:
+        console.print(f"no sweeps in {store}")
+        return
+    table = Table("sweep", "state", "configurations", "runs", "failed runs", "array time")
+    for rec in records:
+        s = sweep_status(results, rec["sweep_id"])
+        table.add_row(
+            rec["sweep_id"],
+            s.state,
+            f"{s.configurations_done}/{s.configurations_total}",
+            f"{s.runs_done}/{s.runs_total}",
+            str(s.runs_failed),
+            f"{format_duration(s.array_s_used)} of {format_duration(s.array_s_total)}",
+        )
+    console.print(table)
