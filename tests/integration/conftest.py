@@ -1,8 +1,10 @@
-"""Fixtures shared by the integration tests: the lab VM (one guest for the whole session)."""
+"""Fixtures shared by the integration tests: the lab VM (one guest for the whole session) and
+vcsim (one for each test, unless a module takes one for its tests)."""
 
 import pytest
 
 from tests.support.lab import lab_vm  # noqa: F401 - a fixture, defined once for all modules
+from tests.support.vcsim import vcsim  # noqa: F401 - a fixture, defined once for all modules
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -115,9 +115,8 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
     then search every temporary area and the store for the password: no file holds it, and
     the next raidsweep removes the dead sweeper's private runner folder."""
     from sweeper.ansible import PRIVATE_PREFIX
-    from tests.integration.test_vsan_role import write_inventory
-    from tests.integration.test_vsan_sweep import _spec
-    from tests.support.vcsim import running_vcsim
+    from tests.support.specs import vsan_spec as _spec
+    from tests.support.vcsim import running_vcsim, write_inventory
 
     # A password made for this test: no file (this checkout included) holds it beforehand.
     with running_vcsim(hosts=6, password=f"Pw-{secrets.token_hex(12)}") as sim:

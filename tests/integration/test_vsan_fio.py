@@ -19,8 +19,7 @@ import yaml
 
 from sweeper.lab import Lab
 from sweeper.store import ParquetStore
-from tests.integration.test_vsan_role import Observer, write_inventory
-from tests.support.vcsim import running_vcsim
+from tests.support.vcsim import Observer, running_vcsim, write_inventory
 
 pytestmark = pytest.mark.integration
 DEVICE = "/dev/disk/by-id/virtio-data0"

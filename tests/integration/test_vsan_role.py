@@ -9,9 +9,7 @@ deduplication and compression, so those are checked as far as vcsim can show the
 from __future__ import annotations
 
 import json
-import re
 import socket
-import ssl
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,12 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from pyVim.connect import Disconnect, SmartConnect
-from pyVmomi import SoapStubAdapter, VmomiSupport, pbm, vim, vmodl
 
 from sweeper.ansible import PlayResult, run_playbook
-from tests.support.vcsim import Vcsim, running_vcsim
+from tests.support.vcsim import Observer, Vcsim, running_vcsim, vcsim_fixture, write_inventory
 
 pytestmark = pytest.mark.integration
 
@@ -44,77 +39,13 @@ RAID5_CAPS = {
 }
 
 
-@pytest.fixture(scope="module")
-def vcsim() -> Iterator[Vcsim]:
-    with running_vcsim(hosts=6) as sim:
-        yield sim
+#: one vcsim for the module's tests, which leave it as they found it
+vcsim = vcsim_fixture(scope="module")
 
 
 @pytest.fixture
 def password_env(vcsim: Vcsim, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VSAN_PASSWORD", vcsim.password)
-
-
-class Observer:
-    """vcsim as seen through pyvmomi, not through the module under test."""
-
-    def __init__(self, sim: Vcsim):
-        self.sim = sim
-        ctx = ssl._create_unverified_context()
-        self.si = SmartConnect(
-            host=sim.host, port=sim.port, user=sim.username, pwd=sim.password, sslContext=ctx
-        )
-        cookie = self.si._stub.cookie
-        VmomiSupport.GetRequestContext()["vcSessionCookie"] = re.search(
-            r'vmware_soap_session="?([^";]+)"?', cookie
-        ).group(1)
-        stub = SoapStubAdapter(
-            host=sim.host, port=sim.port, path="/pbm", version="pbm.version.version11",
-            sslContext=ctx,
-        )  # fmt: skip
-        stub.cookie = cookie
-        self.pm = pbm.ServiceInstance("ServiceInstance", stub).PbmRetrieveServiceContent()
-        self.pm = self.pm.profileManager
-        self.content = self.si.RetrieveContent()
-
-    def close(self) -> None:
-        Disconnect(self.si)
-
-    def policies(self) -> dict[str, dict[str, Any]]:
-        """Every storage requirement policy: name -> its VSAN capabilities."""
-        ids = self.pm.PbmQueryProfile(
-            resourceType=pbm.profile.ResourceType(resourceType="STORAGE"),
-            profileCategory="REQUIREMENT",
-        )
-        out: dict[str, dict[str, Any]] = {}
-        for p in self.pm.PbmRetrieveContent(profileIds=ids):
-            caps = {}
-            for sub in getattr(p.constraints, "subProfiles", None) or []:
-                for cap in sub.capability or []:
-                    if cap.id.namespace == "VSAN":
-                        for c in cap.constraint:
-                            caps |= {pi.id: pi.value for pi in c.propertyInstance}
-            assert p.name not in out, f"two policies named {p.name!r}"
-            out[p.name] = caps
-        return out
-
-    def snapshots(self, vm_name: str) -> list[str]:
-        vm = next(v for v in self._vms() if v.name == vm_name)
-        spec = vmodl.query.PropertyCollector.FilterSpec(
-            objectSet=[vmodl.query.PropertyCollector.ObjectSpec(obj=vm)],
-            propSet=[vmodl.query.PropertyCollector.PropertySpec(
-                type=vim.VirtualMachine, pathSet=["snapshot"])],
-        )  # fmt: skip
-        found = self.content.propertyCollector.RetrieveContents([spec])
-        props = {p.name: p.val for p in found[0].propSet}
-        roots = props["snapshot"].rootSnapshotList if "snapshot" in props else []
-        return [s.name for s in roots]
-
-    def _vms(self) -> list[Any]:
-        view = self.content.viewManager.CreateContainerView(
-            self.content.rootFolder, [vim.VirtualMachine], True
-        )
-        return list(view.view)
 
 
 @pytest.fixture
@@ -124,35 +55,6 @@ def observe(vcsim: Vcsim) -> Iterator[Observer]:
         yield obs
     finally:
         obs.close()
-
-
-def write_inventory(
-    path: Path, sim: Vcsim, vms: tuple[str, ...] | None = None, **host: Any
-) -> Path:
-    """An inventory like inventories/vsan/hosts.yml, pointing at the simulator."""
-    storage = {
-        "ansible_connection": "local",
-        "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-        "vsan_hostname": sim.host,
-        "vsan_port": sim.port,
-        "vsan_username": sim.username,
-        "vsan_cluster": sim.cluster,
-        "vsan_validate_certs": False,
-    } | host
-    workers = {vm: {"vsan_test_disks": [sim.disk]} for vm in (vms or sim.vms)}
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "all": {
-                    "children": {
-                        "storage": {"hosts": {"vcenter": storage}},
-                        "workers": {"hosts": workers},
-                    }
-                }
-            }  # fmt: skip
-        )
-    )
-    return path
 
 
 def apply(inventory: Path, state_dir: Path, check: bool = False, **config: Any) -> PlayResult:

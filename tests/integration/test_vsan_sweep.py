@@ -12,18 +12,16 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-import yaml
 
 from sweeper.configuration import Configuration
 from sweeper.store import ParquetStore
-from tests.integration.test_vsan_role import Observer, write_inventory
-from tests.support.vcsim import Vcsim, running_vcsim
+from tests.support.specs import vsan_spec as _spec
+from tests.support.vcsim import Observer, Vcsim, running_vcsim, write_inventory
 
 pytestmark = pytest.mark.integration
 
@@ -40,43 +38,6 @@ def expected_caps(config: Configuration) -> dict[str, Any]:
         "proportionalCapacity": 0,
         "cacheReservation": 0,
     }
-
-
-@pytest.fixture
-def vcsim() -> Iterator[Vcsim]:
-    with running_vcsim(hosts=6) as sim:
-        yield sim
-
-
-def _spec(tmp_path: Path, inventory: Path, **options: Any) -> Path:
-    spec = {
-        "name": "vsan-test",
-        "platform": "vsan",
-        "inventory": str(inventory),
-        "platform_options": {"load": "sim"} | options,
-        "config_space": {
-            "raid_level": ["raid1", "raid5", "raid6"],
-            "layout": ["single_rank", "pool_stripe"],
-            "ranks": [4],
-            "stripe_kib": [1024],
-            "cache_policy": ["wb-ra"],
-            "snapshots": [False, True],
-        },
-        "matrix": {
-            "patterns": ["randread", "randwrite"],
-            "block_sizes": ["4k"],
-            "concurrency": ["1x16"],
-            "engine": "libaio",
-            "runtime": "30s",
-            "ramp": "0s",
-            "repetitions": 1,
-            "working_set": "100g",
-        },
-        "classes": ["vm_mix"],
-    }
-    path = tmp_path / "vsan-test.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
 
 
 def _raidsweep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

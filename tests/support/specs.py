@@ -64,3 +64,36 @@ def described_sweep(folder: Path, text: str, class_name: str = "measured", repet
     store = ParquetStore(folder / "store")
     assert run_sweep(loaded, inventory, store, spec_path=path).complete
     return store
+
+
+def vsan_spec(tmp_path: Path, inventory: Path, **options: Any) -> Path:
+    """A vsan sweep on ``inventory`` (vcsim), its load from the simulated array's model:
+    six configurations with and without snapshots, two cells."""
+    spec = {
+        "name": "vsan-test",
+        "platform": "vsan",
+        "inventory": str(inventory),
+        "platform_options": {"load": "sim"} | options,
+        "config_space": {
+            "raid_level": ["raid1", "raid5", "raid6"],
+            "layout": ["single_rank", "pool_stripe"],
+            "ranks": [4],
+            "stripe_kib": [1024],
+            "cache_policy": ["wb-ra"],
+            "snapshots": [False, True],
+        },
+        "matrix": {
+            "patterns": ["randread", "randwrite"],
+            "block_sizes": ["4k"],
+            "concurrency": ["1x16"],
+            "engine": "libaio",
+            "runtime": "30s",
+            "ramp": "0s",
+            "repetitions": 1,
+            "working_set": "100g",
+        },
+        "classes": ["vm_mix"],
+    }
+    path = tmp_path / "vsan-test.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
