@@ -4,6 +4,11 @@
 The community modules manage only tag-based policies; this one writes vSAN rules (SPBM),
 applies the policy to named virtual disks, sets the cluster's deduplication and compression
 (vSAN cluster configuration service) and holds a VM snapshot on each worker during the runs.
+
+This file holds the documentation and the order of the steps; the code is in
+module_utils/raidsweep: the vCenter connection (vsan_connection), the rules (vsan_rules), what
+the cluster offers (vsan_offer), and the steps plan (vsan_plan), apply (vsan_apply) and
+verify (vsan_verify).
 """
 
 from __future__ import annotations
