@@ -14,7 +14,7 @@ import vl_convert as vlc
 
 from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_points
 from recommender.curves import sweep_curves
-from recommender.data import HEATMAP_METRICS, heatmap_frame, load_recommendations
+from recommender.data import load_recommendations
 from recommender.drift import drift_table
 from recommender.features import impact_summary
 from recommender.importance import class_importances
@@ -22,6 +22,19 @@ from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
+from recommender.views import (
+    CONFIGURATION,
+    HEATMAP_METRICS,
+    MAX_CURVES,
+    TIE_MARK,
+    class_limits_text,
+    curve_name,
+    curve_points,
+    heatmap_frame,
+    limits_text,
+    rank_label,
+    run_concurrencies,
+)
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
 from sweeper.store.parquet import atomic_write_bytes
@@ -32,11 +45,18 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.globals |= {
+        "rank_label": rank_label,
+        "limits_text": limits_text,
+        "TIE_MARK": TIE_MARK,
+        "CONFIGURATION": CONFIGURATION,
+    }
+    return env
 
 
 def _svg(chart: Any) -> str:
@@ -61,7 +81,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                 "description": wclass.description,
                 "metric": wclass.metric,
                 "cells": [(c.cell, c.weight) for c in wclass.cells],
-                "limits": [str(lim) for lim in wclass.limits],
+                "limits": class_limits_text(wclass.limits),
                 "rows": part.to_dict("records"),
                 "best": rec.best.to_dict() if rec.best is not None else None,
                 "runner_up": rec.runner_up.to_dict() if rec.runner_up is not None else None,
@@ -83,10 +103,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     if len(runs):
         for pattern in sorted(runs["pattern"].unique()):
             sel = runs[runs["pattern"] == pattern]
-            qd = sorted(
-                set("qd" + sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)),
-                key=lambda s: [int(x) for x in s[2:].split("x")],
-            )
+            qd = run_concurrencies(sel)
             ranges = sorted(int(v) for v in sel["active_pct"].dropna().unique()) or [None]
             for conc in qd:
                 for ws in ranges:
@@ -164,20 +181,19 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
 
 def _curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> dict[str, Any]:
     table = sweep_curves(runs, matrix)
-    rows, points = [], []
-    for r in table.itertuples():
-        ws = f"/ws{r.active_pct}" if r.active_pct is not None else ""
-        name = f"{r.config_key} · {r.pattern}/{format_size(r.block_size)}{ws}"
-        roles = {r.speed.outstanding: "Speed", r.maximum.outstanding: "Maximum"}
-        if r.optimum is not None:
-            roles[r.optimum.outstanding] = "Optimum"
-        for p in r.points:
-            role = roles.get(p.outstanding, "")
-            points.append({"curve": name, "outstanding": p.outstanding, "iops": p.iops,
-                           "latency_ms": p.latency_ms, "role": role})  # fmt: skip
-        rows.append({"curve": name, "speed": r.speed, "optimum": r.optimum,
-                     "maximum": r.maximum, "method": r.method, "stopped": r.stopped})  # fmt: skip
-    svg = _svg(curve_chart(pd.DataFrame(points))) if points and len(rows) <= 12 else None
+    rows = [
+        {
+            "curve": curve_name(r.config_key, r.pattern, r.block_size, r.active_pct),
+            "speed": r.speed,
+            "optimum": r.optimum,
+            "maximum": r.maximum,
+            "method": r.method,
+            "stopped": r.stopped,
+        }
+        for r in table.itertuples()
+    ]
+    points = curve_points(table, one_role=True)
+    svg = _svg(curve_chart(points)) if len(points) and len(rows) <= MAX_CURVES else None
     return {"rows": rows, "svg": svg}
 
 
@@ -282,11 +298,10 @@ def render_markdown(
              "usable_share", "loss_risk_per_year", "cost_per_unit", "violations"]  # fmt: skip
     for s in ctx["sections"]:
         part = rankings[rankings["class"] == s["name"]].copy()
-        part["rank"] = part["rank"].astype(str) + part["tied"].map({True: "=", False: ""})
+        part["rank"] = [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)]
         out += [f"## {text(s['name'])}", "", text(s["description"]), ""]
         cells = ", ".join(f"{c} ({w:g})" for c, w in s["cells"])
-        limits = ", ".join(s["limits"]) or "none"
-        out += [text(f"Cells (weight): {cells}. Limits: {limits}."), ""]
+        out += [text(f"Cells (weight): {cells}. Limits: {s['limits']}."), ""]
         if s["missing"]:
             out += [text(f"Not measured: {s['missing']}."), ""]
         out += [md(part[shown]), ""]

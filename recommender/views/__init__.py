@@ -8,7 +8,7 @@ from recommender.views.compare import (
     compare_scores,
     compare_tradeoffs,
 )
-from recommender.views.curves import curve_name, curve_points, curve_summary
+from recommender.views.curves import MAX_CURVES, ROLE_PRECEDENCE, curve_points, curve_summary
 from recommender.views.grids import (
     CELL_RUN_COLUMNS,
     GRID_COLUMNS,
@@ -20,9 +20,21 @@ from recommender.views.grids import (
     grid_table,
     heatmap_frame,
     matrix_options,
+    run_concurrencies,
     score_grid,
 )
-from recommender.views.labels import concurrency_key, concurrency_label, rank_label
+from recommender.views.labels import (
+    CONFIGURATION,
+    TIE_MARK,
+    class_limits_text,
+    concurrency_key,
+    concurrency_label,
+    curve_label,
+    curve_name,
+    limits_brief,
+    limits_text,
+    rank_label,
+)
 from recommender.views.rankings import (
     evidence_table,
     find_recommendation,
@@ -42,19 +54,25 @@ from recommender.views.runs import (
 __all__ = [
     "CELL_RUN_COLUMNS",
     "COMPARE_METRICS",
+    "CONFIGURATION",
     "GRID_COLUMNS",
     "HEATMAP_METRICS",
+    "MAX_CURVES",
+    "ROLE_PRECEDENCE",
     "RUN_ID_RE",
     "SCORE_LABEL",
+    "TIE_MARK",
     "TRADEOFF_ROWS",
     "block_sizes",
     "cell_runs",
+    "class_limits_text",
     "compare_cells",
     "compare_scores",
     "compare_tradeoffs",
     "concurrency_key",
     "concurrency_label",
     "configuration_table",
+    "curve_label",
     "curve_name",
     "curve_points",
     "curve_summary",
@@ -65,11 +83,14 @@ __all__ = [
     "grid_table",
     "heatmap_frame",
     "impact_table",
+    "limits_brief",
+    "limits_text",
     "matrix_options",
     "number",
     "rank_label",
     "ranked_all",
     "recommendation_table",
+    "run_concurrencies",
     "run_id_problem",
     "run_summary",
     "score_grid",

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from recommender.recommendations import ClassRecommendation
-from recommender.views.labels import rank_label
+from recommender.views.labels import limits_text, rank_label
 from recommender.views.rankings import number
 
 
@@ -25,15 +25,24 @@ def compare_scores(recs: Iterable[ClassRecommendation], a: str, b: str) -> pd.Da
                 continue
             r = part.loc[key]
             row |= {
-                f"rank {side}": rank_label(r["rank"], r["tied"]),
+                f"rank {side}": rank_label(r["rank"], r["tied"], mark_first=True),
                 f"score {side}": float(r["score"]),
-                f"limits {side}": "ok" if bool(r["meets_limits"]) else str(r["violations"]),
+                f"limits {side}": limits_text(r["meets_limits"], r["violations"]),
             }
         sa, sb = row["score A"], row["score B"]
         row["A / B"] = sa / sb if sb and not math.isnan(sb) else math.nan
         rows.append(row)
-    cols = ["class", "metric", "rank A", "score A", "rank B", "score B", "A / B",
-            "limits A", "limits B"]  # fmt: skip
+    cols = [
+        "class",
+        "metric",
+        "rank A",
+        "score A",
+        "rank B",
+        "score B",
+        "A / B",
+        "limits A",
+        "limits B",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 

@@ -7,34 +7,42 @@ from typing import Any
 
 import pandas as pd
 
-from sweeper.units import format_size
+from recommender.views.labels import curve_name
+
+#: more curves than this in one chart are a tangle nobody can read
+MAX_CURVES = 12
+#: which role a point that is several at once goes by where it can have only one
+ROLE_PRECEDENCE = ("Optimum", "Maximum", "Speed")
 
 
-def curve_name(config_key: str, pattern: str, block_size: int, active_pct: Any) -> str:
-    ws = f"/ws{int(active_pct)}" if active_pct is not None and not pd.isna(active_pct) else ""
-    return f"{config_key} · {pattern}/{format_size(int(block_size))}{ws}"
-
-
-def curve_points(table: pd.DataFrame) -> pd.DataFrame:
+def curve_points(table: pd.DataFrame, *, one_role: bool = False) -> pd.DataFrame:
     """The points of ``sweep_curves`` rows for ``recommender.charts.curve_chart``: one per
-    concurrency, with its role (Speed, Optimum, Maximum, or '' for the rest)."""
+    concurrency, with its role (Speed, Optimum, Maximum, or '' for the rest).
+
+    A point can be two roles at once (one worker may already be the maximum): the app names
+    both (``Speed + Maximum``); the report names one, by ROLE_PRECEDENCE (``one_role``).
+    """
     rows = []
     for r in table.itertuples():
         name = curve_name(r.config_key, r.pattern, r.block_size, r.active_pct)
-        # A point can be two roles at once (one worker may already be the maximum).
         roles: dict[int, list[str]] = {}
         roles.setdefault(r.speed.outstanding, []).append("Speed")
         if r.optimum is not None:
             roles.setdefault(r.optimum.outstanding, []).append("Optimum")
         roles.setdefault(r.maximum.outstanding, []).append("Maximum")
         for p in r.points:
+            mine = roles.get(p.outstanding, [])
+            if one_role and mine:
+                role = next(each for each in ROLE_PRECEDENCE if each in mine)
+            else:
+                role = " + ".join(mine)
             rows.append(
                 {
                     "curve": name,
                     "outstanding": p.outstanding,
                     "iops": p.iops,
                     "latency_ms": p.latency_ms,
-                    "role": " + ".join(roles.get(p.outstanding, [])),
+                    "role": role,
                 }
             )
     return pd.DataFrame(rows, columns=["curve", "outstanding", "iops", "latency_ms", "role"])

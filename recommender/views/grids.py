@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from recommender.recommendations import ClassRecommendation
-from recommender.views.labels import concurrency_key, concurrency_label
+from recommender.views.labels import CONFIGURATION, concurrency_key, concurrency_label
 from sweeper.units import format_size
 
 HEATMAP_METRICS = {
@@ -19,53 +19,6 @@ HEATMAP_METRICS = {
     "p99 read latency (ms)": "read_lat_p99_ms",
     "p99 write latency (ms)": "write_lat_p99_ms",
 }
-
-
-def heatmap_frame(
-    runs: pd.DataFrame,
-    pattern: str,
-    metric: str,
-    concurrency: str | None = None,
-    active_pct: int | None = None,
-) -> pd.DataFrame:
-    """Mean of ``metric`` per configuration × block size for one pattern (and concurrency,
-    and active range when the matrix has one)."""
-    sel = runs[runs["pattern"] == pattern]
-    if active_pct is not None:
-        sel = sel[sel["active_pct"] == active_pct]
-    if concurrency:
-        qd = sel["iodepth"].astype(str) + "x" + sel["numjobs"].astype(str)
-        sel = sel[("qd" + qd) == concurrency]
-    if sel.empty:
-        return pd.DataFrame(columns=["config_key", "block_size", "value", "sd", "n"])
-    out = (
-        sel.groupby(["config_key", "block_size"])[metric]
-        .agg(value="mean", sd="std", n="count")
-        .reset_index()
-    )
-    return out
-
-
-def matrix_options(record: dict[str, Any], all_runs: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """Patterns and concurrencies (``qd<iodepth>x<numjobs>``) of the sweep: the matrix's first,
-    in its order, then any the runs add (extra cells, drift)."""
-    matrix = (record.get("spec") or {}).get("matrix") or {}
-    patterns = [str(p) for p in matrix.get("patterns") or []]
-    concurrency = [
-        c if str(c).startswith("qd") else f"qd{c}" for c in matrix.get("concurrency") or []
-    ]
-    if len(all_runs):
-        patterns += sorted(set(all_runs["pattern"]) - set(patterns))
-        pairs = all_runs[["iodepth", "numjobs"]].drop_duplicates()
-        seen = {
-            concurrency_label(d, j) for d, j in zip(pairs["iodepth"], pairs["numjobs"], strict=True)
-        }
-        concurrency += sorted(seen - set(concurrency), key=concurrency_key)
-    return patterns, concurrency
-
-
-def block_sizes(all_runs: pd.DataFrame) -> list[int]:
-    return sorted(int(b) for b in all_runs["block_size"].unique()) if len(all_runs) else []
 
 
 GRID_COLUMNS = ["config_key", "column", "value", "sd", "n"]
@@ -93,6 +46,64 @@ def _select(
     return sel
 
 
+def heatmap_frame(
+    runs: pd.DataFrame,
+    pattern: str,
+    metric: str,
+    concurrency: str | None = None,
+    active_pct: int | None = None,
+) -> pd.DataFrame:
+    """Mean of ``metric`` per configuration × block size for one pattern (and concurrency,
+    and active range when the matrix has one)."""
+    return _means(
+        runs,
+        metric,
+        by="block_size",
+        pattern=pattern,
+        concurrency=concurrency,
+        active_pct=active_pct,
+    )
+
+
+def run_concurrencies(runs: pd.DataFrame) -> list[str]:
+    """The concurrencies (``qd<iodepth>x<numjobs>``) of ``runs``, by iodepth, then jobs."""
+    if not len(runs):
+        return []
+    pairs = runs[["iodepth", "numjobs"]].drop_duplicates()
+    seen = {
+        concurrency_label(d, j) for d, j in zip(pairs["iodepth"], pairs["numjobs"], strict=True)
+    }
+    return sorted(seen, key=concurrency_key)
+
+
+def matrix_options(record: dict[str, Any], all_runs: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Patterns and concurrencies (``qd<iodepth>x<numjobs>``) of the sweep: the matrix's first,
+    in its order, then any the runs add (extra cells, drift)."""
+    matrix = (record.get("spec") or {}).get("matrix") or {}
+    patterns = [str(p) for p in matrix.get("patterns") or []]
+    concurrency = [
+        c if str(c).startswith("qd") else f"qd{c}" for c in matrix.get("concurrency") or []
+    ]
+    if len(all_runs):
+        patterns += sorted(set(all_runs["pattern"]) - set(patterns))
+        concurrency += [c for c in run_concurrencies(all_runs) if c not in concurrency]
+    return patterns, concurrency
+
+
+def block_sizes(all_runs: pd.DataFrame) -> list[int]:
+    return sorted(int(b) for b in all_runs["block_size"].unique()) if len(all_runs) else []
+
+
+def _means(runs: pd.DataFrame, metric: str, *, by: str, **choices: Any) -> pd.DataFrame:
+    """Mean, standard deviation and count of ``metric`` per configuration × ``by`` over the
+    runs ``_select`` keeps: config_key, ``by``, value, sd, n."""
+    sel = _select(runs, **choices)
+    if sel.empty:
+        return pd.DataFrame(columns=["config_key", by, "value", "sd", "n"])
+    out = sel.groupby(["config_key", by])[metric].agg(value="mean", sd="std", n="count")
+    return out.reset_index()
+
+
 def grid_frame(
     runs: pd.DataFrame,
     metric: str,
@@ -104,18 +115,23 @@ def grid_frame(
     active_pct: int | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Mean, standard deviation and count of ``metric`` per configuration × column, where the
-    columns are block sizes (``by="block_size"``, for one pattern) or patterns (``by="pattern"``,
-    for one block size); and the columns' order (block sizes by size, patterns as given)."""
+    columns are block sizes (``by="block_size"``, for one pattern; ``heatmap_frame``) or
+    patterns (``by="pattern"``, for one block size); and the columns' order (block sizes by
+    size, patterns as given). Cells without a value are left out."""
     if by not in ("block_size", "pattern"):
         raise ValueError(f"by must be block_size or pattern, not {by!r}")
-    sel = _select(
-        runs, pattern=pattern, block_size=block_size, concurrency=concurrency, active_pct=active_pct
+    out = _means(
+        runs,
+        metric,
+        by=by,
+        pattern=pattern,
+        block_size=block_size,
+        concurrency=concurrency,
+        active_pct=active_pct,
     )
-    sel = sel.dropna(subset=[metric]) if len(sel) else sel
-    if sel.empty:
+    out = out.dropna(subset=["value"]).reset_index(drop=True)
+    if out.empty:
         return pd.DataFrame(columns=GRID_COLUMNS), []
-    out = sel.groupby(["config_key", by])[metric].agg(value="mean", sd="std", n="count")
-    out = out.reset_index()
     if by == "block_size":
         order = [format_size(int(b)) for b in sorted(out["block_size"].unique())]
         out["column"] = out["block_size"].map(lambda b: format_size(int(b)))
@@ -157,10 +173,10 @@ def score_grid(recs: Iterable[ClassRecommendation]) -> tuple[pd.DataFrame, list[
 def grid_table(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """The grid's means as a table: one row per configuration, one column per grid column."""
     if frame.empty:
-        return pd.DataFrame(columns=["configuration"])
+        return pd.DataFrame(columns=[CONFIGURATION])
     wide = frame.pivot_table(index="config_key", columns="column", values="value", aggfunc="mean")
     wide = wide.reindex(columns=[c for c in order if c in wide.columns])
-    wide = wide.reset_index().rename(columns={"config_key": "configuration"})
+    wide = wide.reset_index().rename(columns={"config_key": CONFIGURATION})
     wide.columns.name = None
     return wide
 

@@ -1,13 +1,48 @@
-"""The labels every surface spells alike: a rank with its tie, a concurrency."""
+"""The labels every surface spells alike: a rank with its tie, the limits a configuration
+kept or broke, a concurrency, a curve."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
+import pandas as pd
 
-def rank_label(rank: int, tied: bool) -> str:
-    return f"={int(rank)}" if tied else str(int(rank))
+from sweeper.units import format_size
+
+#: marks a rank that configurations share (their intervals overlap)
+TIE_MARK = "="
+#: the label of the ``config_key`` column in every table shown
+CONFIGURATION = "configuration"
+
+
+def rank_label(rank: Any, tied: bool, *, mark_first: bool = False) -> str:
+    """A rank as shown, a tie marked with TIE_MARK: after the number in the CLI and the
+    report (``3=``), before it in the app (``=3``, ``mark_first``)."""
+    number = str(int(rank))
+    if not tied:
+        return number
+    return f"{TIE_MARK}{number}" if mark_first else f"{number}{TIE_MARK}"
+
+
+def limits_text(meets_limits: Any, violations: Any) -> str:
+    """``ok``, or the limits a configuration broke (``violations``, ``; ``-separated)."""
+    return "ok" if bool(meets_limits) else str(violations)
+
+
+def limits_brief(meets_limits: Any, violations: Any) -> str:
+    """``limits ok``, or the first limit broken and how many more: for a narrow column."""
+    if bool(meets_limits):
+        return "limits ok"
+    broken = str(violations).split("; ")
+    more = f" (+{len(broken) - 1} more)" if len(broken) > 1 else ""
+    return f"{broken[0]}{more}"
+
+
+def class_limits_text(limits: Iterable[Any]) -> str:
+    """A class's limits in one line, ``none`` without any."""
+    return ", ".join(str(lim) for lim in limits) or "none"
 
 
 def concurrency_label(iodepth: Any, numjobs: Any) -> str:
@@ -15,4 +50,16 @@ def concurrency_label(iodepth: Any, numjobs: Any) -> str:
 
 
 def concurrency_key(label: str) -> list[int]:
+    """Sorts ``qd<iodepth>x<numjobs>`` labels by iodepth, then jobs (anything else first)."""
     return [int(x) for x in label[2:].split("x")] if re.fullmatch(r"qd\d+x\d+", label) else [0]
+
+
+def curve_label(pattern: str, block_size: int, active_pct: Any) -> str:
+    """A curve within its configuration: pattern, block size, working set (``randread/8k/ws10``)."""
+    ws = f"/ws{int(active_pct)}" if active_pct is not None and not pd.isna(active_pct) else ""
+    return f"{pattern}/{format_size(int(block_size))}{ws}"
+
+
+def curve_name(config_key: str, pattern: str, block_size: int, active_pct: Any) -> str:
+    """A curve among all: its configuration and ``curve_label``."""
+    return f"{config_key} · {curve_label(pattern, block_size, active_pct)}"

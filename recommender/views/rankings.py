@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from recommender.recommendations import ClassRecommendation
-from recommender.views.labels import rank_label
+from recommender.views.labels import CONFIGURATION, limits_text, rank_label
 
 
 def ranked_all(recs: Iterable[ClassRecommendation]) -> pd.DataFrame:
@@ -37,8 +37,11 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
     repetitions, the limits kept or the cells that broke them, and the trade-offs."""
     part = ranked
     columns: dict[str, Any] = {
-        "rank": [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)],
-        "configuration": part["config_key"].to_numpy(),
+        "rank": [
+            rank_label(r, t, mark_first=True)
+            for r, t in zip(part["rank"], part["tied"], strict=True)
+        ],
+        CONFIGURATION: part["config_key"].to_numpy(),
         "score": part["score"].astype(float).to_numpy(),
         "95% interval": [
             f"{lo:,.1f} – {hi:,.1f}"
@@ -47,7 +50,7 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
         "CV %": part["cv_pct"].astype(float).to_numpy(),
         "repetitions": part["repetitions"].astype(int).to_numpy(),
         "limits": [
-            "ok" if ok else str(v)
+            limits_text(ok, v)
             for ok, v in zip(part["meets_limits"], part["violations"], strict=True)
         ],
     }
@@ -70,29 +73,37 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
     return out
 
 
+#: the evidence's columns as shown: (column, type) under each label
+EVIDENCE_SHOWN = {
+    "cell": ("cell", str),
+    "weight": ("weight", float),
+    "recommended": ("recommended", float),
+    "runner-up": ("runner_up", float),
+    "ratio": ("ratio", float),
+    "share of the decision %": ("contribution_pct", float),
+    "repetitions": ("repetitions", str),
+}
+#: the feature impact's columns as shown
+IMPACT_SHOWN = {
+    "feature": ("feature", str),
+    "configuration (feature off)": ("configuration", str),
+    "score off": ("score_off", float),
+    "score on": ("score_on", float),
+    "kept %": ("kept_pct", float),
+}
+
+
+def _shown(frame: pd.DataFrame, columns: dict[str, tuple[str, type]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {label: frame[col].astype(kind).to_numpy() for label, (col, kind) in columns.items()}
+    )
+
+
 def evidence_table(evidence: pd.DataFrame) -> pd.DataFrame:
     """The cells that decided between the recommended configuration and the runner-up."""
-    return pd.DataFrame(
-        {
-            "cell": evidence["cell"].astype(str).to_numpy(),
-            "weight": evidence["weight"].astype(float).to_numpy(),
-            "recommended": evidence["recommended"].astype(float).to_numpy(),
-            "runner-up": evidence["runner_up"].astype(float).to_numpy(),
-            "ratio": evidence["ratio"].astype(float).to_numpy(),
-            "share of the decision %": evidence["contribution_pct"].astype(float).to_numpy(),
-            "repetitions": evidence["repetitions"].astype(str).to_numpy(),
-        }
-    )
+    return _shown(evidence, EVIDENCE_SHOWN)
 
 
 def impact_table(impact: pd.DataFrame) -> pd.DataFrame:
     """Feature impact of one class: performance kept with snapshots / data reduction on."""
-    return pd.DataFrame(
-        {
-            "feature": impact["feature"].astype(str).to_numpy(),
-            "configuration (feature off)": impact["configuration"].astype(str).to_numpy(),
-            "score off": impact["score_off"].astype(float).to_numpy(),
-            "score on": impact["score_on"].astype(float).to_numpy(),
-            "kept %": impact["kept_pct"].astype(float).to_numpy(),
-        }
-    )
+    return _shown(impact, IMPACT_SHOWN)

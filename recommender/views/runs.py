@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from recommender.views.labels import CONFIGURATION
+
 RUN_ID_RE = re.compile(r"^[0-9a-f]{24}$")
 
 
@@ -14,20 +16,20 @@ def configuration_table(
     all_runs: pd.DataFrame, configs: pd.DataFrame, runs_per_config: int
 ) -> pd.DataFrame:
     """One row per configuration: its reconfiguration's outcome and its run counts."""
-    columns = ["configuration", "reconfiguration", "attempts", "runs done", "runs failed"]
+    columns = [CONFIGURATION, "reconfiguration", "attempts", "runs done", "runs failed"]
     if runs_per_config:
         columns.append("runs planned")
     rows: dict[str, dict[str, Any]] = {}
     if len(configs):
         for key, grp in configs.groupby("config_key", sort=False):
             rows[key] = {
-                "configuration": key,
+                CONFIGURATION: key,
                 "reconfiguration": str(grp["status"].iloc[-1]),
                 "attempts": len(grp),
             }
     if len(all_runs):
         for key, grp in all_runs.groupby("config_key", sort=False):
-            row = rows.setdefault(key, {"configuration": key, "reconfiguration": "", "attempts": 0})
+            row = rows.setdefault(key, {CONFIGURATION: key, "reconfiguration": "", "attempts": 0})
             row["runs done"] = int((grp["status"] == "ok").sum())
             row["runs failed"] = int((grp["status"] == "failed").sum())
     for row in rows.values():
@@ -36,7 +38,7 @@ def configuration_table(
         if runs_per_config:
             row["runs planned"] = runs_per_config
     table = pd.DataFrame(list(rows.values()), columns=columns)
-    return table.sort_values("configuration", kind="stable").reset_index(drop=True)
+    return table.sort_values(CONFIGURATION, kind="stable").reset_index(drop=True)
 
 
 def run_id_problem(text: str) -> str | None:

@@ -1,0 +1,331 @@
+"""The tables and labels the CLI, the report and the app share (recommender.views), on small
+hand-made frames."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recommender import views
+from recommender.curves import CurvePoint
+
+
+def _runs(rows: list[tuple[str, str, int, int, int, int, float]]) -> pd.DataFrame:
+    """Runs of (config_key, pattern, block_size, iodepth, numjobs, repetition, iops)."""
+    frame = pd.DataFrame(
+        rows,
+        columns=["config_key", "pattern", "block_size", "iodepth", "numjobs", "repetition", "iops"],
+    )
+    frame["cell_key"] = [
+        f"{p}/{b // 1024}k/qd{d}x{j}"
+        for p, b, d, j in zip(
+            frame["pattern"], frame["block_size"], frame["iodepth"], frame["numjobs"], strict=True
+        )
+    ]
+    frame["run_id"] = [f"{i:024x}" for i in range(len(frame))]
+    frame["active_pct"] = 100
+    return frame
+
+
+RUNS = _runs(
+    [
+        ("a", "randread", 4096, 1, 1, 1, 100.0),
+        ("a", "randread", 4096, 1, 1, 2, 300.0),
+        ("a", "randread", 8192, 1, 1, 1, 50.0),
+        ("a", "write", 4096, 1, 1, 1, 10.0),
+        ("a", "randread", 4096, 1, 16, 1, 900.0),
+        ("b", "randread", 4096, 1, 1, 1, 400.0),
+        ("b", "randread", 8192, 1, 1, 1, math.nan),
+        ("b", "randread", 4096, 4, 4, 1, 1000.0),
+    ]
+)
+
+
+def _ranked(**extra: list[Any]) -> pd.DataFrame:
+    base: dict[str, list[Any]] = {
+        "class": ["c", "c", "c"],
+        "rank": [1, 1, 3],
+        "tied": [True, True, False],
+        "config_key": ["a", "b", "z"],
+        "score": [100.0, 90.0, 10.0],
+        "score_lo": [80.0, 85.0, 9.0],
+        "score_hi": [120.0, 95.0, 11.0],
+        "cv_pct": [1.0, 2.0, 3.0],
+        "repetitions": [3, 3, 2],
+        "meets_limits": [True, True, False],
+        "violations": ["", "", "write/4k/qd1x1 p99 write 9 ms > 2 ms"],
+        "unsteady_runs": [0, 0, 0],
+        "cells_missing": ["", "", ""],
+    }
+    return pd.DataFrame(base | extra)
+
+
+def _rec(name: str, ranked: pd.DataFrame, cells: list[str] | None = None) -> Any:
+    wclass = SimpleNamespace(name=name, metric="iops", cell_keys=cells or [])
+    return SimpleNamespace(name=name, ranked=ranked, wclass=wclass)
+
+
+# labels -----------------------------------------------------------------------------------------
+def test_one_rank_label_spelled_two_ways() -> None:
+    assert views.rank_label(3, False) == "3"
+    assert views.rank_label(3, True) == "3="  # the CLI and the report
+    assert views.rank_label(3, True, mark_first=True) == "=3"  # the app
+    assert views.rank_label(np.int64(2), np.bool_(True)) == "2="
+    assert views.rank_label(2.0, False, mark_first=True) == "2"
+    assert views.TIE_MARK == "="
+
+
+def test_limits_texts() -> None:
+    assert views.limits_text(True, "anything") == "ok"
+    assert views.limits_text(False, "a > 1; b > 2") == "a > 1; b > 2"
+    assert views.limits_brief(np.bool_(True), "") == "limits ok"
+    assert views.limits_brief(False, "a > 1") == "a > 1"
+    assert views.limits_brief(False, "a > 1; b > 2; c > 3") == "a > 1 (+2 more)"
+    assert views.class_limits_text([]) == "none"
+    assert views.class_limits_text(["p99 write ≤ 2 ms", 5]) == "p99 write ≤ 2 ms, 5"
+
+
+def test_concurrency_and_curve_labels() -> None:
+    assert views.concurrency_label(np.int64(4), 16.0) == "qd4x16"
+    labels = ["qd16x1", "qd1x16", "qd4x4", "qd1x1", "odd"]
+    assert sorted(labels, key=views.concurrency_key) == [
+        "odd",
+        "qd1x1",
+        "qd1x16",
+        "qd4x4",
+        "qd16x1",
+    ]
+    assert views.run_concurrencies(RUNS) == ["qd1x1", "qd1x16", "qd4x4"]
+    assert views.run_concurrencies(RUNS.iloc[:0]) == []
+    assert views.curve_label("randread", 8192, None) == "randread/8k"
+    assert views.curve_label("randread", 8192, math.nan) == "randread/8k"
+    assert views.curve_label("randread", 8192, 10.0) == "randread/8k/ws10"
+    assert views.curve_name("a", "write", 1048576, 100) == "a · write/1m/ws100"
+
+
+# heatmaps ---------------------------------------------------------------------------------------
+def test_heatmap_frame_and_grid_frame_are_one_aggregation() -> None:
+    frame = views.heatmap_frame(RUNS, "randread", "iops", "qd1x1")
+    assert list(frame.columns) == ["config_key", "block_size", "value", "sd", "n"]
+    first = frame.iloc[0]
+    assert (first["config_key"], first["block_size"], first["value"], first["n"]) == (
+        "a",
+        4096,
+        200.0,
+        2,
+    )
+    assert first["sd"] == pytest.approx(math.sqrt(20000))
+    # b at 8k measured nothing: the report's frame keeps the empty cell, the grid leaves it out
+    assert frame["value"].isna().sum() == 1
+    grid, order = views.grid_frame(
+        RUNS, "iops", by="block_size", pattern="randread", concurrency="qd1x1"
+    )
+    assert order == ["4k", "8k"]
+    assert list(grid.columns) == views.GRID_COLUMNS
+    assert list(grid.index) == [0, 1, 2]
+    kept = frame.dropna(subset=["value"]).reset_index(drop=True)
+    assert grid["value"].to_list() == kept["value"].to_list()
+    assert grid["column"].to_list() == ["4k", "8k", "4k"]
+
+
+def test_grid_by_pattern_its_table_and_a_cells_runs() -> None:
+    grid, order = views.grid_frame(RUNS, "iops", by="pattern", block_size=4096, concurrency="qd1x1")
+    assert order == ["randread", "write"]
+    table = views.grid_table(grid, order)
+    assert list(table.columns) == [views.CONFIGURATION, "randread", "write"]
+    assert table.set_index(views.CONFIGURATION).loc["a"].to_list() == [200.0, 10.0]
+    assert math.isnan(table.set_index(views.CONFIGURATION).loc["b", "write"])
+    shown = views.cell_runs(
+        RUNS, "a", "randread", by="pattern", block_size=4096, concurrency="qd1x1"
+    )
+    assert shown["repetition"].to_list() == [1, 2]
+    assert set(shown.columns) <= set(views.CELL_RUN_COLUMNS.values())
+    by_size = views.cell_runs(RUNS, "a", "8k", by="block_size", pattern="randread")
+    assert by_size["IOPS"].to_list() == [50.0]
+    assert views.cell_runs(RUNS, "a", "64k", by="block_size", pattern="randread").empty
+    by_class = views.cell_runs(RUNS, "a", "c", by="class", class_cells={"c": ["write/4k/qd1x1"]})
+    assert by_class["cell"].to_list() == ["write/4k/qd1x1"]
+    with pytest.raises(ValueError, match="by must be"):
+        views.grid_frame(RUNS, "iops", by="class")
+    empty, order = views.grid_frame(RUNS.iloc[:0], "iops", by="pattern")
+    assert empty.empty and list(empty.columns) == views.GRID_COLUMNS and order == []
+
+
+def test_score_grid_is_percent_of_each_class_best() -> None:
+    frame, order = views.score_grid([_rec("c", _ranked()), _rec("empty", _ranked().iloc[:0])])
+    assert order == ["c"]
+    assert frame["value"].to_list() == [100.0, 90.0, 10.0]
+    assert frame["sd"].to_list() == [20.0, 5.0, 1.0]
+    assert views.score_grid([])[1] == []
+
+
+def test_matrix_options_and_block_sizes() -> None:
+    record = {"spec": {"matrix": {"patterns": ["write", "randread"], "concurrency": ["1x1"]}}}
+    patterns, concurrency = views.matrix_options(record, RUNS)
+    assert patterns == ["write", "randread"]
+    assert concurrency == ["qd1x1", "qd1x16", "qd4x4"]
+    assert views.block_sizes(RUNS) == [4096, 8192]
+    assert views.matrix_options({}, RUNS.iloc[:0]) == ([], [])
+
+
+# rankings ---------------------------------------------------------------------------------------
+def test_recommendation_table_marks_ties_first_and_says_the_limits() -> None:
+    table = views.recommendation_table(_ranked(), prices=False)
+    assert table["rank"].to_list() == ["=1", "=1", "3"]
+    assert table[views.CONFIGURATION].to_list() == ["a", "b", "z"]
+    assert table["95% interval"].iloc[0] == "80.0 – 120.0"
+    assert table["limits"].to_list() == ["ok", "ok", "write/4k/qd1x1 p99 write 9 ms > 2 ms"]
+    assert "usable %" not in table and "unsteady runs" not in table
+    traded = _ranked(
+        usable_share=[0.5, "x", None],
+        rebuild_h=[1.0, 2.0, 3.0],
+        loss_risk_per_year=[1e-6, 1e-5, 1e-4],
+        cost_per_unit=[1.0, 2.0, 3.0],
+        cost_per_usable_gb=[0.1, 0.2, 0.3],
+        tradeoff_front=[True, False, False],
+        cells_missing=["", "", "write/4k/qd1x1"],
+    )
+    table = views.recommendation_table(traded, prices=True)
+    assert table["usable %"].iloc[0] == 50.0 and math.isnan(table["usable %"].iloc[1])
+    assert table["trade-off front"].to_list() == [True, False, False]
+    assert table["cells missing"].to_list() == ["", "", "write/4k/qd1x1"]
+    assert "cost per unit" in table
+
+
+def test_ranked_all_and_find_recommendation() -> None:
+    recs = [_rec("c", _ranked()), _rec("d", _ranked().iloc[:0])]
+    assert len(views.ranked_all(recs)) == 3
+    assert list(views.ranked_all([]).columns) == ["class"]
+    assert views.find_recommendation(recs, "d") is recs[1]
+    assert views.find_recommendation(recs, "nope") is None
+    assert math.isnan(views.number("x")) and views.number("2") == 2.0
+
+
+def test_compare_scores_cells_and_tradeoffs() -> None:
+    recs = [_rec("c", _ranked(usable_share=[0.5, 0.25, 1.0])), _rec("e", _ranked().iloc[:0])]
+    scores = views.compare_scores(recs, "a", "z")
+    row = scores.iloc[0]
+    assert (row["rank A"], row["rank B"], row["limits A"]) == ("=1", "3", "ok")
+    assert row["A / B"] == pytest.approx(10.0)
+    assert scores.iloc[1]["rank A"] == "" and math.isnan(scores.iloc[1]["A / B"])
+    cells = views.compare_cells(RUNS, "a", "b", "iops")
+    assert cells["cell"].to_list() == ["randread/4k/qd1x1", "randread/8k/qd1x1"]
+    assert cells["A / B"].iloc[0] == pytest.approx(0.5)
+    assert cells["repetitions"].to_list() == ["2/1", "1/0"]  # b's 8k run measured nothing
+    trade = views.compare_tradeoffs(recs, "a", "b")
+    assert trade.to_dict("records") == [{"figure": "usable share", "A": 0.5, "B": 0.25}]
+
+
+def test_evidence_and_impact_tables() -> None:
+    evidence = pd.DataFrame(
+        {
+            "cell": ["w"],
+            "weight": [1],
+            "recommended": [2],
+            "runner_up": [1],
+            "ratio": [2],
+            "contribution_pct": [100],
+            "repetitions": ["3/3"],
+        }
+    )
+    assert list(views.evidence_table(evidence).columns) == [
+        "cell",
+        "weight",
+        "recommended",
+        "runner-up",
+        "ratio",
+        "share of the decision %",
+        "repetitions",
+    ]
+    impact = pd.DataFrame(
+        {
+            "feature": ["snapshots"],
+            "configuration": ["a"],
+            "score_off": [2],
+            "score_on": [1],
+            "kept_pct": [50],
+        }
+    )
+    assert views.impact_table(impact).iloc[0]["kept %"] == 50.0
+
+
+# curves -----------------------------------------------------------------------------------------
+def _curve(active_pct: Any) -> dict[str, Any]:
+    points = tuple(CurvePoint(n, 100.0 * n, 0.1 * n) for n in (1, 2, 4))
+    return {
+        "config_key": "a",
+        "pattern": "randread",
+        "block_size": 8192,
+        "active_pct": active_pct,
+        "points": list(points),
+        "speed": points[0],
+        "optimum": points[2],
+        "maximum": points[2],
+        "method": "kneedle",
+        "note": "how",
+        "stopped": None,
+    }
+
+
+def test_curve_points_name_every_role_or_one() -> None:
+    table = pd.DataFrame([_curve(None)])
+    both = views.curve_points(table)
+    assert both["role"].to_list() == ["Speed", "", "Optimum + Maximum"]
+    assert both["curve"].iloc[0] == "a · randread/8k"
+    one = views.curve_points(table, one_role=True)
+    assert one["role"].to_list() == ["Speed", "", "Optimum"]
+    assert views.curve_points(pd.DataFrame(columns=["config_key"])).empty
+    summary = views.curve_summary(pd.DataFrame([_curve(10)]))
+    assert summary.iloc[0]["curve"] == "a · randread/8k/ws10"
+    assert summary.iloc[0]["Maximum in flight"] == 4 and summary.iloc[0]["stopped"] == ""
+
+
+# runs -------------------------------------------------------------------------------------------
+def test_configuration_table_counts_runs() -> None:
+    attempts = RUNS.assign(status=["ok"] * 7 + ["failed"])
+    configs = pd.DataFrame({"config_key": ["b", "b", "c"], "status": ["failed", "ok", "ok"]})
+    table = views.configuration_table(attempts, configs, 4)
+    assert table.to_dict("records") == [
+        {
+            "configuration": "a",
+            "reconfiguration": "",
+            "attempts": 0,
+            "runs done": 5,
+            "runs failed": 0,
+            "runs planned": 4,
+        },
+        {
+            "configuration": "b",
+            "reconfiguration": "ok",
+            "attempts": 2,
+            "runs done": 2,
+            "runs failed": 1,
+            "runs planned": 4,
+        },
+        {
+            "configuration": "c",
+            "reconfiguration": "ok",
+            "attempts": 1,
+            "runs done": 0,
+            "runs failed": 0,
+            "runs planned": 4,
+        },
+    ]
+    assert "runs planned" not in views.configuration_table(attempts, configs, 0)
+
+
+def test_run_lookups() -> None:
+    assert views.run_id_problem("abc") and views.run_id_problem("A" * 24)
+    assert views.run_id_problem("a" * 24) is None
+    assert views.find_run(RUNS, "a", "randread/4k/qd1x1", 2) == f"{1:024x}"
+    assert views.find_run(RUNS, "a", "randread/4k/qd1x1", 9) is None
+    summary = views.run_summary({"iops": 1.5, "job_file": "x", "error": None})
+    assert summary.to_dict("records") == [
+        {"field": "iops", "value": "1.5"},
+        {"field": "error", "value": ""},
+    ]
