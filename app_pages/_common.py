@@ -1,5 +1,5 @@
-"""Shared helpers of the app's pages: the store, the chosen sweep, cached reads, live refresh,
-and the page frame every page opens with.
+"""The app's hold on the store: the store and the chosen sweep, cached reads and live refresh
+(the pages use them through ``_frame``; the tables they show are ``recommender.views``).
 
 The store is only read here. Cached reads are keyed on a signature of the sweep's folder (how
 many run and configuration parts it holds, when its progress file last changed), so a run that
@@ -153,21 +153,20 @@ def configurations(store: ParquetStore, sweep_id: str) -> pd.DataFrame:
     return _configurations(str(store.root), sweep_id, signature(store, sweep_id))
 
 
+def _sweep_key(store: ParquetStore, record: dict[str, Any]) -> tuple[str, str, str, tuple]:
+    """What the reads of a whole sweep are cached on: store, sweep, its creation, signature."""
+    sweep_id = record["sweep_id"]
+    return str(store.root), sweep_id, str(record.get("created_at", "")), signature(store, sweep_id)
+
+
 def recommendations(store: ParquetStore, record: dict[str, Any]) -> list[ClassRecommendation]:
     """``load_recommendations`` for the sweep: per class the decision, trade-offs, evidence.
 
     A class file that no longer loads (edited or removed since the sweep) stops the page with
     its problem, not a traceback.
     """
-    sweep_id = record["sweep_id"]
     try:
-        return _recommendations(
-            str(store.root),
-            sweep_id,
-            str(record.get("created_at", "")),
-            signature(store, sweep_id),
-            record,
-        )
+        return _recommendations(*_sweep_key(store, record), record)
     except InputError as exc:
         st.error(f"The sweep's workload classes cannot be loaded:\n\n```\n{exc.render()}\n```")
         st.stop()
@@ -176,14 +175,7 @@ def recommendations(store: ParquetStore, record: dict[str, Any]) -> list[ClassRe
 
 def importances(store: ParquetStore, record: dict[str, Any]) -> pd.DataFrame:
     """Rows of (class, dimension, importance) for every class with enough configurations."""
-    sweep_id = record["sweep_id"]
-    return _importances(
-        str(store.root),
-        sweep_id,
-        str(record.get("created_at", "")),
-        signature(store, sweep_id),
-        record,
-    )
+    return _importances(*_sweep_key(store, record), record)
 
 
 def curves(store: ParquetStore, record: dict[str, Any]) -> pd.DataFrame:

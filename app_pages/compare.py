@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _common
+from app_pages import _frame
 from recommender import views
 
-store, record = _common.require_sweep()
-sweep_id = record["sweep_id"]
-st.header(f"Compare — sweep {sweep_id}")
-
-recs = _common.recommendations(store, record)
-configs = sorted(_common.runs(store, sweep_id)["config_key"].unique())
+page = _frame.open_page("Compare")
+recs = page.recommendations()
+configs = sorted(page.runs()["config_key"].unique())
 if len(configs) < 2:
     st.info("Two configurations need runs in the store before they can be compared.")
     st.stop()
@@ -32,32 +29,25 @@ def render() -> None:
         st.warning("Choose two different configurations.")
         return
     st.markdown(f"**A** = `{a}`  \n**B** = `{b}`")
-    current = _common.recommendations(store, record)
+    current = page.recommendations()
     st.subheader("Per class")
-    st.dataframe(
-        views.compare_scores(current, a, b),
-        hide_index=True,
-        column_config={
-            "score A": st.column_config.NumberColumn(format="%.1f"),
-            "score B": st.column_config.NumberColumn(format="%.1f"),
-            "A / B": st.column_config.NumberColumn(format="%.3f"),
-        },
+    _frame.table(
+        views.compare_scores(current, a, b), {"score A": "%.1f", "score B": "%.1f", "A / B": "%.3f"}
     )
 
     st.subheader("Per cell")
     label = st.radio("Figure", list(views.COMPARE_METRICS), key="compare_metric", horizontal=True)
-    cells = views.compare_cells(_common.runs(store, sweep_id), a, b, views.COMPARE_METRICS[label])
+    cells = views.compare_cells(page.runs(), a, b, views.COMPARE_METRICS[label])
     if cells.empty:
         st.info("The two configurations have no workload cell in common yet.")
     else:
         fmt = "%.2f" if label != "IOPS" else "%.1f"
-        st.dataframe(
+        _frame.table(
             cells,
-            hide_index=True,
-            column_config={
+            {
                 "A": st.column_config.NumberColumn(f"A {label}", format=fmt),
                 "B": st.column_config.NumberColumn(f"B {label}", format=fmt),
-                "A / B": st.column_config.NumberColumn(format="%.3f"),
+                "A / B": "%.3f",
             },
         )
         st.caption("Means over repetitions; repetitions as A/B.")
@@ -67,14 +57,7 @@ def render() -> None:
     if trade.empty:
         st.info("The sweep's hardware facts give no trade-off figures.")
     else:
-        st.dataframe(
-            trade,
-            hide_index=True,
-            column_config={
-                "A": st.column_config.NumberColumn(format="%.4g"),
-                "B": st.column_config.NumberColumn(format="%.4g"),
-            },
-        )
+        _frame.table(trade, {"A": "%.4g", "B": "%.4g"})
 
 
-_common.live(store, sweep_id, render)
+page.live(render)

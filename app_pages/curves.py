@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _common
+from app_pages import _frame
 from recommender import views
 from recommender.charts import curve_chart
 from sweeper.units import format_size
 
-MAX_CURVES = 12  # more lines than this are a tangle nobody can read
-
-store, record = _common.require_sweep()
-sweep_id = record["sweep_id"]
-st.header(f"Curves — sweep {sweep_id}")
-
-table = _common.curves(store, record)
+page = _frame.open_page("Curves")
+table = page.curves()
 if table.empty:
     st.info(
         "No concurrency curves yet: a curve needs one configuration, pattern and block size "
@@ -38,7 +33,7 @@ block_size = cols[2].selectbox(
 
 
 def render() -> None:
-    current = _common.curves(store, record)
+    current = page.curves()
     sel = current[
         current["config_key"].isin(chosen)
         & (current["pattern"] == pattern)
@@ -53,9 +48,9 @@ def render() -> None:
             "curve."
         )
         return
-    if len(sel) > MAX_CURVES:
-        st.warning(f"{len(sel)} curves: showing the first {MAX_CURVES}.")
-        sel = sel.iloc[:MAX_CURVES]
+    if len(sel) > views.MAX_CURVES:
+        st.warning(f"{len(sel)} curves: showing the first {views.MAX_CURVES}.")
+        sel = sel.iloc[: views.MAX_CURVES]
     st.altair_chart(curve_chart(views.curve_points(sel)))
     st.caption(
         "Diamonds mark the Speed (fewest I/Os in flight), the Optimum (the knee: Kneedle on "
@@ -63,16 +58,10 @@ def render() -> None:
     )
     summary = views.curve_summary(sel)
     formats = {" IOPS": "%.0f", " ms": "%.3f", " in flight": "%d"}
-    st.dataframe(
+    _frame.table(
         summary,
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format=fmt)
-            for c in summary.columns
-            for end, fmt in formats.items()
-            if c.endswith(end)
-        },
+        {c: fmt for c in summary.columns for end, fmt in formats.items() if c.endswith(end)},
     )
 
 
-_common.live(store, sweep_id, render)
+page.live(render)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _common
+from app_pages import _charts, _frame
 from recommender import views
 from recommender.data import HEATMAP_METRICS
 from sweeper.units import format_size
@@ -15,12 +15,9 @@ CHART_KEY = "heatmap_chart"
 CELL_KEY = "heatmap_cell"
 BY_LABELS = {"block size": "block_size", "pattern": "pattern"}
 
-store, record = _common.require_sweep()
-sweep_id = record["sweep_id"]
-st.header(f"Heatmaps — sweep {sweep_id}")
-
-all_runs = _common.runs(store, sweep_id)
-patterns, concurrencies = views.matrix_options(record, all_runs)
+page = _frame.open_page("Heatmaps")
+all_runs = page.runs()
+patterns, concurrencies = views.matrix_options(page.record, all_runs)
 if all_runs.empty or not patterns or not concurrencies:
     st.info("No runs are stored for this sweep yet.")
     st.stop()
@@ -48,7 +45,7 @@ else:
             "Block size", sizes, format_func=lambda b: format_size(int(b)), key="block_size"
         )
     concurrency = cols[1].selectbox("Concurrency", concurrencies, key="concurrency")
-    ranges = ((record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
+    ranges = ((page.record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
     if ranges:
         active = cols[2].selectbox("Active range (% of the volume)", ranges, key="active_range")
 
@@ -66,12 +63,12 @@ def _grid() -> tuple[pd.DataFrame, list[str], str, bool, dict[str, list[str]] | 
     """The grid's cells and column order, the x title, the colour direction, and for the score
     grid each class's cells (the runs behind a score)."""
     if by == "class":
-        recs = _common.recommendations(store, record)
+        recs = page.recommendations()
         frame, order = views.score_grid(recs)
         return frame, order, "class", True, {r.name: r.wclass.cell_keys for r in recs}
     metric = HEATMAP_METRICS[metric_label]
     frame, order = views.grid_frame(
-        _common.runs(store, sweep_id),
+        page.runs(),
         metric,
         by=by,
         pattern=pattern,
@@ -100,12 +97,7 @@ def render() -> None:
         "click it to list its runs (double-click clears)."
     )
     table = views.grid_table(frame, order)
-    number = st.column_config.NumberColumn(format="%.2f")
-    st.dataframe(
-        table,
-        hide_index=True,
-        column_config={c: number for c in table.columns if c != "configuration"},
-    )
+    _frame.table(table, {c: "%.2f" for c in table.columns if c != views.CONFIGURATION})
 
     cells = frame.sort_values("config_key", kind="stable")
     position = {c: i for i, c in enumerate(order)}
@@ -126,7 +118,7 @@ def render() -> None:
         return
     config_key, column = _charts.parse_cell_label(choice)
     shown = views.cell_runs(
-        _common.runs(store, sweep_id),
+        page.runs(),
         config_key,
         column,
         by=by,
@@ -137,18 +129,12 @@ def render() -> None:
         class_cells=class_cells,
     )
     st.markdown(f"**{len(shown)} runs** of **{config_key}** at **{column}**")
-    picked = st.dataframe(
+    picked = _frame.table(
         shown,
-        hide_index=True,
+        {"IOPS": "%.1f", "MB/s": "%.2f", "p99 read ms": "%.2f", "p99 write ms": "%.2f"},
         on_select="rerun",
         selection_mode="single-row",
         key="heatmap_cell_runs",
-        column_config={
-            "IOPS": st.column_config.NumberColumn(format="%.1f"),
-            "MB/s": st.column_config.NumberColumn(format="%.2f"),
-            "p99 read ms": st.column_config.NumberColumn(format="%.2f"),
-            "p99 write ms": st.column_config.NumberColumn(format="%.2f"),
-        },
     )
     rows = picked.selection.rows if picked is not None else []
     if rows:
@@ -163,4 +149,4 @@ def render() -> None:
         st.caption("Select a row to open that run's disclosure record, job file and fio output.")
 
 
-_common.live(store, sweep_id, render)
+page.live(render)

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _common
+from app_pages import _frame
 from recommender import views
 from sweeper.units import format_duration
 
-store, record = _common.require_sweep()
-sweep_id = record["sweep_id"]
-st.header(f"Sweep {sweep_id}")
+page = _frame.open_page()
 
 
 def render() -> None:
-    status = _common.status(store, sweep_id)
+    status = page.status()
     state = status.state
     configs_done, configs_total = status.configurations_done, status.configurations_total
     cols = st.columns(4)
@@ -42,15 +40,13 @@ def render() -> None:
 
     per_config = status.runs_total // status.configurations_total if configs_total else 0
     table = views.configuration_table(
-        _common.runs(store, sweep_id, include_failed=True),
-        _common.configurations(store, sweep_id),
-        per_config,
+        page.runs(include_failed=True), page.configurations(), per_config
     )
     st.subheader("Configurations")
     if table.empty:
         st.info("No configuration has been set up yet.")
     else:
-        st.dataframe(table, hide_index=True)
+        _frame.table(table)
 
 
-_common.live(store, sweep_id, render)
+page.live(render)

@@ -5,31 +5,24 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _common
+from app_pages import _frame
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
-from sweeper.status import provisional
 from sweeper.untrusted import markdown_text
 
-store, record = _common.require_sweep()
-sweep_id = record["sweep_id"]
-st.header(f"Recommendations — sweep {sweep_id}")
-
-names = [rec.name for rec in _common.recommendations(store, record)]
-if not names:
-    st.info("This sweep's spec names no workload classes, so there is nothing to recommend.")
-    st.stop()
+page = _frame.open_page("Recommendations")
+names = page.class_names(
+    "This sweep's spec names no workload classes, so there is nothing to recommend."
+)
 class_name = st.selectbox("Workload class", names, key="class")
-prices = (record.get("spec") or {}).get("prices")
+prices = (page.record.get("spec") or {}).get("prices")
 
 
 def render() -> None:
-    recs = _common.recommendations(store, record)
-    note = provisional(store, record["sweep_id"])
-    if note:
-        st.warning(note, icon=":material/hourglass_top:")
+    recs = page.recommendations()
+    page.provisional_banner()
     rec = views.find_recommendation(recs, class_name)
     if rec is None:
         st.error(f"The class {class_name} could not be loaded for this sweep.")
@@ -43,28 +36,27 @@ def render() -> None:
     st.success(rec.sentence(), icon=":material/recommend:")
     st.markdown(f"**{markdown_text(wclass.name)}** — {markdown_text(wclass.description)}")
     cells = ", ".join(f"{c.cell} (×{c.weight:g})" for c in wclass.cells)
-    limits = ", ".join(str(lim) for lim in wclass.limits) or "none"
+    limits = views.class_limits_text(wclass.limits)
     st.caption(f"Class metric: {wclass.metric}; cells (weight): {cells}; limits: {limits}")
 
     st.subheader("Ranking")
     table = views.recommendation_table(rec.ranked, prices=bool(prices))
     currency = (prices or {}).get("currency", "")
-    money = st.column_config.NumberColumn(format=f"%.2f {currency}".strip())
-    st.dataframe(
+    money = f"%.2f {currency}".strip()
+    _frame.table(
         table,
-        hide_index=True,
-        column_config={
-            "score": st.column_config.NumberColumn(format="%.1f"),
-            "CV %": st.column_config.NumberColumn(format="%.2f"),
-            "usable %": st.column_config.NumberColumn(format="%.1f"),
-            "rebuild h": st.column_config.NumberColumn(format="%.2f"),
-            "data-loss risk / year": st.column_config.NumberColumn(format="%.2e"),
+        {
+            "score": "%.1f",
+            "CV %": "%.2f",
+            "usable %": "%.1f",
+            "rebuild h": "%.2f",
+            "data-loss risk / year": "%.2e",
             "cost per unit": money,
             "cost per usable GB": money,
         },
     )
     st.caption(
-        "Rank '=n': intervals overlap, so these configurations share the rank. "
+        f"Rank '{views.TIE_MARK}n': intervals overlap, so these configurations share the rank. "
         f"Repetitions: the complete repetitions behind each score.  \n**Score:** {FORMULA}.  \n"
         f"**Trade-offs:** {TRADEOFF_FORMULA}."
         + (f" Cost per unit: {currency} per {wclass.metric} of the score." if prices else "")
@@ -75,16 +67,16 @@ def render() -> None:
             "Limits broken (these rank after every configuration that keeps them):  \n"
             + "  \n".join(
                 f"{key}: {why}"
-                for key, why in zip(broken["configuration"], broken["limits"], strict=True)
+                for key, why in zip(broken[views.CONFIGURATION], broken["limits"], strict=True)
             )
         )
     if "cells missing" in table:
-        gaps = table.loc[table["cells missing"] != "", ["configuration", "cells missing"]]
+        gaps = table.loc[table["cells missing"] != "", [views.CONFIGURATION, "cells missing"]]
         st.warning(
             "Cells missing (scored on the cells measured so far):  \n"
             + "  \n".join(
                 f"{key}: {cells}"
-                for key, cells in zip(gaps["configuration"], gaps["cells missing"], strict=True)
+                for key, cells in zip(gaps[views.CONFIGURATION], gaps["cells missing"], strict=True)
             )
         )
 
@@ -97,15 +89,13 @@ def render() -> None:
             f"**{rec.runner_up['config_key']}**, per cell ({wclass.metric}, mean over "
             "repetitions); the share is how much of the score difference the cell makes."
         )
-        number = st.column_config.NumberColumn(format="%.1f")
-        st.dataframe(
+        _frame.table(
             views.evidence_table(rec.evidence),
-            hide_index=True,
-            column_config={
-                "recommended": number,
-                "runner-up": number,
-                "ratio": st.column_config.NumberColumn(format="%.3f"),
-                "share of the decision %": number,
+            {
+                "recommended": "%.1f",
+                "runner-up": "%.1f",
+                "ratio": "%.3f",
+                "share of the decision %": "%.1f",
             },
         )
 
@@ -128,15 +118,10 @@ def render() -> None:
     if len(rec.impact):
         st.subheader("Feature impact")
         st.caption("Performance kept with the feature on, as % of the same configuration off.")
-        st.dataframe(
+        _frame.table(
             views.impact_table(rec.impact),
-            hide_index=True,
-            column_config={
-                "score off": st.column_config.NumberColumn(format="%.1f"),
-                "score on": st.column_config.NumberColumn(format="%.1f"),
-                "kept %": st.column_config.NumberColumn(format="%.1f"),
-            },
+            {"score off": "%.1f", "score on": "%.1f", "kept %": "%.1f"},
         )
 
 
-_common.live(store, sweep_id, render)
+page.live(render)

@@ -7,14 +7,12 @@ from typing import Any
 
 import streamlit as st
 
-from app_pages import _common
+from app_pages import _frame
 from recommender import views
 
-store, record = _common.require_sweep()
-sweep_id = record["sweep_id"]
-st.header(f"Run details — sweep {sweep_id}")
-
-all_runs = _common.runs(store, sweep_id, include_failed=True)
+page = _frame.open_page("Run details")
+store, sweep_id = page.store, page.sweep_id
+all_runs = page.runs(include_failed=True)
 if all_runs.empty:
     st.info("No runs are stored for this sweep yet.")
     st.stop()
@@ -100,4 +98,4 @@ with tabs[2]:
         st.caption("fio's standard error")
         st.code(detail["fio_stderr"], language="text")
 with tabs[3]:
-    st.dataframe(views.run_summary(detail), hide_index=True)
+    _frame.table(views.run_summary(detail))

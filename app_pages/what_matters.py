@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _common
+from app_pages import _frame
 from recommender.importance import MIN_CONFIGURATIONS
 
-store, record = _common.require_sweep()
-sweep_id = record["sweep_id"]
-st.header(f"What matters — sweep {sweep_id}")
-
-names = [rec.name for rec in _common.recommendations(store, record)]
-if not names:
-    st.info("This sweep's spec names no workload classes, so there is nothing to weigh.")
-    st.stop()
+page = _frame.open_page("What matters")
+names = page.class_names(
+    "This sweep's spec names no workload classes, so there is nothing to weigh."
+)
 class_name = st.selectbox("Workload class", names, key="importance_class")
 st.caption(
     "Share of the score's variance each dimension explains on its own (Optuna's fANOVA over "
@@ -26,7 +22,7 @@ st.caption(
 
 
 def render() -> None:
-    table = _common.importances(store, record)
+    table = page.importances()
     mine = table[table["class"] == class_name].sort_values("importance", ascending=False)
     if mine.empty:
         st.info(
@@ -44,11 +40,7 @@ def render() -> None:
     st.subheader("Every class")
     wide = table.pivot_table(index="dimension", columns="class", values="importance")
     wide = (100 * wide).reindex(columns=[n for n in names if n in wide.columns])
-    st.dataframe(
-        wide.reset_index(),
-        hide_index=True,
-        column_config={c: st.column_config.NumberColumn(format="%.0f %%") for c in wide.columns},
-    )
+    _frame.table(wide.reset_index(), dict.fromkeys(wide.columns, "%.0f %%"))
 
 
-_common.live(store, sweep_id, render)
+page.live(render)

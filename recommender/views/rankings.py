@@ -33,7 +33,7 @@ def number(value: Any) -> float:
 
 
 def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
-    """The ranked rows of one class as shown: rank ('=' marks a tie), score with interval and
+    """The ranked rows of one class as shown: rank (``=3``: a tie), score with interval and
     repetitions, the limits kept or the cells that broke them, and the trade-offs."""
     part = ranked
     columns: dict[str, Any] = {

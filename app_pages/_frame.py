@@ -1,0 +1,89 @@
+"""The frame every page of the app stands in: the sweep chosen in the sidebar and the page's
+header naming it (or how to start a sweep, and nothing else), the sweep's cached reads, the
+provisional banner, the class chooser, the live refresh, and a table with its number formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from app_pages import _common
+from recommender.recommendations import ClassRecommendation
+from sweeper.status import SweepStatus, provisional
+from sweeper.store import ParquetStore
+
+
+@dataclass(frozen=True)
+class SweepPage:
+    """The sweep a page shows, and what the page reads of it (cached on the store's
+    signature: see ``_common``)."""
+
+    store: ParquetStore
+    record: dict[str, Any]
+
+    @property
+    def sweep_id(self) -> str:
+        return str(self.record["sweep_id"])
+
+    def runs(self, *, include_failed: bool = False) -> pd.DataFrame:
+        """The good runs (or every attempt): shared, never to be modified."""
+        return _common.runs(self.store, self.sweep_id, include_failed=include_failed)
+
+    def configurations(self) -> pd.DataFrame:
+        return _common.configurations(self.store, self.sweep_id)
+
+    def recommendations(self) -> list[ClassRecommendation]:
+        return _common.recommendations(self.store, self.record)
+
+    def importances(self) -> pd.DataFrame:
+        return _common.importances(self.store, self.record)
+
+    def curves(self) -> pd.DataFrame:
+        return _common.curves(self.store, self.record)
+
+    def status(self) -> SweepStatus:
+        return _common.status(self.store, self.sweep_id)
+
+    def class_names(self, none: str) -> list[str]:
+        """The names of the sweep's workload classes; without any, say ``none`` and stop."""
+        names = [rec.name for rec in self.recommendations()]
+        if not names:
+            st.info(none)
+            st.stop()
+        return names
+
+    def provisional_banner(self) -> None:
+        """Say so when the figures are provisional (the sweep has not finished)."""
+        note = provisional(self.store, self.sweep_id)
+        if note:
+            st.warning(note, icon=":material/hourglass_top:")
+
+    def live(self, render: Callable[[], None]) -> None:
+        """Render the page's figures; while the sweep runs, again every few seconds."""
+        _common.live(self.store, self.sweep_id, render)
+
+
+def open_page(title: str | None = None) -> SweepPage:
+    """Every page's prologue: the sweep chosen in the sidebar (otherwise how to start one, and
+    stop) and the header, ``<title> — sweep <id>`` (``Sweep <id>`` without a title)."""
+    store, record = _common.require_sweep()
+    page = SweepPage(store, record)
+    st.header(f"{title} — sweep {page.sweep_id}" if title else f"Sweep {page.sweep_id}")
+    return page
+
+
+def table(frame: pd.DataFrame, formats: Mapping[str, Any] | None = None, **options: Any) -> Any:
+    """``st.dataframe`` without the index; each column named in ``formats`` a number in its
+    printf format, or shown by the column config given instead of a format."""
+    column_config = {
+        column: st.column_config.NumberColumn(format=fmt) if isinstance(fmt, str) else fmt
+        for column, fmt in (formats or {}).items()
+    }
+    if column_config:
+        options["column_config"] = column_config
+    return st.dataframe(frame, hide_index=True, **options)
