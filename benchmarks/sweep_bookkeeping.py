@@ -3,10 +3,11 @@ sweep cost no more wall time than the first.
 
 On the simulated array, a grid sweep of the first 500 configurations (in build order) of a
 space of 1,224, with pruning on (each configuration is compared with every one completed
-before it) and a matrix of one cell, one repetition and a short runtime. The Ansible play, a constant cost of seconds per configuration, is
-replaced by what the sim role does (it records the array's state for the simulated runner,
-and publishes it as the play's facts), in-process: what a configuration costs is then the
-sweep's own work, its bookkeeping included. The wall time per configuration is the time
+before it) and a matrix of one cell, one repetition and a short runtime. The Ansible play,
+a constant cost of seconds per configuration, is replaced by what the sim role does (it
+records the array's state for the simulated runner, and publishes it as the play's facts),
+in-process: what a configuration costs is then the sweep's own work, its bookkeeping
+included. The wall time per configuration is the time
 between two configurations finishing (median over each block, so that another process's
 load on the machine does not decide; the mean is printed too).
 

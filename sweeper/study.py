@@ -123,7 +123,66 @@ def study_lock(storage: optuna.storages.BaseStorage, sweep_dir: Path) -> Iterato
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
+class SweepStudy:
+    """The sweep's study with the storage it lives in: asks, tells and reads through Optuna's
+    public API, and serialises one worker's read-then-write steps (:meth:`lock`)."""
+
+    def __init__(
+        self, study: optuna.Study, storage: optuna.storages.BaseStorage, sweep_dir: Path
+    ) -> None:
+        self.study = study
+        self.storage = storage
+        self.sweep_dir = sweep_dir
+        self._id = storage.get_study_id_from_name(study.study_name)
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """See :func:`study_lock`; StudyLockedError when another sweeper holds it too long."""
+        with study_lock(self.storage, self.sweep_dir):
+            yield
+
+    def ask(self) -> optuna.Trial:
+        return self.study.ask()
+
+    def tell(
+        self,
+        trial: optuna.Trial | int,
+        values: list[float] | None = None,
+        *,
+        state: TrialState | None = None,
+    ) -> None:
+        self.study.tell(trial, values, state=state)
+
+    def from_queue(self, trial: optuna.Trial) -> bool:
+        """Whether ``ask`` gave an enqueued trial (not a new point from the sampler)."""
+        trial_id = self.storage.get_trial_id_from_study_id_trial_number(self._id, trial.number)
+        return "fixed_params" in self.storage.get_trial_system_attrs(trial_id)
+
+    def recover(self, space: ConfigSpace | None = None, *, worker: str | None = None) -> int:
+        return recover(self.study, space, worker=worker)
+
+    def enqueue(self, configs: list[Configuration], space: ConfigSpace) -> int:
+        return enqueue(self.study, configs, space)
+
+    def enqueue_build(self, config: Configuration, space: ConfigSpace) -> None:
+        """A trial that fixes ``config``'s RAID build, the sampler choosing the rest."""
+        self.study.enqueue_trial(build_params(config, space))
+
+    def completed_keys(self) -> set[str]:
+        return completed_keys(self.study)
+
+    def running_keys(self, *, besides: int | None = None) -> set[str]:
+        return running_keys(self.study, besides=besides)
+
+    def has_waiting(self) -> bool:
+        return has_waiting(self.study)
+
+    def trials(self, *states: TrialState) -> list[optuna.trial.FrozenTrial]:
+        """The study's trials in these states (all without), as stored (not copied)."""
+        return self.study.get_trials(deepcopy=False, states=states or None)
+
+
+def open_sweep_study(spec: SweepSpec, sweep_dir: Path) -> SweepStudy:
     """Create or load the sweep's study (journal file beside its results, or PostgreSQL)."""
     storage = study_storage(spec, sweep_dir)
     if spec.study.mode == "optimize" and spec.study.sampler == "tpe":
@@ -134,13 +193,19 @@ def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
         # Random search; in grid mode only enqueued trials run and it is never asked.
         sampler = optuna.samplers.RandomSampler(seed=spec.study.seed)
     with study_lock(storage, sweep_dir):  # two workers creating the same study at once
-        return optuna.create_study(
+        study = optuna.create_study(
             study_name=spec.name,
             storage=storage,
             sampler=sampler,
             directions=["maximize"] * len(spec.classes),
             load_if_exists=True,
         )
+    return SweepStudy(study, storage, sweep_dir)
+
+
+def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
+    """The sweep's Optuna study itself (see :func:`open_sweep_study`)."""
+    return open_sweep_study(spec, sweep_dir).study
 
 
 def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configuration:
@@ -267,8 +332,3 @@ def running_keys(study: optuna.Study, *, besides: int | None = None) -> set[str]
         for t in trials
         if "config_key" in t.user_attrs and t.number != besides
     }
-
-
-def from_queue(trial: optuna.Trial) -> bool:
-    """Whether ``ask`` gave an enqueued trial (not a new point from the sampler)."""
-    return "fixed_params" in trial.study._storage.get_trial_system_attrs(trial._trial_id)

@@ -1,0 +1,256 @@
+"""One configuration's measurement: its cells in order, their repetitions, the curve stop
+and pruning. The runs it writes are kept in memory: the store is read once, for what an
+earlier attempt at this configuration left there."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from recommender.classes import WorkloadClass
+from recommender.curves import curve_points, should_stop
+from sweeper.ansible import PlayResult
+from sweeper.configuration import Configuration
+from sweeper.fio import FioParseError, FioRunError, parse_fio_output
+from sweeper.fio.runner import exit_reason
+from sweeper.platforms.base import RunOutput, WorkloadRunner
+from sweeper.pruning import Pruner, separating_order
+from sweeper.repetitions import needs_more
+from sweeper.spec import SweepSpec
+from sweeper.store import RUN_SCHEMA, ResultsStore, RunAddress
+from sweeper.sweep.progress import Outcome, Progress
+from sweeper.sweep.records import Attempt, RunContext, now, run_row
+from sweeper.workload import WorkloadCell
+
+#: a curve: pattern, block size, active range
+Curve = tuple[str, int, int | None]
+
+
+@dataclass
+class Measured:
+    """What measuring a configuration came to."""
+
+    #: complete | pruned | failed (it could not be prepared) | interrupted
+    status: str
+    #: why it was pruned or failed
+    reason: str | None = None
+    #: its runs, as the store reads them
+    runs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: curve ("pattern/bs[/wsN]") -> why it was stopped before its highest concurrency
+    curves_stopped: dict[str, str] = field(default_factory=dict)
+    #: the cell after which it was pruned
+    after: str | None = None
+
+
+@dataclass
+class Sweep:
+    """What every configuration's measurement shares."""
+
+    spec: SweepSpec
+    store: ResultsStore
+    cells: list[WorkloadCell]
+    classes: list[WorkloadClass]
+    context: RunContext
+    progress: Progress
+    stop: threading.Event
+
+
+def runs_frame(rows: list[dict[str, Any]], like: pd.DataFrame) -> pd.DataFrame:
+    """Run records as :meth:`ResultsStore.runs` reads them, with the columns of ``like`` (a
+    frame that store read, empty or not)."""
+    table = pa.Table.from_pylist(rows, schema=RUN_SCHEMA)
+    frame = table.select(list(like.columns)).to_pandas()
+    for column in frame.columns:
+        tz = getattr(like[column].dtype, "tz", None)
+        if tz is not None:  # the store reads timestamps in its own zone's name
+            frame[column] = frame[column].dt.tz_convert(tz)
+    return frame
+
+
+class ConfigurationRuns:
+    """A configuration's ok runs: those stored before this attempt and those it wrote."""
+
+    def __init__(self, stored: pd.DataFrame):
+        self._frame = stored
+        self._new: list[dict[str, Any]] = []
+
+    def add(self, row: dict[str, Any]) -> None:
+        self._new.append(row)
+
+    def frame(self) -> pd.DataFrame:
+        if self._new:
+            new = runs_frame(self._new, self._frame)
+            both = new if self._frame.empty else pd.concat([self._frame, new], ignore_index=True)
+            order = ["config_key", "cell_key", "repetition", "finished_at"]
+            self._frame = both.sort_values(order, kind="stable", ignore_index=True)
+            self._new = []
+        return self._frame
+
+    def iops(self) -> dict[str, dict[int, float]]:
+        """IOPS per cell and repetition."""
+        out: dict[str, dict[int, float]] = {}
+        for r in self.frame().itertuples():
+            out.setdefault(r.cell_key, {})[int(r.repetition)] = float(r.iops)
+        return out
+
+
+def cell_order(sweep: Sweep, others: pd.DataFrame | None = None) -> list[WorkloadCell]:
+    """The matrix's cells; with a curve stop, each curve from the fewest I/Os in flight;
+    with pruning, the cells that separated the configurations most so far first."""
+    cells = sweep.cells
+    matrix = sweep.spec.matrix
+    if matrix.curve_stop is None:
+        if others is None or others.empty:
+            return cells
+        metric = {c.cell: wc.metric for wc in sweep.classes for c in wc.cells}
+        by_key = {c.key: c for c in cells}
+        return [by_key[k] for k in separating_order(list(by_key), others, metric)]
+    order = {p: i for i, p in enumerate(matrix.patterns)}
+    return sorted(
+        cells,
+        key=lambda c: (
+            order[c.pattern],
+            c.block_size,
+            c.active_pct or 0,
+            c.concurrency.outstanding(matrix.engine),
+        ),
+    )
+
+
+def curve_stop(sweep: Sweep, runs: pd.DataFrame, cell: WorkloadCell) -> str | None:
+    """Why the curve of ``cell`` (its pattern, block size and active range) goes no higher,
+    if it should; ``runs``: the configuration's runs so far."""
+    rule = sweep.spec.matrix.curve_stop
+    if rule is None:
+        return None
+    # One curve: this pattern, block size and active range, across concurrencies.
+    same_range = (
+        runs["active_pct"].isna()
+        if cell.active_pct is None
+        else runs["active_pct"] == cell.active_pct
+    )
+    mine = runs[
+        (runs["pattern"] == cell.pattern.name)
+        & (runs["block_size"] == cell.block_size)
+        & same_range
+    ]
+    limit = cell.concurrency.outstanding(sweep.spec.matrix.engine)
+    points = [p for p in curve_points(mine) if p.outstanding <= limit]
+    if not points or points[-1].outstanding != limit:
+        return None  # this cell gave no point: nothing to judge it by
+    return should_stop(points, rule.latency_limit_ms, rule.throughput_drop_pct)
+
+
+def wants_another(
+    sweep: Sweep, cell: WorkloadCell, done_reps: int, measured: dict[str, dict[int, float]]
+) -> bool:
+    """The fixed repetitions first; then, if asked, more while the IOPS still vary."""
+    m = sweep.spec.matrix
+    if done_reps < m.repetitions_of(cell):
+        return True
+    dyn = m.dynamic_repetitions
+    if dyn is None:
+        return False
+    values = list(measured.get(cell.key, {}).values())
+    return done_reps < dyn.max and needs_more(
+        values, cv_threshold_pct=dyn.cv_pct, cap=dyn.max, minimum=m.repetitions
+    )
+
+
+def one_run(
+    runner: WorkloadRunner, cell: WorkloadCell, repetition: int
+) -> tuple[RunOutput | None, Any, str | None]:
+    """Run the cell once: the runner's output, fio's figures and why it failed (if it did)."""
+    out = parsed = error = None
+    try:
+        out = runner.run(cell, repetition)
+        if out.exit_code != 0:
+            error = exit_reason(out.exit_code, out.stderr)
+        elif out.error:
+            error = out.error
+        else:
+            parsed = out.result or parse_fio_output(out.stdout)
+    except (FioParseError, FioRunError) as exc:
+        error = str(exc)
+    except Exception as exc:  # a failed run is stored with its cause, never lost
+        error = f"{type(exc).__name__}: {exc}"
+    return out, parsed, error
+
+
+def measure(
+    sweep: Sweep,
+    config: Configuration,
+    runner: WorkloadRunner,
+    play: PlayResult,
+    done: set[RunAddress],
+    outcome: Outcome,
+    others: Callable[[], pd.DataFrame] | None,
+) -> Measured:
+    """Run ``config``'s cells on ``runner`` (prepared here, cleaned up after). ``others``:
+    the runs of the configurations completed so far, when pruning compares with them."""
+    key = config.key
+    name = sweep.spec.name
+    mine = ConfigurationRuns(sweep.store.runs(name, config_key=key))
+    dynamic = sweep.spec.matrix.dynamic_repetitions is not None
+    measured = mine.iops() if dynamic else {}
+    stopped: dict[Curve, str] = {}
+    completed = others() if others is not None else None
+    pruner = Pruner(completed, sweep.classes) if completed is not None else None
+    try:
+        try:
+            runner.prepare()
+        except Exception as exc:  # noqa: BLE001 - any cause fails this configuration only
+            return Measured("failed", f"preparing the runs failed: {exc}", mine.frame())
+        for cell in cell_order(sweep, completed):
+            curve = (cell.pattern.name, cell.block_size, cell.active_pct)
+            if curve in stopped:
+                outcome.cells_skipped[f"{key} {cell.key}"] = stopped[curve]
+                continue
+            rep = 0
+            while wants_another(sweep, cell, rep, measured):
+                rep += 1
+                if sweep.stop.is_set():
+                    return Measured("interrupted", runs=mine.frame())
+                address = RunAddress(name, key, cell.key, rep)
+                if address in done or sweep.store.has_run(address):
+                    outcome.runs_skipped += 1
+                    continue
+                started, t0 = now(), time.monotonic()
+                out, parsed, error = one_run(runner, cell, rep)
+                attempt = Attempt(out, parsed, error, started, time.monotonic() - t0)
+                row = run_row(sweep.context, config, cell, address, attempt, play, now())
+                stored = sweep.store.put_run(row)
+                outcome.array_s += out.array_time_s if out else 0.0
+                if error is None:
+                    done.add(address)
+                    outcome.runs_written += 1
+                    measured.setdefault(cell.key, {})[rep] = row["iops"]
+                    if stored:
+                        mine.add(dict(row, run_id=address.run_id))
+                    else:  # a good run was there already: the store's is the one to read
+                        mine = ConfigurationRuns(sweep.store.runs(name, config_key=key))
+                else:
+                    outcome.runs_failed += 1
+                sweep.progress.run_done(address, error is None, outcome.array_s)
+            if pruner is None and sweep.spec.matrix.curve_stop is None:
+                continue
+            reason = curve_stop(sweep, mine.frame(), cell)
+            if reason:
+                stopped[curve] = reason
+            if pruner is not None:
+                pruned = pruner.reason(mine.frame())
+                if pruned:
+                    return Measured("pruned", pruned, mine.frame(), after=cell.key)
+    finally:
+        runner.cleanup()
+    curves = {
+        f"{p}/{bs}" + (f"/ws{ws}" if ws is not None else ""): r
+        for (p, bs, ws), r in stopped.items()
+    }
+    return Measured("complete", runs=mine.frame(), curves_stopped=curves)

@@ -1,0 +1,233 @@
+"""The records a sweep stores: one run, one configuration's build, the host that measured.
+
+Pure functions of what the sweep knows at that moment (no store, no study), so that what a
+run record holds is tested with hand-made runner outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform as host_platform
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sweeper.ansible import PlayResult
+from sweeper.configuration import Configuration
+from sweeper.fio import FioResult
+from sweeper.platforms.base import RunOutput
+from sweeper.spec import Matrix
+from sweeper.store import RunAddress
+from sweeper.store.records import DIRECTION_FIELDS
+from sweeper.workload import WorkloadCell
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def raidsweep_version() -> str:
+    try:
+        return metadata.version("raidsweep")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def host_disclosure() -> dict[str, Any]:
+    """The controller that runs the sweep: host, OS, CPUs and the tools' versions."""
+    uname = host_platform.uname()
+    versions = {}
+    for pkg in ("raidsweep", "ansible-core", "ansible-runner", "optuna", "duckdb"):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "load_hosts": [
+            {
+                "hostname": socket.gethostname(),
+                "os": f"{uname.system} {uname.release}",
+                "kernel": uname.version,
+                "machine": uname.machine,
+                "cpus": os.cpu_count(),
+            }
+        ],
+        "versions": versions,
+    }
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every run record of a sweep shares: platform, matrix, inventory, host."""
+
+    platform: str
+    matrix: Matrix
+    inventory: Path
+    host: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One run as it happened: the runner's output (None when the runner raised), fio's
+    figures when they could be read, why it failed, and when and how long it ran."""
+
+    output: RunOutput | None
+    parsed: FioResult | None
+    error: str | None
+    started: datetime
+    wall_s: float
+
+
+def run_row(
+    ctx: RunContext,
+    config: Configuration,
+    cell: WorkloadCell,
+    address: RunAddress,
+    attempt: Attempt,
+    play: PlayResult,
+    finished: datetime,
+) -> dict[str, Any]:
+    """The store's record of one run, its disclosure included."""
+    m = ctx.matrix
+    out, error = attempt.output, attempt.error
+    row: dict[str, Any] = {
+        "sweep_id": address.sweep_id,
+        "config_key": address.config_key,
+        "cell_key": address.cell_key,
+        "repetition": address.repetition,
+        "status": "ok" if error is None else "failed",
+        "error": error,
+        "platform": ctx.platform,
+        "raid_level": config.raid_level,
+        "layout": config.layout,
+        "ranks": config.rank_count,
+        "stripe_kib": config.stripe_kib,
+        "cache_policy": config.cache_policy,
+        "snapshots": config.snapshots,
+        "data_reduction": config.data_reduction,
+        "pattern": cell.pattern.name,
+        "block_size": cell.block_size,
+        "iodepth": cell.concurrency.iodepth,
+        "numjobs": cell.concurrency.numjobs,
+        "active_pct": cell.active_pct,
+        "engine": m.engine,
+        "runtime_s": m.runtime,
+        "ramp_s": m.ramp,
+        "array_time_s": out.array_time_s if out else 0.0,
+        "started_at": attempt.started,
+        "finished_at": finished,
+        "wall_s": attempt.wall_s,
+        "tool": out.tool if out else None,
+        "tool_version": out.tool_version if out else None,
+        "job_file": out.job_file if out else None,
+        "fio_json": out.stdout if out else None,
+        "fio_stderr": out.stderr if out else None,
+    }
+    if attempt.parsed is not None:
+        row |= _figures(attempt.parsed)
+    steady = (out.extra.get("steady_state") if out else None) or {}
+    row["steady"] = steady.get("steady")
+    row["steady_range_pct"] = steady.get("range_pct")
+    row["steady_slope_pct"] = steady.get("slope_pct")
+    disclosure = _disclosure(ctx, out, row, play)
+    if steady:
+        disclosure["steady_state"] = steady
+    row["disclosure"] = json.dumps(
+        disclosure | _runner_disclosure(disclosure, out), sort_keys=True, default=str
+    )
+    return row
+
+
+def _figures(parsed: FioResult) -> dict[str, Any]:
+    """Each direction's figures, and the run's IOPS and MB/s over both."""
+    figures: dict[str, Any] = {}
+    total_iops = total_mbps = 0.0
+    for direction in ("read", "write"):
+        stats = getattr(parsed, direction)
+        if stats is None:
+            continue
+        for f in DIRECTION_FIELDS:
+            figures[f"{direction}_{f}"] = getattr(stats, f)
+        total_iops += stats.iops
+        total_mbps += stats.mbps
+    return figures | {"iops": total_iops, "mbps": total_mbps}
+
+
+def _disclosure(
+    ctx: RunContext, out: RunOutput | None, row: dict[str, Any], play: PlayResult
+) -> dict[str, Any]:
+    m = ctx.matrix
+    return dict(ctx.host) | {
+        "platform": ctx.platform,
+        "inventory": ctx.inventory.name,
+        "tool": row["tool"],
+        "tool_version": row["tool_version"],
+        "engine": m.engine,
+        "ramp_s": m.ramp,
+        "runtime_s": m.runtime,
+        "working_set": m.working_set,
+        "array_state": (out.extra.get("array_state") if out else None),
+        # The storage as Ansible found it when it configured it (devices, filesystems).
+        "facts": play.facts,
+    }
+
+
+def _runner_disclosure(disclosure: dict[str, Any], out: RunOutput | None) -> dict[str, Any]:
+    """What the runner adds to the disclosure: preconditioning, load hosts, fill, model."""
+    if out is None:
+        return {}
+    extra = out.extra
+    added: dict[str, Any] = {}
+    if extra.get("precondition"):
+        added["precondition"] = extra["precondition"]
+    if extra.get("hosts"):
+        added["load_hosts_results"] = extra["hosts"]
+    if extra.get("load_hosts"):
+        # fio ran on these hosts, not on the controller that started it.
+        added["controller"] = disclosure["load_hosts"]
+        added["load_hosts"] = extra["load_hosts"]
+    if extra.get("fill"):
+        added["fill"] = extra["fill"]
+    if extra.get("model"):
+        # The simulated array says which mechanisms decided the run (hit ratio, bottleneck).
+        added["model"] = extra["model"]
+    return added
+
+
+def configuration_row(
+    sweep_id: str,
+    config: Configuration,
+    attempt: int,
+    play: PlayResult,
+    reconfig_s: float,
+    started: datetime,
+    finished: datetime,
+) -> dict[str, Any]:
+    """The store's record of one build of a configuration (its Ansible play)."""
+    return {
+        "sweep_id": sweep_id,
+        "config_key": config.key,
+        "attempt": attempt,
+        "status": play.status,
+        "raid_level": config.raid_level,
+        "layout": config.layout,
+        "ranks": config.rank_count,
+        "stripe_kib": config.stripe_kib,
+        "cache_policy": config.cache_policy,
+        "snapshots": config.snapshots,
+        "data_reduction": config.data_reduction,
+        "reconfig_array_time_s": reconfig_s,
+        "ansible_status": play.status,
+        "ansible_rc": play.rc,
+        "changed_tasks": play.changed,
+        "failed_task": play.failed_task,
+        "error": play.error,
+        "ansible_stdout": play.stdout[-20000:],
+        "facts": json.dumps(play.facts, sort_keys=True, default=str),
+        "started_at": started,
+        "finished_at": finished,
+    }
