@@ -1,9 +1,11 @@
-"""Fixtures shared by the integration tests: the lab VM (one guest for the whole session) and
-vcsim (one for each test, unless a module takes one for its tests)."""
+"""Fixtures shared by the integration tests: the lab VM (one guest for the whole session),
+PostgreSQL (one server for a module) and vcsim (one for each test, unless a module takes one
+for its tests)."""
 
 import pytest
 
 from tests.support.lab import lab_vm  # noqa: F401 - a fixture, defined once for all modules
+from tests.support.postgres import postgres  # noqa: F401 - a fixture, defined once for all modules
 from tests.support.vcsim import vcsim  # noqa: F401 - a fixture, defined once for all modules
 
 

@@ -29,7 +29,8 @@ from sweeper.configuration import enumerate_configurations
 from sweeper.platforms import PLATFORMS, get_platform
 from sweeper.spec import SweepSpec
 from tests.support.campaign import FIGURES
-from tests.support.specs import ROOT, quick_base
+from tests.support.paths import ROOT
+from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
 COMMANDS = (("run", "--check"), ("plan",), ("run", "-q"), ("teardown",))

@@ -28,11 +28,12 @@ import yaml
 from sweeper.locking import LockHeld, hold, lock_record
 from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
-from tests.support.processes import finish, start
-from tests.support.specs import ROOT, class_measuring, quick_base
+from tests.support.cli import finish as _finish
+from tests.support.cli import start as _start
+from tests.support.paths import ROOT
+from tests.support.specs import class_measuring, quick_base
 
 pytestmark = pytest.mark.integration
-CLI = [sys.executable, "-m", "sweeper.cli"]
 SEEN: dict[str, str] = {}
 
 
@@ -83,13 +84,6 @@ def _local_spec(tmp_path: Path, name: str, target: Path, runtime: str = "2s") ->
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
-
-
-def _start(*args: str) -> subprocess.Popen[str]:
-    return start(CLI, *args)
-
-
-_finish = finish
 
 
 def _wait_held(lock_dir: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:

@@ -16,7 +16,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -27,13 +26,12 @@ import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
-from tests.integration.test_shared_study import postgres  # noqa: F401 (a fixture)
+from tests.support.cli import finish as _finish
+from tests.support.cli import start as _start
 from tests.support.paths import ROOT
-from tests.support.processes import finish, start
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-RAIDSWEEP = str(Path(sys.executable).parent / "raidsweep")
 HOST = socket.gethostname()
 
 
@@ -60,13 +58,6 @@ def _spec(tmp_path: Path, name: str, **study: Any) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
-
-
-def _start(*args: str) -> subprocess.Popen[str]:
-    return start([RAIDSWEEP], *args)
-
-
-_finish = finish
 
 
 def _wait_held(lock: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:
