@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from sweeper.cli import app
 from tests.support.campaign import FIGURES
 from tests.support.paths import ROOT
+from tests.support.specs import quick_spec as _good_spec
 
 CORPUS = ROOT / "tests" / "fixtures" / "bad_input"
 CASES = sorted(p for p in CORPUS.rglob("*") if p.is_file())
@@ -38,12 +39,6 @@ def _place(path: Path) -> str | None:
     second = path.read_bytes().split(b"\n", 2)[1:2]
     m = re.match(r"# place: (.+)$", second[0].decode("utf-8", "replace")) if second else None
     return m.group(1) if m else None
-
-
-def _good_spec(**change: object) -> dict:
-    spec = yaml.safe_load((ROOT / "examples" / "quick.yaml").read_text())
-    spec["inventory"] = str(ROOT / "inventories" / "sim" / "hosts.yml")
-    return spec | change
 
 
 def test_the_corpus_is_large_enough() -> None:

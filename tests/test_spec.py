@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import yaml
 
 from sweeper.errors import SpecError
 from sweeper.spec import load_spec
+from tests.support.cli import cli
 from tests.support.paths import QUICK, ROOT
 
 
@@ -151,13 +151,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return cli(*args, cwd=cwd, timeout=120)
 
 
 def test_cli_bad_spec_exits_2_and_writes_nothing(tmp_path: Path) -> None:
@@ -193,15 +187,8 @@ def test_cli_check_shows_plan_and_writes_nothing(tmp_path: Path) -> None:
 def test_every_shipped_example_passes_check_and_writes_nothing(
     example: Path, tmp_path: Path
 ) -> None:
-    import subprocess
-    import sys
-
     before = sorted(Path("/var/tmp").iterdir())
-    proc = subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", "run", str(example), "--check",
-         "--store", str(tmp_path / "s")],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = cli("run", example, "--check", "--store", tmp_path / "s", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "nothing was changed (--check)" in proc.stdout
     assert not (tmp_path / "s").exists() and sorted(Path("/var/tmp").iterdir()) == before

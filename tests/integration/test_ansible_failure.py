@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from sweeper.store import ParquetStore
+from tests.support.cli import cli
 from tests.support.paths import ROOT
 from tests.support.specs import quick_base
 
@@ -37,12 +36,7 @@ def test_a_failing_play_fails_the_configuration(tmp_path: Path) -> None:
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
     store = tmp_path / "store"
-    proc = subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", "run", str(path), "--store", str(store), "-q"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = cli("run", path, "--store", store, "-q", timeout=300)
     assert proc.returncode == 0, proc.stderr
     out = " ".join(proc.stdout.split())
     assert "configuration failed: raid10/single_rank/wb-ra: Ansible task" in out
@@ -62,13 +56,7 @@ def test_relative_store_path_keeps_array_state_inside_the_store(tmp_path: Path) 
     spec["classes"] = ["data_file"]  # the one whose cells this matrix measures
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     before = sorted(p.relative_to(ROOT) for p in (ROOT / "playbooks").rglob("*"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", "run", "spec.yaml", "--store", "rel", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = cli("run", "spec.yaml", "--store", "rel", "-q", cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "rel" / "relative" / "array" / "array.json").is_file()
     assert sorted(p.relative_to(ROOT) for p in (ROOT / "playbooks").rglob("*")) == before

@@ -10,15 +10,15 @@ import pytest
 from recommender.data import heatmap_frame, load_recommendations
 from sweeper.status import sweep_status
 from sweeper.store import ParquetStore
-from tests.integration.test_resume import start
 from tests.support.campaign import FIGURES
+from tests.support.sweeps import start_quick
 
 pytestmark = pytest.mark.integration
 
 
 def test_reads_throughout_a_sweep(tmp_path: Path) -> None:
     root = tmp_path / "store"
-    proc = start(root, "-q")
+    proc = start_quick(root, "-q")
     store = ParquetStore(root)
     reads, errors, seen = 0, [], [0]
     while proc.poll() is None:

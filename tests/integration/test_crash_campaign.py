@@ -21,8 +21,8 @@ import pytest
 
 from recommender.data import load_rankings
 from sweeper.store import ParquetStore
-from tests.integration.test_resume import count_parts, start
 from tests.support.campaign import FIGURES
+from tests.support.sweeps import count_parts, start_quick
 
 pytestmark = pytest.mark.integration
 KILLS = 20
@@ -63,7 +63,7 @@ def test_twenty_kills_lose_nothing(tmp_path: Path, quick_store: ParquetStore) ->
     store = tmp_path / "store"
     rng = random.Random(20261122)
     # The first start sets the time scale of a start: until its first run is stored.
-    proc = start(store, "-q")
+    proc = start_quick(store, "-q")
     t0 = time.monotonic()
     while count_parts(store) < 1:
         assert proc.poll() is None, proc.communicate()
@@ -79,7 +79,7 @@ def test_twenty_kills_lose_nothing(tmp_path: Path, quick_store: ParquetStore) ->
     targets = sorted(rng.sample(range(60, 1040), KILLS - 1))
     for i, target in enumerate(targets):
         parts = count_parts(store)
-        proc = start(store, "-q")
+        proc = start_quick(store, "-q")
         if i % 3 == 0:
             time.sleep(warm * rng.uniform(0.2, 1.0))
         else:
@@ -94,7 +94,7 @@ def test_twenty_kills_lose_nothing(tmp_path: Path, quick_store: ParquetStore) ->
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     before_final = count_parts(store)
-    proc = start(store, "-q")
+    proc = start_quick(store, "-q")
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
 

@@ -4,30 +4,19 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import start
+from tests.support.net import free_port
+
 pytestmark = pytest.mark.integration
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(address: str, store: Path) -> tuple[str, str]:
     """What ``raidsweep app`` prints before Streamlit takes over; then it is stopped."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sweeper.cli", "app", "--address", address,
-         "--port", str(_free_port()), "--store", str(store)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        env=os.environ | {"COLUMNS": "300"},
-    )  # fmt: skip
+    proc = start("app", "--address", address, "--port", str(free_port()), "--store", store)
     try:
         first = proc.stdout.readline() if proc.stdout else ""
     finally:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import yaml
 
 from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
+from tests.support.cli import cli
 from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.integration
@@ -80,11 +80,7 @@ def _spec(tmp_path: Path, options: dict, name: str = "faults") -> Path:
 
 
 def _run(spec: Path, store: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(store), "-q",
-         *extra],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    return cli("run", spec, "--store", store, "-q", *extra)
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))
@@ -167,9 +163,9 @@ def test_an_unreachable_load_host_fails_the_configuration_with_its_name(tmp_path
     """Two load hosts, one behind a port nobody listens on: the configuration fails naming
     that host, no run is stored as if it had measured, and the fio server started on the
     reachable host is stopped again."""
-    from tests.integration.test_fio_clients import _free_port
+    from tests.support.net import LOOPBACK_HOSTS, free_port
 
-    port, dead = _free_port(), _free_port()
+    port, dead = free_port(*LOOPBACK_HOSTS), free_port(*LOOPBACK_HOSTS)
     inventory = yaml.safe_load((ROOT / "inventories" / "local" / "hosts.yml").read_text())
     inventory["all"]["children"]["loadgen"] = {
         "hosts": {

@@ -13,7 +13,6 @@ import errno
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -32,39 +31,13 @@ from sweeper.fio.clients import (
     wait_for_servers,
 )
 from sweeper.fio.runner import find_fio
+from tests.support.net import LOOPBACK_HOSTS as ADDRESSES
+from tests.support.net import accepts as _accepts
+from tests.support.net import free_port
 
 pytestmark = pytest.mark.integration
-ADDRESSES = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
 PIDFILE = "fio-server.pid"
 FILE_SIZE = 64 * 1024**2
-
-
-def _free_port() -> int:
-    """A TCP port nothing listens on at any of the three addresses.
-
-    fio's server sets SO_REUSEPORT, so a port another fio server holds would not even fail
-    to bind: the port is checked here with plain sockets, which do not share.
-    """
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind((ADDRESSES[0], 0))
-            port = probe.getsockname()[1]
-        try:
-            for address in ADDRESSES:
-                with socket.socket() as s:
-                    s.bind((address, port))
-        except OSError:
-            continue
-        return port
-    raise RuntimeError("no free port on 127.0.0.1-3")
-
-
-def _accepts(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 @dataclass
@@ -143,7 +116,7 @@ def make_loadgen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
     made: list[LoadGen] = []
 
     def make() -> LoadGen:
-        lg = LoadGen(tmp_path_factory.mktemp("loadgen"), _free_port())
+        lg = LoadGen(tmp_path_factory.mktemp("loadgen"), free_port(*ADDRESSES))
         lg.write_inventory()
         made.append(lg)
         return lg
@@ -161,7 +134,7 @@ def make_loadgen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoadGen]:
     """Three fio servers, started once for the module through the playbook."""
-    lg = LoadGen(tmp_path_factory.mktemp("loadgen-running"), _free_port())
+    lg = LoadGen(tmp_path_factory.mktemp("loadgen-running"), free_port(*ADDRESSES))
     lg.write_inventory()
     try:
         play = lg.play()
@@ -263,7 +236,7 @@ def test_a_server_started_with_other_settings_is_restarted(
     lg = make_loadgen()
     assert lg.play().ok
     old_port, old_pids = lg.port, lg.server_pids()
-    lg.port = _free_port()
+    lg.port = free_port(*ADDRESSES)
     lg.write_inventory()
     moved = lg.play()
     assert moved.ok, moved.error
@@ -318,7 +291,7 @@ def test_three_hosts_drive_one_load(running: LoadGen, tmp_path: Path) -> None:
 
 
 def test_a_host_where_nothing_listens_is_named(running: LoadGen, tmp_path: Path) -> None:
-    nobody = ("127.0.0.2", _free_port())
+    nobody = ("127.0.0.2", free_port(*ADDRESSES))
     with pytest.raises(FioServerUnreachableError, match=rf"127\.0\.0\.2:{nobody[1]} \("):
         wait_for_servers([nobody], timeout_s=0.5)
     job = _job_file(tmp_path / "job.fio", direct=False, runtime_s=1)
@@ -335,7 +308,7 @@ def test_fio_itself_carries_on_without_an_unreachable_server(
 ) -> None:
     # Why run_fio_clients checks the servers first, and parse_client_output takes the hosts:
     # fio drops a server it cannot reach, runs the others and exits 0.
-    nobody = ("127.0.0.2", _free_port())
+    nobody = ("127.0.0.2", free_port(*ADDRESSES))
     job = str(_job_file(tmp_path / "job.fio", direct=False, runtime_s=1))
     hosts = [running.hosts[0], nobody]
     fio = find_fio()

@@ -4,52 +4,27 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from recommender.data import load_rankings
 from sweeper.store import ParquetStore
-from tests.support.paths import QUICK
+from tests.support.sweeps import count_parts, start_quick, wait_for_parts
 
 pytestmark = pytest.mark.integration
 
 
-def count_parts(store: Path) -> int:
-    return sum(1 for _ in store.glob("quick/runs/*/*.parquet"))
-
-
-def start(store: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "sweeper.cli", "run", str(QUICK), "--store", str(store), *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group: the kill reaches ansible-runner too
-    )
-
-
-def wait_for_parts(proc: subprocess.Popen, store: Path, n: int, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while count_parts(store) < n:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "sweep made no progress"
-        time.sleep(0.05)
-
-
 def test_sigkill_half_way_then_resume(tmp_path: Path, quick_store: ParquetStore) -> None:
     store = tmp_path / "store"
-    proc = start(store, "-q")
+    proc = start_quick(store, "-q")
     wait_for_parts(proc, store, 400)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     killed_at = count_parts(store)
     assert 400 <= killed_at < 1080
 
-    proc = start(store, "-q")
+    proc = start_quick(store, "-q")
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     # the resumed sweep writes exactly the runs the kill left missing
@@ -69,7 +44,7 @@ def test_sigkill_half_way_then_resume(tmp_path: Path, quick_store: ParquetStore)
 
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    proc = start(store, "-q")
+    proc = start_quick(store, "-q")
     wait_for_parts(proc, store, 100)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
@@ -77,7 +52,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     assert "interrupted" in out and "again to resume" in " ".join(out.split())
     stopped_at = count_parts(store)
     assert 100 <= stopped_at < 1080
-    proc = start(store, "-q")
+    proc = start_quick(store, "-q")
     proc.communicate(timeout=300)
     assert proc.returncode == 0
     assert count_parts(store) == 1080

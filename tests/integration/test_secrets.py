@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from tests.support.campaign import FIGURES
+from tests.support.cli import cli, start
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
@@ -25,10 +26,7 @@ VAULT_PASSWORD = "vault-pass-Ww3"
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", *args],
-        capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
+    return cli(*args, env=env, inherit_env=False)
 
 
 def test_no_secret_in_any_output(tmp_path: Path) -> None:
@@ -37,10 +35,19 @@ def test_no_secret_in_any_output(tmp_path: Path) -> None:
     vault_file = tmp_path / "vault-pass"
     vault_file.write_text(VAULT_PASSWORD)
     encrypted = subprocess.run(
-        [str(Path(sys.executable).parent / "ansible-vault"), "encrypt_string",
-         "--vault-password-file", str(vault_file), PASSWORD, "--name", "vault_secret"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        [
+            str(Path(sys.executable).parent / "ansible-vault"),
+            "encrypt_string",
+            "--vault-password-file",
+            str(vault_file),
+            PASSWORD,
+            "--name",
+            "vault_secret",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(
         "all:\n  children:\n    storage:\n      hosts:\n        sim-array:\n"
@@ -90,8 +97,12 @@ def test_no_secret_in_any_output(tmp_path: Path) -> None:
 
 
 #: where a play could leave a file: the temporary folders and Ansible's own working folders
-TEMP_AREAS = [Path(tempfile.gettempdir()), Path("/var/tmp"), Path("/dev/shm"),
-              Path.home() / ".ansible"]  # fmt: skip
+TEMP_AREAS = [
+    Path(tempfile.gettempdir()),
+    Path("/var/tmp"),
+    Path("/dev/shm"),
+    Path.home() / ".ansible",
+]
 
 
 def _files_holding(secret: bytes, roots: list[Path]) -> list[Path]:
@@ -123,11 +134,16 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
         assert _files_holding(sim.password.encode(), TEMP_AREAS) == []
         spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
         store = tmp_path / "store"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(store), "-q"],
-            env=os.environ | {"VSAN_PASSWORD": sim.password}, start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        proc = start(
+            "run",
+            spec,
+            "--store",
+            store,
+            "-q",
+            env={"VSAN_PASSWORD": sim.password},
+            columns=None,
+            output=False,
+        )
         pattern = f"{PRIVATE_PREFIX}{proc.pid}-*"
         deadline = time.monotonic() + 120
         commands: list[Path] = []

@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import optuna
@@ -24,46 +20,12 @@ import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
+from tests.support.cli import cli, start
+from tests.support.net import free_port
 from tests.support.paths import ROOT
 from tests.support.specs import quick_base
 
 pytestmark = pytest.mark.integration
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _as_postgres(*cmd: str) -> None:
-    subprocess.run(["runuser", "-u", "postgres", "--", *cmd], check=True, capture_output=True)
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    versions = sorted(Path("/usr/lib/postgresql").iterdir(), key=lambda p: int(p.name))
-    bin_dir = versions[-1] / "bin"
-    root = Path(tempfile.mkdtemp(prefix="raidsweep-pg-", dir="/var/tmp"))
-    root.chmod(0o755)
-    data = root / "data"
-    data.mkdir()
-    shutil.chown(data, "postgres", "postgres")
-    shutil.chown(root, "postgres", "postgres")
-    port = _free_port()
-    _as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "raidsweep",
-                 "--no-sync")  # fmt: skip
-    _as_postgres(str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(root / "log"),
-                 "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off",
-                 "start")  # fmt: skip
-    try:
-        _as_postgres(str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port),
-                     "-U", "raidsweep", "raidsweep")  # fmt: skip
-        yield f"postgresql://raidsweep@127.0.0.1:{port}/raidsweep"
-    finally:
-        subprocess.run(["runuser", "-u", "postgres", "--", str(bin_dir / "pg_ctl"), "-D",
-                        str(data), "-m", "fast", "-w", "stop"], check=False)  # fmt: skip
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _spec(tmp_path: Path, url: str, name: str) -> Path:
@@ -80,23 +42,7 @@ def test_two_workers_evaluate_every_configuration_once(tmp_path: Path, postgres:
     spec = _spec(tmp_path, postgres, "shared")
     store = tmp_path / "store"
     workers = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "sweeper.cli",
-                "run",
-                str(spec),
-                "--store",
-                str(store),
-                "-q",
-                "--worker",
-                name,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
+        start("run", spec, "--store", store, "-q", "--worker", name, columns=None)
         for name in ("array-a", "array-b")
     ]
     for w in workers:
@@ -120,9 +66,8 @@ def test_optuna_dashboard_reads_the_study(tmp_path: Path, postgres: str) -> None
     data = yaml.safe_load(spec.read_text())
     data["config_space"]["raid_level"] = ["raid10"]
     spec.write_text(yaml.safe_dump(data))
-    subprocess.run([sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store",
-                    str(tmp_path / "s"), "-q"], check=True, capture_output=True)  # fmt: skip
-    port = _free_port()
+    cli("run", spec, "--store", tmp_path / "s", "-q", check=True, timeout=None)
+    port = free_port()
     dashboard = Path(sys.executable).parent / "optuna-dashboard"
     proc = subprocess.Popen(
         [str(dashboard), postgres, "--host", "127.0.0.1", "--port", str(port)],
@@ -153,10 +98,7 @@ def test_optuna_dashboard_reads_the_study(tmp_path: Path, postgres: str) -> None
 
 def test_a_password_in_the_storage_url_is_refused(tmp_path: Path) -> None:
     spec = _spec(tmp_path, "postgresql://raidsweep:s3cret@127.0.0.1:5/raidsweep", "pw")
-    proc = subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(tmp_path / "s")],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    proc = cli("run", spec, "--store", tmp_path / "s", timeout=None)
     assert proc.returncode == 2
     assert "give it in PGPASSWORD or ~/.pgpass" in proc.stderr
     assert "s3cret" not in proc.stderr + proc.stdout
@@ -171,16 +113,13 @@ def test_an_unreachable_study_database_is_refused_before_anything(
     nothing in the store."""
     spec = quick_base() | {
         "name": "nodb",
-        "study": {"storage": f"postgresql://rs@127.0.0.1:{_free_port()}/db"},
+        "study": {"storage": f"postgresql://rs@127.0.0.1:{free_port()}/db"},
     }
     spec["config_space"] |= {"raid_level": ["raid5"], "layout": ["single_rank"]}
     path = tmp_path / "nodb.yaml"
     path.write_text(yaml.safe_dump(spec))
     store = tmp_path / "store"
-    proc = subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", command[0], str(path), "--store", str(store), *command[1:]],
-        capture_output=True, text=True, timeout=120, env=os.environ | {"COLUMNS": "300"},
-    )  # fmt: skip
+    proc = cli(command[0], path, "--store", store, *command[1:], columns=300, timeout=120)
     out = " ".join((proc.stdout + proc.stderr).split())
     assert proc.returncode == 2, out
     assert "nodb.yaml" in out and "study.storage: cannot use the study database" in out, out

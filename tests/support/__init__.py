@@ -1,12 +1,16 @@
 """Helpers shared by the tests, each defined once.
 
-- ``paths``: the repository's folders and files the tests read (``ROOT``, ``EXAMPLES``, …);
-- ``specs``: specs derived from examples/quick.yaml, spec files written for a test;
-- ``sweeps``: a sweep run in the test's process;
-- ``cli``: raidsweep run as a real process, and its output;
-- ``processes``: raidsweep started in the background and finished;
-- ``net``, ``devices``: a free port, loop and zram devices;
-- ``campaign``: the fault campaign's figures, printed at the end of the run;
-- ``vcsim``, ``lab``: the vSphere simulator and the lab VM, as fixtures (tests/conftest.py);
-- ``contracts``: tests written once and run against every implementation.
+- ``paths``: the repository's folders and files the tests read (``ROOT``, ``QUICK``, …);
+- ``specs``: specs derived from examples/quick.yaml, a spec written to a file;
+- ``sweeps``: a spec swept in the test's process, the quick sweep run in the background;
+- ``cli``: the installed raidsweep run as a real process, to its end or in the background;
+- ``net``: free loopback ports, and whether something listens on one;
+- ``devices``: loop and zram devices made for a test;
+- ``postgres``, ``vcsim``, ``lab``: PostgreSQL, the vSphere simulator and the lab VM, as
+  fixtures (tests/integration/conftest.py registers them);
+- ``campaign``: the fault campaign's figures, printed at the end of the run.
+
+Contracts written once and run against every implementation stay beside their tests, as
+classes over a parametrized fixture: tests/test_store.py (``TestStoreContract``, every
+results store) and tests/test_platform_contract.py (``TestPlatformContract``, every platform).
 """

@@ -7,17 +7,31 @@ from typing import Any
 
 import yaml
 
-from tests.support.paths import QUICK, ROOT
+from tests.support.paths import QUICK, SIM_INVENTORY
+
+
+def quick_spec(**change: object) -> dict[str, Any]:
+    """examples/quick.yaml as a dict, its inventory the simulated array's (named whole, so
+    the spec can be written anywhere), with the top-level keys of ``change`` replaced."""
+    spec = yaml.safe_load(QUICK.read_text())
+    spec["inventory"] = str(SIM_INVENTORY)
+    return spec | change
 
 
 def quick_base() -> dict[str, Any]:
     """examples/quick.yaml as a dict, narrowed for a test that sets its own matrix: the two
     database classes, whose cells the small matrix holds, and no extra cells."""
-    spec = yaml.safe_load(QUICK.read_text())
+    spec = quick_spec()
     spec["classes"] = ["redo_log", "data_file"]
     spec["matrix"].pop("extra_cells", None)
-    spec["inventory"] = str(ROOT / "inventories/sim/hosts.yml")
     return spec
+
+
+def write_spec(folder: Path, spec: dict[str, Any], name: str) -> Path:
+    """``spec`` as YAML in ``folder/<name>.yaml``; its path."""
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
 
 
 def class_measuring(folder: Path, matrix: dict[str, Any], name: str = "measured") -> str:

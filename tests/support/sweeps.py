@@ -1,0 +1,43 @@
+"""Sweeps for the tests: a spec run to its end in the test's process, the quick sweep run in
+the background, and its progress."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from sweeper.spec import load_spec
+from sweeper.store import ParquetStore
+from sweeper.sweep import run_sweep
+from tests.support.cli import start
+from tests.support.paths import QUICK
+
+
+def sweep(spec_path: Path, store_dir: Path) -> tuple[ParquetStore, Any]:
+    """The sweep of ``spec_path`` run to its end in this process (real Ansible), into a
+    ParquetStore at ``store_dir``: the store and the sweep's outcome."""
+    spec, inventory = load_spec(spec_path)
+    store = ParquetStore(store_dir)
+    return store, run_sweep(spec, inventory, store, spec_path=spec_path)
+
+
+def count_parts(store: Path) -> int:
+    """The run files of the quick sweep in ``store``."""
+    return sum(1 for _ in store.glob("quick/runs/*/*.parquet"))
+
+
+def start_quick(store: Path, *extra: str) -> subprocess.Popen:
+    """``raidsweep run examples/quick.yaml`` into ``store``, in the background, in a session
+    of its own: a kill of its process group reaches ansible-runner too."""
+    return start("run", QUICK, "--store", store, *extra, columns=None)
+
+
+def wait_for_parts(proc: subprocess.Popen, store: Path, n: int, timeout: float = 120) -> None:
+    """Until ``store`` holds ``n`` run files of the quick sweep ``proc`` runs."""
+    deadline = time.monotonic() + timeout
+    while count_parts(store) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "sweep made no progress"
+        time.sleep(0.05)
