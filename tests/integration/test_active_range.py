@@ -11,10 +11,9 @@ from recommender.classes import load_classes
 from recommender.data import heatmap_frame
 from recommender.scoring import rank_classes
 from sweeper.spec import load_spec
-from sweeper.store import ParquetStore
-from sweeper.sweep import run_sweep
 from tests.support.paths import ROOT
-from tests.support.specs import quick_base
+from tests.support.specs import quick_base, write_spec
+from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 
@@ -30,11 +29,7 @@ def test_smaller_active_range_means_shorter_seeks(tmp_path: Path) -> None:
         "active_range": [10, 100],
         "repetitions": 1,
     }
-    path = tmp_path / "ws.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    loaded, inventory = load_spec(path)
-    store = ParquetStore(tmp_path / "s")
-    run_sweep(loaded, inventory, store, spec_path=path)
+    store, _ = sweep(write_spec(tmp_path, spec, "ws"), tmp_path / "s")
     runs = store.runs("ws")
     assert set(runs["active_pct"]) == {10, 100}
     assert len(runs) == 2 * 2 * 2 * 2

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +10,9 @@ import yaml
 
 from recommender.curves import KNEEDLE, curves_table
 from sweeper.spec import load_spec
-from sweeper.store import ParquetStore
-from sweeper.sweep import run_sweep
+from tests.support.cli import cli as raidsweep
 from tests.support.paths import ROOT
+from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 WORKERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
@@ -46,10 +44,7 @@ def _spec(tmp_path: Path, **matrix: Any) -> Path:
     return path
 
 
-def _sweep(path: Path, store_dir: Path) -> tuple[ParquetStore, Any]:
-    spec, inventory = load_spec(path)
-    store = ParquetStore(store_dir)
-    return store, run_sweep(spec, inventory, store, spec_path=path)
+_sweep = sweep
 
 
 def test_whole_curve_has_speed_knee_and_maximum(tmp_path: Path) -> None:
@@ -75,10 +70,16 @@ def test_curve_stops_once_latency_passes_the_limit(tmp_path: Path) -> None:
     assert measured == WORKERS[: len(measured)] and len(measured) < len(WORKERS)
     assert len(outcome.cells_skipped) == len(WORKERS) - len(measured)
     assert all("above the limit of 0.2 ms" in r for r in outcome.cells_skipped.values())
-    cli = subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", "curves", "--store", str(tmp_path / "s")],
-        capture_output=True, text=True, check=True, env={"COLUMNS": "200", "PATH": ""},
-    )  # fmt: skip
+    cli = raidsweep(
+        "curves",
+        "--store",
+        tmp_path / "s",
+        env={"PATH": ""},
+        columns=200,
+        inherit_env=False,
+        timeout=None,
+        check=True,
+    )
     assert "stopped: latency" in cli.stdout and "Kneedle" in cli.stdout
     # Run again, the sweep finds the configuration complete: nothing past the stop is run.
     _, again = _sweep(_spec(tmp_path, curve_stop={"latency_limit": "200us"}), tmp_path / "s")

@@ -5,13 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from recommender.data import load_recommendations
-from sweeper.spec import load_spec
-from sweeper.store import ParquetStore
-from sweeper.sweep import run_sweep
-from tests.support.specs import quick_base
+from tests.support.specs import quick_base, write_spec
+from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 
@@ -24,11 +21,7 @@ def test_snapshots_keep_reads_and_cost_small_writes(tmp_path: Path) -> None:
     spec["matrix"] |= {"patterns": ["randread", "randwrite", "write"], "block_sizes": ["4k", "8k"],
                        "concurrency": ["1x1", "1x16"], "repetitions": 2}  # fmt: skip
     spec["matrix"]["extra_cells"] = ["write/64k/qd1x1"]
-    path = tmp_path / "snap.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    loaded, inventory = load_spec(path)
-    store = ParquetStore(tmp_path / "s")
-    outcome = run_sweep(loaded, inventory, store, spec_path=path)
+    store, outcome = sweep(write_spec(tmp_path, spec, "snap"), tmp_path / "s")
     assert outcome.configurations_done == 2
     recs = {r.name: r for r in load_recommendations(store, store.get_sweep("snap"))}
     redo = recs["redo_log"].impact

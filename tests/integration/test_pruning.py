@@ -11,12 +11,11 @@ from optuna.trial import TrialState
 
 from recommender.classes import load_classes
 from recommender.scoring import rank_classes
-from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.study import STUDY_FILE
-from sweeper.sweep import run_sweep
 from tests.support.paths import ROOT
-from tests.support.specs import quick_base
+from tests.support.specs import quick_base, write_spec
+from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 
@@ -36,11 +35,7 @@ def _sweep(tmp_path: Path, name: str, prune: bool) -> tuple[ParquetStore, object
     spec |= {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
     spec["classes"] = ["random_reads.yaml"]
     spec["study"] |= {"prune": prune}
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    loaded, inventory = load_spec(path)
-    store = ParquetStore(tmp_path / "store")
-    return store, run_sweep(loaded, inventory, store, spec_path=path)
+    return sweep(write_spec(tmp_path, spec, name), tmp_path / "store")
 
 
 def test_pruned_sweep_finds_the_same_best_with_fewer_runs(tmp_path: Path) -> None:

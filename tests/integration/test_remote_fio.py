@@ -4,7 +4,6 @@ on stdin, fio's JSON back), here with two hosts that are this machine (inventory
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from sweeper.platforms.local import LocalOptions
 from sweeper.platforms.remote_fio import RemoteFioRunner
 from sweeper.remote import RemoteHost
 from sweeper.spec import Matrix
+from tests.support import devices
 
 pytestmark = pytest.mark.integration
 
@@ -25,15 +25,8 @@ MATRIX = {"patterns": ["randread"], "block_sizes": ["4k"], "concurrency": ["1x1"
 
 @pytest.fixture
 def loop_device(tmp_path: Path) -> Iterator[str]:
-    backing = tmp_path / "loop.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(32 * 1024**2)
-    dev = subprocess.run(["losetup", "--find", "--show", str(backing)], capture_output=True,
-                         text=True, check=True).stdout.strip()  # fmt: skip
-    try:
+    with devices.loop_device(tmp_path / "loop.img", 32) as dev:
         yield dev
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
 
 
 def _runner(tmp_path: Path, device: str, fio: str = "fio") -> RemoteFioRunner:

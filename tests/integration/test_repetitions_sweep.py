@@ -6,14 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from sweeper.repetitions import summarize
-from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
-from sweeper.sweep import run_sweep
 from tests.support.paths import ROOT
-from tests.support.specs import class_measuring, quick_base
+from tests.support.specs import class_measuring, quick_base, write_spec
+from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 
@@ -24,12 +22,7 @@ def _sweep(tmp_path: Path, name: str, **matrix: Any) -> ParquetStore:
     spec["config_space"] |= {"raid_level": ["raid10"], "layout": ["single_rank"]}
     spec["matrix"] |= {"patterns": ["randread", "write"], "block_sizes": ["8k"]} | matrix
     spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    loaded, inventory = load_spec(path)
-    store = ParquetStore(tmp_path / "store")
-    run_sweep(loaded, inventory, store, spec_path=path)
-    return store
+    return sweep(write_spec(tmp_path, spec, name), tmp_path / "store")[0]
 
 
 def _reps(store: ParquetStore, name: str) -> dict[str, list[float]]:
