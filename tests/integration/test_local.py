@@ -9,7 +9,6 @@ import hashlib
 import json
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,12 @@ import yaml
 
 from sweeper.fio import parse_fio_output
 from sweeper.fio.runner import MIN_FIO_VERSION, Fio, find_fio
-from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
-from sweeper.sweep import run_sweep
+from tests.support import devices
+from tests.support.cli import cli
 from tests.support.paths import ROOT
 from tests.support.specs import class_measuring
+from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
@@ -36,23 +36,14 @@ def _sh(*cmd: str) -> str:
 @pytest.fixture
 def loop_device(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     backing = tmp_path / "loop.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(96 * 1024**2)
-    dev = _sh("losetup", "--find", "--show", str(backing))
-    try:
+    with devices.loop_device(backing, 96) as dev:
         yield dev, backing
-    finally:
-        subprocess.run(["umount", dev], capture_output=True, check=False)
-        subprocess.run(["losetup", "-d", dev], check=False)
 
 
 @pytest.fixture
 def zram_device() -> Iterator[str]:
-    dev = _sh("zramctl", "--find", "--size", "64M")
-    try:
+    with devices.zram_device("64M") as dev:
         yield dev
-    finally:
-        subprocess.run(["zramctl", "--reset", dev], check=False)
 
 
 def _spec(tmp_path: Path, options: dict[str, Any], **matrix: Any) -> Path:
@@ -81,12 +72,7 @@ def _spec(tmp_path: Path, options: dict[str, Any], **matrix: Any) -> Path:
 
 
 def _cli(spec: Path, store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", "run", str(spec), "--store", str(store), "-q", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return cli("run", spec, "--store", store, "-q", *args)
 
 
 def _digest(path: Path | str) -> str:
@@ -98,10 +84,7 @@ def _digest(path: Path | str) -> str:
 
 
 def _sweep(spec_path: Path, store_dir: Path) -> ParquetStore:
-    spec, inventory = load_spec(spec_path)
-    store = ParquetStore(store_dir)
-    run_sweep(spec, inventory, store, spec_path=spec_path)
-    return store
+    return sweep(spec_path, store_dir)[0]
 
 
 def _runs(store: ParquetStore) -> list[dict[str, Any]]:
@@ -173,8 +156,8 @@ def test_disclose_prints_the_record_of_a_sweep_and_of_a_run(tmp_path: Path) -> N
     target = tmp_path / "target.img"
     spec = _spec(tmp_path, {"target": str(target), "file_size": "48m"})
     assert _cli(spec, tmp_path / "s").returncode == 0
-    cmd = [sys.executable, "-m", "sweeper.cli", "disclose", "--store", str(tmp_path / "s")]
-    sweep = subprocess.run([*cmd, "local-test"], capture_output=True, text=True, check=True)
+    cmd = ["disclose", "--store", str(tmp_path / "s")]
+    sweep = cli(*cmd, "local-test", timeout=None, check=True)
     doc = yaml.safe_load(sweep.stdout)
     assert doc["tool"] == {"name": "fio", "version": find_fio().version}
     assert doc["measurement"]["ramp"] == "0s" and doc["measurement"]["measurement_interval"] == "1s"
@@ -182,16 +165,11 @@ def test_disclose_prints_the_record_of_a_sweep_and_of_a_run(tmp_path: Path) -> N
     assert set(doc["job_files"]) == {"randread/4k/qd4x1", "write/4k/qd4x1"}
     assert doc["load_hosts"][0]["cpus"] >= 1
     run_id = ParquetStore(tmp_path / "s").runs("local-test")["run_id"].iloc[0]
-    run = subprocess.run(
-        [*cmd, run_id, "--format", "json", "--fio-output"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    run = cli(*cmd, run_id, "--format", "json", "--fio-output", timeout=None, check=True)
     rec = json.loads(run.stdout)
     assert rec["run_id"] == run_id and rec["job_file"].startswith("; raidsweep fio job")
     assert rec["fio_json"]["fio version"] == find_fio().version
-    missing = subprocess.run([*cmd, "0" * 24], capture_output=True, text=True)
+    missing = cli(*cmd, "0" * 24, timeout=None)
     assert missing.returncode == 2 and "no run 000000000000000000000000" in missing.stderr
 
 
@@ -349,9 +327,11 @@ def test_steady_round_must_be_whole_seconds(tmp_path: Path) -> None:
 def test_several_load_hosts_drive_the_target_at_once(tmp_path: Path) -> None:
     """Three fio servers on loopback addresses, started and stopped by the sweep."""
     from sweeper.ansible import run_playbook
-    from tests.integration.test_fio_clients import ADDRESSES, _accepts, _free_port
+    from tests.support.net import LOOPBACK_HOSTS as ADDRESSES
+    from tests.support.net import accepts as _accepts
+    from tests.support.net import free_port
 
-    port = _free_port()
+    port = free_port(*ADDRESSES)
     loadgen = {
         f"load{i}": {
             "ansible_connection": "local",
@@ -432,14 +412,8 @@ def test_every_engine_runs_against_the_target(tmp_path: Path, engine: str) -> No
 
 
 def test_read_only_device_is_refused(tmp_path: Path) -> None:
-    backing = tmp_path / "ro.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(64 * 1024**2)
-    dev = _sh("losetup", "--find", "--show", "--read-only", str(backing))
-    try:
+    with devices.loop_device(tmp_path / "ro.img", 64, "--read-only") as dev:
         proc = _cli(_spec(tmp_path, {"target": dev, "allow": [dev]}), tmp_path / "s")
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
     assert proc.returncode == 2
     assert f"{dev} is not writable" in " ".join(proc.stderr.split())
     assert not (tmp_path / "s").exists()

@@ -10,18 +10,15 @@ import yaml
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.support.specs import quick_base
+from tests.support.specs import quick_base, write_spec
+from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 
 
 def _sweep(tmp_path: Path, name: str, study: dict) -> tuple[ParquetStore, set[str]]:
     spec = quick_base() | {"name": name, "study": study}
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    loaded, inventory = load_spec(path)
-    store = ParquetStore(tmp_path / "store")
-    run_sweep(loaded, inventory, store, spec_path=path)
+    store, _ = sweep(write_spec(tmp_path, spec, name), tmp_path / "store")
     return store, set(store.runs(name)["cell_key"])
 
 
