@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
+from tests.support.net import free_port
 from tests.support.paths import ROOT
 from tests.support.specs import described_sweep
 
@@ -45,12 +45,6 @@ def _chromium() -> str:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
     """Until Streamlit's health endpoint answers (or the server died, or time ran out)."""
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -70,7 +64,7 @@ def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
 @contextlib.contextmanager
 def _serving(store_root: Path, log: Path) -> Iterator[str]:
     """``streamlit run app.py`` on ``store_root`` at a free loopback port, stopped after."""
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, RAIDSWEEP_STORE=str(store_root))
     env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),

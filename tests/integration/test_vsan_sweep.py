@@ -8,9 +8,7 @@ What existed on vcsim during each configuration is what the configuration's reco
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import pytest
 
 from sweeper.configuration import Configuration
 from sweeper.store import ParquetStore
+from tests.support.cli import cli
 from tests.support.specs import vsan_spec as _spec
 from tests.support.vcsim import Observer, Vcsim, running_vcsim, write_inventory
 
@@ -41,13 +40,7 @@ def expected_caps(config: Configuration) -> dict[str, Any]:
 
 
 def _raidsweep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=os.environ | env,
-    )
+    return cli(*args, env=env)
 
 
 def _all_text(store_dir: Path) -> str:
