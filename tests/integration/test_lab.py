@@ -4,9 +4,7 @@ bad input refused before anything is made."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,21 +15,15 @@ from typer.testing import CliRunner
 from sweeper.cli import app
 from sweeper.lab import Lab, LabError
 from sweeper.lab import image as labmod
+from tests.support.cli import cli as raidsweep
 from tests.support.lab import DISK_MIB, DISKS, record
+from tests.support.paths import BIN
 
 pytestmark = pytest.mark.integration
-BIN = Path(sys.executable).parent
-RAIDSWEEP = str(BIN / "raidsweep")
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [RAIDSWEEP, *args],
-        capture_output=True,
-        text=True,
-        timeout=400,
-        env={**os.environ, "COLUMNS": "200", **(env or {})},
-    )
+    return raidsweep(*args, env=env, columns=200, timeout=400)
 
 
 def exited(pid: int) -> bool:

@@ -9,9 +9,7 @@ before the sweep; a mounted one stops it with exit status 2 and nothing changed 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ import yaml
 
 from sweeper.lab import Lab
 from sweeper.store import ParquetStore
+from tests.support.cli import cli
 from tests.support.vcsim import Observer, running_vcsim, write_inventory
 
 pytestmark = pytest.mark.integration
@@ -67,10 +66,7 @@ def _spec(tmp_path: Path, inventory: Path) -> Path:
 
 
 def _raidsweep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sweeper.cli", *args],
-        capture_output=True, text=True, timeout=900, env=os.environ | env | {"COLUMNS": "250"},
-    )  # fmt: skip
+    return cli(*args, env=env, columns=250, timeout=900)
 
 
 def test_fio_in_the_workers_under_each_policy(tmp_path: Path, lab_vm: Lab) -> None:
