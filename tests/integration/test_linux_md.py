@@ -14,9 +14,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +27,10 @@ from sweeper.lab import Lab
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
+from tests.support.cli import cli as raidsweep
 from tests.support.paths import EXAMPLES
 
 pytestmark = pytest.mark.integration
-RAIDSWEEP = str(Path(sys.executable).parent / "raidsweep")
 BY_ID = "/dev/disk/by-id/virtio-data{}"
 ALLOW = [BY_ID.format(i) for i in range(8)]  # data8 and data9 stay outside the allow-list
 LEVEL_MEMBERS = {"raid0": 4, "raid5": 4, "raid6": 4, "raid10": 4, "raid1": 2}
@@ -47,6 +45,11 @@ MBR = (
 )
 
 
+#: The two tests that build arrays spend minutes of guest time under TCG; a hung task is stopped
+#: by Ansible's task timeout (the fixture below), so this bound is only for a guest that is slow throughout.
+LAB_BUILD_TIMEOUT_S = 1200
+
+
 @pytest.fixture(autouse=True)
 def _task_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     """A task that hangs in the guest fails the play naming its task and host (Ansible's own
@@ -55,10 +58,7 @@ def _task_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [RAIDSWEEP, *args], capture_output=True, text=True, timeout=1800,
-        env={**os.environ, "COLUMNS": "250", **(env or {})},
-    )  # fmt: skip
+    return raidsweep(*args, env=env, columns=250, timeout=1800)
 
 
 def guest_state(lab: Lab) -> str:
@@ -235,6 +235,7 @@ def _check_configuration(config: Configuration, facts: dict[str, Any]) -> None:
     assert facts["volume"] == "/dev/raidsweep/volume"
 
 
+@pytest.mark.timeout(LAB_BUILD_TIMEOUT_S)
 def test_sweep_plan_idempotence_and_teardown(lab_vm: Lab, tmp_path: Path) -> None:
     clean(lab_vm)
     # Outside the allow-list: a filesystem that must survive everything below.
@@ -311,6 +312,7 @@ def test_sweep_plan_idempotence_and_teardown(lab_vm: Lab, tmp_path: Path) -> Non
     clean(lab_vm)
 
 
+@pytest.mark.timeout(LAB_BUILD_TIMEOUT_S)
 def test_lvmcache_modes_snapshot_and_teardown(lab_vm: Lab, tmp_path: Path) -> None:
     """With platform_options.lvmcache, wb/wt is a dm-cache's mode on the inventory's faster
     device: built, switched without rebuilding the volume, idempotent, and torn down."""
