@@ -50,11 +50,11 @@ plan:
   returned: always
 """
 
-import glob  # noqa: E402 - the documentation blocks come first in an Ansible module
-import os  # noqa: E402
+import glob
+import os
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.raidsweep.linux_block import kernel_name  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.raidsweep.linux_block import kernel_name
 
 
 def cache_type_file(name: str) -> str | None:

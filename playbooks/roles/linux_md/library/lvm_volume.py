@@ -122,11 +122,11 @@ plan:
   returned: always
 """
 
-import json  # noqa: E402 - the documentation blocks come first in an Ansible module
-import os  # noqa: E402
+import json
+import os
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.raidsweep.linux_block import run_checked  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.raidsweep.linux_block import run_checked
 
 LV_FIELDS = (
     "lv_name,lv_size,seg_count,segtype,stripes,stripe_size,origin,lv_read_ahead,devices,lv_attr,"

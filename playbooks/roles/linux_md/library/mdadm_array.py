@@ -101,12 +101,12 @@ destroyed:
   returned: always
 """
 
-import json  # noqa: E402 - the documentation blocks come first in an Ansible module
-import os  # noqa: E402
-import time  # noqa: E402
+import json
+import os
+import time
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.raidsweep.linux_block import (  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.raidsweep.linux_block import (
     kernel_name,
     md_name,
     read_text,
