@@ -38,7 +38,7 @@ from sweeper.vocabulary import (
 from sweeper.workload import ENGINES, Concurrency, Pattern, WorkloadCell
 from sweeper.yamlsource import YamlSource, format_loc, pydantic_problems
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _size(v: Any) -> int:
