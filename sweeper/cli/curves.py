@@ -8,12 +8,12 @@ from rich.table import Table
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console
 from sweeper.cli.opening import open_sweep
-from sweeper.units import format_size
 
 
 def curves(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
     """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
     from recommender.curves import sweep_curves
+    from recommender.views import CONFIGURATION
 
     results, record = open_sweep(store, sweep)
     matrix = record["spec"]["matrix"] if record.get("spec") else {}
@@ -25,7 +25,7 @@ def curves(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
         )
         return
     table = Table(
-        "configuration",
+        CONFIGURATION,
         "curve",
         "points",
         "Speed",
@@ -55,5 +55,6 @@ def curves(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
 
 def _curve(r: Any) -> str:
     """The curve's name: pattern, block size and working set, e.g. ``randread/8k/ws10``."""
-    ws = f"/ws{r.active_pct}" if r.active_pct is not None else ""
-    return f"{r.pattern}/{format_size(r.block_size)}{ws}"
+    from recommender.views import curve_label
+
+    return curve_label(r.pattern, r.block_size, r.active_pct)

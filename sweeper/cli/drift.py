@@ -11,6 +11,7 @@ from sweeper.cli.opening import open_sweep
 def drift(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
     """Long-run drift of the matrix's drift cell, per configuration."""
     from recommender.drift import drift_table
+    from recommender.views import CONFIGURATION
 
     results, record = open_sweep(store, sweep)
     rule = record.get("spec", {}).get("matrix", {}).get("drift")
@@ -21,7 +22,7 @@ def drift(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
         console.print(f"no configuration has three runs of {rule['cell']} yet")
         return
     table = Table(
-        "configuration",
+        CONFIGURATION,
         "runs",
         "hours",
         "first → last IOPS",

@@ -28,6 +28,7 @@ def recommend(
     """Rank the sweep's configurations for each of its workload classes."""
     from recommender.data import load_recommendations
     from recommender.scoring import FORMULA
+    from recommender.views import TIE_MARK
     from sweeper.status import provisional
 
     results, record = open_sweep(store, sweep, classes)
@@ -58,7 +59,8 @@ def recommend(
         mark = "(provisional) " if note else ""
         console.print(f"[bold]→ {mark}{escape(rec.sentence())}[/]", highlight=False)
     console.print(
-        f"[dim]{FORMULA}; '=' marks a tie; n = repetitions; usable = share of raw capacity; "
+        f"[dim]{FORMULA}; '{TIE_MARK}' marks a tie; n = repetitions; "
+        "usable = share of raw capacity; "
         "loss risk/yr = expected data-loss events per year from rebuilds[/]"
     )
     _print_pareto(recs)
@@ -69,11 +71,13 @@ def _class_table(
 ) -> Table:
     """The ranked rows of one class: one column per figure on a wide terminal, else the
     figures under each configuration."""
+    from recommender.views import CONFIGURATION, limits_brief, rank_label
+
     wclass = rec.wclass
     wide = console.width >= 120
     table = Table(title=escape(f"{wclass.name} — {wclass.description}"), title_justify="left")
     table.add_column("rank", no_wrap=True)
-    table.add_column("configuration" if wide else "configuration · figures", no_wrap=True)
+    table.add_column(CONFIGURATION if wide else f"{CONFIGURATION} · figures", no_wrap=True)
     if wide:
         table.add_column(f"score ({wclass.metric}) · 95% CI", no_wrap=True, justify="right")
         table.add_column("CV", no_wrap=True, justify="right")
@@ -84,13 +88,9 @@ def _class_table(
             table.add_column(f"{prices['currency']}/{wclass.metric}", justify="right")
         table.add_column("limits", overflow="fold")
     for r in part.itertuples():
-        if r.meets_limits:
-            limits = "[green]limits ok[/]"
-        else:
-            broken = r.violations.split("; ")
-            more = f" (+{len(broken) - 1} more)" if len(broken) > 1 else ""
-            limits = f"[red]{broken[0]}{more}[/]"
-        rank_text = f"{r.rank}{'=' if r.tied else ''}"
+        colour = "green" if r.meets_limits else "red"
+        limits = f"[{colour}]{limits_brief(r.meets_limits, r.violations)}[/]"
+        rank_text = rank_label(r.rank, r.tied)
         score = f"{r.score:,.0f} ({r.score_lo:,.0f}–{r.score_hi:,.0f})"
         cv, n = f"{r.cv_pct:.1f}%", str(r.repetitions)
         usable = f"{r.usable_share:.0%}" if r.usable_share == r.usable_share else "–"
