@@ -1,36 +1,31 @@
 """The sweep spec: a YAML file validated into typed models before anything runs."""
 
+from sweeper.spec.fields import ConcurrencyField, Duration, PatternField, Size
+from sweeper.spec.load import (
+    LAB_INVENTORY,
+    PROJECT_ROOT,
+    load_spec,
+    resolve_inventory,
+    seed_problems,
+)
+from sweeper.spec.matrix import CurveStop, Drift, DynamicRepetitions, Matrix, SteadyStateRule
 from sweeper.spec.models import (
     CACHE_POLICIES,
-    LAB_INVENTORY,
     LAYOUTS,
     MEDIA,
     MULTI_RANK_COLUMNS,
     MULTI_RANK_LAYOUTS,
     NAME_RE,
-    PROJECT_ROOT,
     RAID_LEVELS,
     Budget,
-    ConcurrencyField,
     ConfigSpace,
-    CurveStop,
-    Drift,
-    Duration,
-    DynamicRepetitions,
     GroupFacts,
     Hardware,
-    Matrix,
-    PatternField,
     Prices,
     RankList,
-    Size,
-    SteadyStateRule,
     StripeList,
     StudySettings,
     SweepSpec,
-    load_spec,
-    resolve_inventory,
-    seed_problems,
 )
 
 __all__ = [

@@ -1,0 +1,181 @@
+"""The spec's workload matrix: the fio cells run on every configuration, and the rules
+for steady state, repetitions, curves and drift."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from sweeper.models import StrictModel
+from sweeper.spec.fields import ConcurrencyField, Duration, PatternField, Size, no_duplicates
+from sweeper.units import format_duration, parse_latency_ms
+from sweeper.workload import ENGINES, Concurrency, WorkloadCell
+
+
+class SteadyStateRule(StrictModel):
+    """SNIA PTS steady state, judged over the last ``window`` rounds of each run.
+
+    ``round`` is the length of one round; by default the measurement interval is cut into
+    twice ``window`` rounds (a 300 s run: 30 s rounds, the last 150 s judged).
+    """
+
+    round: Duration | None = None
+    window: int = Field(default=5, ge=2, le=100)
+    max_range_pct: float = Field(default=20.0, gt=0, le=100)
+    max_slope_pct: float = Field(default=10.0, gt=0, le=100)
+
+    @field_validator("round")
+    @classmethod
+    def _whole_seconds(cls, v: float | None) -> float | None:
+        if v is not None and (v < 1 or v != int(v)):
+            raise ValueError(f"{format_duration(v)} is not a whole number of seconds (>= 1s)")
+        return v
+
+    def round_s(self, runtime_s: float) -> int:
+        return int(self.round) if self.round else max(1, int(runtime_s // (2 * self.window)))
+
+
+class DynamicRepetitions(StrictModel):
+    """Repeat a cell beyond ``repetitions`` while its IOPS vary by more than ``cv_pct``."""
+
+    cv_pct: float = Field(default=3.0, gt=0, le=100)
+    max: int = Field(default=10, ge=2, le=100)
+
+
+class CurveStop(StrictModel):
+    """Stop a concurrency curve early: latency above the limit, or throughput falling."""
+
+    latency_limit: str | None = None  # with its unit, e.g. 20ms
+    throughput_drop_pct: float = Field(default=5.0, ge=0, lt=100)
+
+    @field_validator("latency_limit")
+    @classmethod
+    def _unit(cls, v: str | None) -> str | None:
+        if v is not None and parse_latency_ms(v) <= 0:
+            raise ValueError(f"{v!r} is not a positive latency")
+        return v
+
+    @property
+    def latency_limit_ms(self) -> float | None:
+        return None if self.latency_limit is None else parse_latency_ms(self.latency_limit)
+
+
+class Drift(StrictModel):
+    """Repeat one cell back to back, ``repetitions`` times, to see whether it drifts."""
+
+    cell: str
+    repetitions: int = Field(ge=3, le=10000)
+
+    @field_validator("cell")
+    @classmethod
+    def _cell(cls, v: str) -> str:
+        return WorkloadCell.parse(v).key
+
+
+class Matrix(StrictModel):
+    """The fio workload matrix run on every configuration."""
+
+    patterns: list[PatternField] = Field(min_length=1)
+    block_sizes: list[Size] = Field(min_length=1)
+    concurrency: list[ConcurrencyField] = Field(default=[Concurrency(1, 1)], min_length=1)
+    engine: Literal[ENGINES] = "libaio"  # type: ignore[valid-type]
+    runtime: Duration = 60.0
+    ramp: Duration = 10.0
+    repetitions: int = Field(default=3, ge=1, le=100)
+    working_set: Size | None = None
+    steady_state: SteadyStateRule = SteadyStateRule()
+    dynamic_repetitions: DynamicRepetitions | None = None
+    curve_stop: CurveStop | None = None
+    drift: Drift | None = None
+    #: percent of the volume (working_set, else the whole target) each cell's I/O spans
+    active_range: list[Annotated[int, Field(ge=1, le=100)]] | None = Field(
+        default=None, min_length=1
+    )
+    #: cells measured besides the cross product (e.g. what one class alone needs), written
+    #: pattern/block size/concurrency like ``read/1m/qd1x16``
+    extra_cells: list[str] = Field(default_factory=list)
+
+    @field_validator("extra_cells")
+    @classmethod
+    def _extra_cells(cls, v: list[str]) -> list[str]:
+        keys = []
+        for i, text in enumerate(v):
+            try:
+                cell = WorkloadCell.parse(text)
+            except ValueError as exc:
+                raise ValueError(f"[{i}] {exc}") from None
+            if cell.block_size % 512:
+                raise ValueError(f"[{i}] {cell.block_size} bytes is not a multiple of 512")
+            keys.append(cell.key)
+        return no_duplicates(keys, "the cell")
+
+    @field_validator("patterns", "concurrency", "active_range")
+    @classmethod
+    def _unique(cls, v: list[Any] | None) -> list[Any] | None:
+        return None if v is None else no_duplicates(v, "the entry")
+
+    @field_validator("block_sizes")
+    @classmethod
+    def _block_sizes(cls, v: list[int]) -> list[int]:
+        for i, bs in enumerate(v):
+            if bs % 512:
+                raise ValueError(f"[{i}] {bs} bytes is not a multiple of 512 (direct I/O)")
+            if bs > 64 * 1024**2:
+                raise ValueError(f"[{i}] {bs} bytes is larger than 64 MiB")
+        return no_duplicates(v, "the block size")
+
+    @field_validator("runtime")
+    @classmethod
+    def _runtime(cls, v: float) -> float:
+        if not 1 <= v <= 7 * 86400:
+            raise ValueError(f"{format_duration(v)} is outside 1s..7d")
+        return v
+
+    @field_validator("ramp")
+    @classmethod
+    def _ramp(cls, v: float) -> float:
+        if v > 86400:
+            raise ValueError(f"{format_duration(v)} is longer than a day")
+        return v
+
+    @model_validator(mode="after")
+    def _cap_above_minimum(self) -> Matrix:
+        dyn = self.dynamic_repetitions
+        if dyn is not None and dyn.max < self.repetitions:
+            raise ValueError(
+                f"dynamic_repetitions.max ({dyn.max}) is below repetitions ({self.repetitions})"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _drift_cell_measured(self) -> Matrix:
+        if self.drift is not None and self.drift.cell not in {c.key for c in self.cells()}:
+            raise ValueError(f"drift.cell {self.drift.cell!r} is not a cell of this matrix")
+        return self
+
+    def repetitions_of(self, cell: WorkloadCell) -> int:
+        """The fixed repetitions of ``cell``: more for the drift cell."""
+        if self.drift is not None and cell.key == self.drift.cell:
+            return max(self.repetitions, self.drift.repetitions)
+        return self.repetitions
+
+    def cells(self) -> list[WorkloadCell]:
+        """The cross product, then the extra cells it lacks (each in every active range)."""
+        cells = [
+            WorkloadCell(p, bs, c, ws)
+            for p in self.patterns
+            for bs in self.block_sizes
+            for c in self.concurrency
+            for ws in (self.active_range or [None])
+        ]
+        seen = {c.key for c in cells}
+        for text in self.extra_cells:
+            extra = WorkloadCell.parse(text)
+            ranges = [extra.active_pct] if extra.active_pct else (self.active_range or [None])
+            for ws in ranges:
+                cell = WorkloadCell(extra.pattern, extra.block_size, extra.concurrency, ws)
+                if cell.key not in seen:
+                    seen.add(cell.key)
+                    cells.append(cell)
+        return cells
