@@ -19,19 +19,10 @@ import pandas as pd
 import streamlit as st
 
 # Importable from here as before: the app's tests use these names through this module.
-from app_pages._charts import cell_label as cell_label
-from app_pages._charts import clicked_cell as clicked_cell
-from app_pages._charts import parse_cell_label as parse_cell_label
 from recommender.curves import sweep_curves
 from recommender.data import load_recommendations
 from recommender.recommendations import ClassRecommendation
-from recommender.views import GRID_COLUMNS as GRID_COLUMNS
-from recommender.views import SCORE_LABEL as SCORE_LABEL
-from recommender.views import compare_cells as compare_cells
-from recommender.views import curve_points as curve_points
-from recommender.views import grid_table as grid_table
 from recommender.views import ranked_all
-from recommender.views import run_id_problem as run_id_problem
 from sweeper.errors import InputError
 from sweeper.processes import pid_alive
 from sweeper.status import SweepStatus, sweep_status

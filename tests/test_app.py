@@ -16,7 +16,8 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages import _common
+from app_pages import _charts
+from recommender import views
 from recommender.charts import tradeoff_points
 from recommender.curves import sweep_curves
 from recommender.data import heatmap_frame, load_rankings, load_recommendations
@@ -215,7 +216,7 @@ def test_heatmap_by_pattern_and_a_cells_runs(monkeypatch, quick):
 def test_heatmap_score_per_class(monkeypatch, quick, recs):
     store, *_ = quick
     at = _page(_app(monkeypatch, store.root), "heatmaps")
-    at.selectbox(key="metric").set_value(_common.SCORE_LABEL).run()
+    at.selectbox(key="metric").set_value(views.SCORE_LABEL).run()
     _ok(at)
     table = at.dataframe[0].value
     assert list(table.columns) == ["configuration", *recs]
@@ -234,12 +235,12 @@ def test_heatmap_score_per_class(monkeypatch, quick, recs):
 
 def test_clicked_cell_reads_the_point_selection():
     event = {"selection": {"cell": [{"config_key": "raid5/single_rank/wb-ra", "column": "8k"}]}}
-    assert _common.clicked_cell(event) == ("raid5/single_rank/wb-ra", "8k")
-    assert _common.clicked_cell({"selection": {"cell": []}}) is None
-    assert _common.clicked_cell({"selection": {}}) is None
-    assert _common.clicked_cell(None) is None
-    label = _common.cell_label("raid5/single_rank/wb-ra", "randrw70")
-    assert _common.parse_cell_label(label) == ("raid5/single_rank/wb-ra", "randrw70")
+    assert _charts.clicked_cell(event) == ("raid5/single_rank/wb-ra", "8k")
+    assert _charts.clicked_cell({"selection": {"cell": []}}) is None
+    assert _charts.clicked_cell({"selection": {}}) is None
+    assert _charts.clicked_cell(None) is None
+    label = _charts.cell_label("raid5/single_rank/wb-ra", "randrw70")
+    assert _charts.parse_cell_label(label) == ("raid5/single_rank/wb-ra", "randrw70")
 
 
 def test_curves_page_marks_speed_optimum_maximum(monkeypatch, quick):
@@ -457,8 +458,8 @@ def test_recommendations_follow_a_running_sweep(monkeypatch, quick, tmp_path):
 
 def test_pure_tables_handle_empty_input():
     empty = pd.DataFrame(columns=["config_key", "cell_key", "iops"])
-    assert _common.compare_cells(empty, "a", "b", "iops").empty
+    assert views.compare_cells(empty, "a", "b", "iops").empty
     assert tradeoff_points(pd.DataFrame()).empty
-    assert _common.curve_points(pd.DataFrame(columns=["config_key"])).empty
-    assert _common.grid_table(pd.DataFrame(columns=_common.GRID_COLUMNS), []).empty
-    assert _common.run_id_problem("abc") and _common.run_id_problem("a" * 24) is None
+    assert views.curve_points(pd.DataFrame(columns=["config_key"])).empty
+    assert views.grid_table(pd.DataFrame(columns=views.GRID_COLUMNS), []).empty
+    assert views.run_id_problem("abc") and views.run_id_problem("a" * 24) is None
