@@ -18,9 +18,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-# Importable from here as before: the app's tests use these names through this module.
 from recommender.curves import sweep_curves
 from recommender.data import load_recommendations
+from recommender.importance import class_importances
 from recommender.recommendations import ClassRecommendation
 from recommender.views import ranked_all
 from sweeper.errors import InputError
@@ -111,8 +111,6 @@ def _recommendations(
 def _importances(
     root: str, sweep_id: str, created_at: str, sig: tuple, _record: dict[str, Any]
 ) -> pd.DataFrame:
-    from recommender.importance import class_importances
-
     ranked = ranked_all(_recommendations(root, sweep_id, created_at, sig, _record))
     if ranked.empty:
         return pd.DataFrame(columns=["class", "dimension", "importance"])

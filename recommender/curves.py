@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 from kneed import KneeLocator
 
+from sweeper.units import parse_latency_ms
+
 KNEEDLE = "kneedle"
 GAIN_VS_LATENCY = "gain-vs-latency"
 NO_KNEE = "none"
@@ -249,8 +251,6 @@ def curves_table(
 
 def sweep_curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> pd.DataFrame:
     """``curves_table`` under the stop rule of a stored sweep spec's matrix (``curve_stop``)."""
-    from sweeper.units import parse_latency_ms
-
     rule = matrix.get("curve_stop") or {}
     limit = rule.get("latency_limit")
     return curves_table(

@@ -28,6 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from sweeper.configuration import Configuration
+from sweeper.platforms import get_platform
 
 HOURS_PER_YEAR = 8760.0
 TRADEOFF_COLUMNS = [
@@ -48,8 +49,6 @@ def hardware_facts(record: dict[str, Any]) -> dict[str, Any]:
         return dict(record["hardware"])
     spec = record.get("spec") or {}
     try:
-        from sweeper.platforms import get_platform
-
         platform = get_platform(
             spec.get("platform", "sim"), spec.get("platform_options") or {}, Path(".")
         )

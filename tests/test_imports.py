@@ -17,11 +17,7 @@ PACKAGES = ("sweeper", "recommender", "app_pages")
 #: where first-party imports may be deferred into functions
 DEFERRING = ("sweeper.cli",)
 #: deferred imports still to be moved to module level, by module and what they import
-STILL_DEFERRED = {
-    ("recommender.curves", "sweeper.units"),
-    ("recommender.tradeoffs", "sweeper.platforms"),
-    ("app_pages._common", "recommender.importance"),
-}
+STILL_DEFERRED: set[tuple[str, str]] = set()
 
 
 def _module_name(path: Path) -> str:
