@@ -19,11 +19,12 @@ from optuna.distributions import CategoricalDistribution
 from optuna.importance import FanovaImportanceEvaluator, get_param_importances
 
 from sweeper.configuration import Configuration
+from sweeper.vocabulary import CONFIGURATION_COLUMNS
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)  # no "study created" line per class
 MIN_CONFIGURATIONS = 4  # fewer cannot separate a top share from the rest
-DIMENSIONS = ("raid_level", "layout", "ranks", "stripe", "cache_policy", "snapshots",
-              "data_reduction")  # fmt: skip
+#: the configuration's columns as the importances name them (the stripe without its unit)
+DIMENSIONS = tuple("stripe" if c == "stripe_kib" else c for c in CONFIGURATION_COLUMNS)
 
 
 def _dimensions(key: str) -> dict[str, str]:

@@ -8,7 +8,6 @@ Built from the results store alone, so it can be printed long after the sweep.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pandas as pd
@@ -16,8 +15,6 @@ import yaml
 
 from recommender.repeatability import cell_statistics, repeatability_summary
 from sweeper.units import format_duration
-
-RUN_ID_RE = re.compile(r"[0-9a-f]{24}")  # a run id, matched whole (fullmatch)
 
 
 def _json(text: Any) -> Any:

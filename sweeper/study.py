@@ -17,7 +17,8 @@ from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 
 from sweeper.configuration import Configuration
-from sweeper.spec import MULTI_RANK_LAYOUTS, ConfigSpace, SweepSpec
+from sweeper.spec import ConfigSpace, SweepSpec
+from sweeper.vocabulary import MULTI_RANK_LAYOUTS
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 # multivariate/group TPE is what conditional spaces need; its "experimental" label is noise here

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
 
 from recommender.views.labels import CONFIGURATION
-
-RUN_ID_RE = re.compile(r"^[0-9a-f]{24}$")
+from sweeper.vocabulary import RUN_ID_RE
 
 
 def configuration_table(

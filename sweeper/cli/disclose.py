@@ -25,8 +25,9 @@ def disclose(
     """Print the full disclosure record of a run or a sweep."""
     import json
 
-    from sweeper.disclosure import RUN_ID_RE, run_disclosure, sweep_disclosure, to_yaml
+    from sweeper.disclosure import run_disclosure, sweep_disclosure, to_yaml
     from sweeper.store import open_store
+    from sweeper.vocabulary import RUN_ID_RE
 
     if fmt not in ("yaml", "json"):
         fail(ValueError(f"--format: {fmt!r} is not yaml or json"))
