@@ -18,11 +18,9 @@ removing the files it holds.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,12 +34,31 @@ from sweeper.errors import StoreError
 from sweeper.locking import exclusive_lock
 from sweeper.processes import pid_alive
 from sweeper.store.base import ResultsStore
+from sweeper.store.files import (
+    atomic_write_bytes,
+    fsync_dir,
+    parquet_bytes,
+    parquet_names,
+    subfolders,
+    table_bytes,
+)
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
+from sweeper.store.trust import (
+    ADDRESSED,
+    COMPACTED,
+    ONE_ROW_PER_ADDRESSED_RECORD,
+    RESTORE,
+    has_schema,
+    is_run,
+    keys_of_part,
+    reason,
+    sweep_record,
+    unreadable_files,
+)
 from sweeper.untrusted import is_name
 from sweeper.vocabulary import RUN_ID_RE
 
 BULKY = ("job_file", "fio_json", "fio_stderr", "disclosure")
-COMPACTED = "compacted"  # <sweep>/compacted/<config dir>.<ns>.parquet
 # A sweep compacts on its own (``compact(..., only_if_large=True)``) once it holds this many
 # run files: below it a read takes a second or two, and every run stays a file of its own.
 COMPACT_AFTER_RUNS = 1500
@@ -51,168 +68,7 @@ COMPACT_AFTER_RUNS = 1500
 # per configuration; an operator's ``compact`` runs through the configurations in a row).
 READ_ATTEMPTS = 40
 RETRY_PAUSE_S = (0.002, 0.25)  # first and longest
-# One row per stored record: a good run once per address, a failed attempt once per stamp.
-ONE_ROW_PER_RECORD = (
-    "QUALIFY row_number() OVER (PARTITION BY run_id, status, "
-    "CASE WHEN status = 'ok' THEN NULL ELSE finished_at END ORDER BY finished_at) = 1"
-)
-#: whether a stored run is the run its place is for: its sweep is the one read, its run id
-#: is the hash of its address (sweep, configuration, cell, repetition), and a run file's name
-#: is that run id (a compacted part holds many runs, each checked by its hash)
-ADDRESSED = (
-    "(sweep_id = $1 AND run_id = substr(sha256(sweep_id || chr(31) || config_key || chr(31) || "
-    "cell_key || chr(31) || CAST(repetition AS VARCHAR)), 1, 24) AND (filename LIKE "
-    "'%/" + COMPACTED + "/%' OR regexp_extract(filename, '/([0-9a-f]{24})[^/]*$', 1) = run_id))"
-)
-#: one row per record among the runs that are what their place says (a swapped file's row
-#: never takes the place of the good run it copies)
-ONE_ROW_PER_ADDRESSED_RECORD = ONE_ROW_PER_RECORD.replace(
-    "PARTITION BY run_id", "PARTITION BY addressed, run_id"
-)
 _RUN_FILE = re.compile(rf"{RUN_ID_RE.pattern}(\.failed-[0-9T]+)?\.parquet")
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
-    """Write ``data`` to ``path`` whole; with ``replace=False`` an existing file wins."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The writer's pid in the name lets a later writer remove what a killed one left behind.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{os.getpid()}-", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other readers
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if replace:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                return False
-        _fsync_dir(path.parent)
-        return True
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-def _table_bytes(row: dict[str, Any], schema: pa.Schema) -> bytes:
-    unknown = set(row) - set(schema.names)
-    if unknown:
-        raise ValueError(f"unknown columns for the store: {sorted(unknown)}")
-    return _parquet_bytes(pa.Table.from_pylist([row], schema=schema))
-
-
-def _parquet_bytes(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    return sink.getvalue().to_pybytes()
-
-
-def _names(folder: Path) -> list[str]:
-    """The visible Parquet files of ``folder`` (temporaries start with a dot)."""
-    try:
-        with os.scandir(folder) as entries:
-            names = [e.name for e in entries]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return [n for n in names if n.endswith(".parquet") and not n.startswith(".")]
-
-
-def _subfolders(folder: Path) -> list[str]:
-    try:
-        with os.scandir(folder) as entries:
-            return [e.name for e in entries if e.is_dir() and not e.name.startswith(".")]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-
-
-def _record_keys(table: pa.Table) -> set[tuple[str, str, Any]]:
-    """What identifies a stored record: a good run by its address, a failed attempt also by
-    when it finished (its file's stamp)."""
-    ids = table.column("run_id").to_pylist()
-    statuses = table.column("status").to_pylist()
-    finished = table.column("finished_at").cast(pa.int64()).to_pylist()
-    return {
-        (i, s, None if s == "ok" else f) for i, s, f in zip(ids, statuses, finished, strict=True)
-    }
-
-
-@functools.lru_cache(maxsize=8192)
-def _part_keys(path: str, inode: int, mtime_ns: int) -> frozenset[tuple[str, str, Any]]:
-    # Parts are immutable: keyed on the inode and mtime as well, a part's index is read once.
-    del inode, mtime_ns
-    return frozenset(_record_keys(pq.read_table(path, columns=["run_id", "status", "finished_at"])))
-
-
-def _keys_of_part(path: Path) -> frozenset[tuple[str, str, Any]]:
-    st = path.stat()
-    return _part_keys(str(path), st.st_ino, st.st_mtime_ns)
-
-
-def _is_run(row: dict[str, Any], run_id: str) -> bool:
-    """Whether a stored row is run ``run_id``: its id, and the hash of its address."""
-    address = RunAddress(row["sweep_id"], row["config_key"], row["cell_key"], row["repetition"])
-    return row["run_id"] == run_id == address.run_id
-
-
-def _unreadable(files: list[Path]) -> dict[Path, str]:
-    """The files of ``files`` that are not readable Parquet, each with why."""
-    bad = {}
-    for f in files:
-        try:
-            pq.read_metadata(f)
-        except FileNotFoundError:
-            continue
-        except (OSError, pa.ArrowException) as exc:
-            bad[f] = f"damaged, not a whole Parquet file ({str(exc).splitlines()[0][:120]})"
-    return bad
-
-
-def _has_schema(path: Path, schema: pa.Schema) -> bool:
-    """Whether the Parquet file at ``path`` has exactly ``schema``'s columns (False when it
-    cannot be read, e.g. compacted away meanwhile: the careful read handles that)."""
-    try:
-        return pq.read_schema(path).names == schema.names
-    except (OSError, pa.ArrowException):
-        return False
-
-
-_RESTORE = "; restore it from a copy, or remove the sweep's folder to start it anew"
-
-
-def _reason(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-
-
-def _sweep_record(path: Path, text: str) -> dict[str, Any]:
-    """The record of ``<root>/<sweep>/sweep.json``: JSON, a mapping, naming the sweep of the
-    folder it lies in; anything else is a StoreError naming the file (a crafted record must
-    not send a report, or anything else, outside the store)."""
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StoreError(
-            f"{path}: damaged (not JSON: {exc.msg}, line {exc.lineno}){_RESTORE}"
-        ) from None
-    if not isinstance(record, dict):
-        raise StoreError(f"{path}: damaged (not a sweep's record){_RESTORE}")
-    folder = path.parent.name
-    if record.get("sweep_id") != folder or not is_name(folder):
-        raise StoreError(
-            f"{path}: names sweep {record.get('sweep_id')!r} but lies in the folder "
-            f"{folder!r}; it is not used{_RESTORE}"
-        )
-    return record
 
 
 class ParquetStore(ResultsStore):
@@ -257,8 +113,8 @@ class ParquetStore(ResultsStore):
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{path}: cannot be read ({_reason(exc)}){_RESTORE}") from None
-        return _sweep_record(path, text)
+            raise StoreError(f"{path}: cannot be read ({reason(exc)}){RESTORE}") from None
+        return sweep_record(path, text)
 
     def list_sweeps(self) -> list[dict[str, Any]]:
         """The sweeps whose records are whole; each damaged one is said in ``damaged``."""
@@ -266,18 +122,18 @@ class ParquetStore(ResultsStore):
         if not self.root.is_dir():
             return []
         out = []
-        for folder in sorted(_subfolders(self.root)):
+        for folder in sorted(subfolders(self.root)):
             p = self.root / folder / "sweep.json"
             if not os.path.lexists(p):  # a link to nowhere, or to itself, is said below
                 continue
             try:
-                out.append(_sweep_record(p, p.read_text()))
+                out.append(sweep_record(p, p.read_text()))
             except FileNotFoundError:
                 continue
             except StoreError as exc:
                 self.damaged.append(str(exc))
             except (OSError, UnicodeDecodeError) as exc:
-                self.damaged.append(f"{p}: cannot be read ({_reason(exc)}){_RESTORE}")
+                self.damaged.append(f"{p}: cannot be read ({reason(exc)}){RESTORE}")
         return sorted(out, key=lambda r: r.get("created_at", ""), reverse=True)
 
     # runs ---------------------------------------------------------------
@@ -297,7 +153,7 @@ class ParquetStore(ResultsStore):
         folder = self.root / sweep_id / COMPACTED
         return [
             folder / n
-            for n in sorted(_names(folder))
+            for n in sorted(parquet_names(folder))
             if config_dir is None or n.startswith(f"{config_dir}.")
         ]
 
@@ -309,8 +165,8 @@ class ParquetStore(ResultsStore):
             folders = [runs / name]
         else:
             name = None
-            folders = [runs / d for d in sorted(_subfolders(runs))]
-        files = [f / n for f in folders for n in sorted(_names(f))]
+            folders = [runs / d for d in sorted(subfolders(runs))]
+        files = [f / n for f in folders for n in sorted(parquet_names(f))]
         return files + self._parts(sweep_id, name)
 
     def put_run(self, row: dict[str, Any]) -> bool:
@@ -324,7 +180,7 @@ class ParquetStore(ResultsStore):
             # Failed attempts are kept beside the address, never in its place.
             stamp = row["finished_at"].strftime("%Y%m%dT%H%M%S%f")
             path = path.with_name(f"{address.run_id}.failed-{stamp}.parquet")
-        return atomic_write_bytes(path, _table_bytes(row, RUN_SCHEMA), replace=False)
+        return atomic_write_bytes(path, table_bytes(row, RUN_SCHEMA), replace=False)
 
     def has_run(self, address: RunAddress) -> bool:
         # The run file first, the parts second: a compaction writes the part before it
@@ -335,7 +191,7 @@ class ParquetStore(ResultsStore):
         folder = self._config_dir_name(address.sweep_id, address.config_key)
         for part in self._parts(address.sweep_id, folder):
             with contextlib.suppress(FileNotFoundError):
-                if key in _keys_of_part(part):
+                if key in keys_of_part(part):
                     return True
         return False
 
@@ -352,7 +208,7 @@ class ParquetStore(ResultsStore):
         if table == "runs":
             return self._run_files(sweep_id, config_key)
         folder = self.root / sweep_id / table
-        return [folder / n for n in sorted(_names(folder))]
+        return [folder / n for n in sorted(parquet_names(folder))]
 
     def _query(
         self,
@@ -376,7 +232,7 @@ class ParquetStore(ResultsStore):
                     time.sleep(min(RETRY_PAUSE_S[0] * 2**attempt, RETRY_PAUSE_S[1]))
                     continue
                 # A file that is not whole Parquet (truncated, garbage): left out, said.
-                bad = _unreadable(files)
+                bad = unreadable_files(files)
                 if not bad:
                     raise
                 unreadable |= set(bad)
@@ -392,7 +248,7 @@ class ParquetStore(ResultsStore):
         # first file's columns for all (it refuses a file whose columns differ), which spares
         # reading every footer first, a third of the read at 100,000 runs. Parts written by an
         # older raidsweep (fewer columns) make it refuse; they are read by name instead.
-        fast = bool(files) and _has_schema(files[0], schema)
+        fast = bool(files) and has_schema(files[0], schema)
         try:
             return ParquetStore._read_files(files, schema, sql, params, by_name=not fast)
         except duckdb.InvalidInputException:
@@ -460,11 +316,11 @@ class ParquetStore(ResultsStore):
             for path in self.root.glob(pattern):
                 with contextlib.suppress(FileNotFoundError, pa.ArrowException):
                     # only what is the run its name says (a swapped file is not)
-                    rows += [r for r in pq.read_table(path).to_pylist() if _is_run(r, run_id)]
+                    rows += [r for r in pq.read_table(path).to_pylist() if is_run(r, run_id)]
         if not any(r["status"] == "ok" for r in rows):
             for part in self.root.glob(f"*/{COMPACTED}/*.parquet"):
                 with contextlib.suppress(FileNotFoundError):
-                    if any(k[0] == run_id for k in _keys_of_part(part)):
+                    if any(k[0] == run_id for k in keys_of_part(part)):
                         found = pq.read_table(part, filters=[("run_id", "=", run_id)])
                         rows += found.to_pylist()
         if not rows:
@@ -484,14 +340,14 @@ class ParquetStore(ResultsStore):
         """
         runs = self.root / sweep_id / "runs"
         if only_if_large and not self._parts(sweep_id):
-            count = sum(len(_names(runs / d)) for d in _subfolders(runs))
+            count = sum(len(parquet_names(runs / d)) for d in subfolders(runs))
             if count < self.compact_after_runs:
                 return 0
             config_key = None
         if config_key:
             names = [self._config_dir_name(sweep_id, config_key)]
         else:
-            names = sorted(_subfolders(runs))
+            names = sorted(subfolders(runs))
         return sum(self._compact_folder(sweep_id, name) for name in names)
 
     def _compact_folder(self, sweep_id: str, name: str) -> int:
@@ -499,12 +355,12 @@ class ParquetStore(ResultsStore):
         # One compaction of a configuration at a time (a second one waits, then finds its
         # work done); readers and run writers never take it.
         with exclusive_lock(self.root / sweep_id / COMPACTED / f".{name}.lock"):
-            files = [folder / n for n in sorted(_names(folder)) if _RUN_FILE.fullmatch(n)]
+            files = [folder / n for n in sorted(parquet_names(folder)) if _RUN_FILE.fullmatch(n)]
             if not files:
                 return 0
             held: set[tuple[str, str, Any]] = set()
             for part in self._parts(sweep_id, name):
-                held |= _keys_of_part(part)
+                held |= keys_of_part(part)
             tables = [pq.read_table(f) for f in files]
             merged = pa.concat_tables(tables, promote_options="permissive")
             # What a crash after the last part's write left behind is in that part already.
@@ -522,7 +378,7 @@ class ParquetStore(ResultsStore):
                 table = merged.take(new).sort_by(
                     [("cell_key", "ascending"), ("repetition", "ascending")]
                 )
-                data = _parquet_bytes(table)
+                data = parquet_bytes(table)
                 # A fresh name each time: parts are never replaced, so a reader's listing
                 # never loses one.
                 while not atomic_write_bytes(
@@ -535,7 +391,7 @@ class ParquetStore(ResultsStore):
             for f in files:
                 with contextlib.suppress(FileNotFoundError):
                     f.unlink()
-            _fsync_dir(folder)
+            fsync_dir(folder)
             return len(files)
 
     def version(self, sweep_id: str) -> tuple[int, int, int, int]:
@@ -544,19 +400,19 @@ class ParquetStore(ResultsStore):
         could bring back to the same count) and the count of parts and configurations."""
         base = self.root / sweep_id
         runs = base / "runs"
-        names = [n for d in _subfolders(runs) for n in _names(runs / d)]
+        names = [n for d in subfolders(runs) for n in parquet_names(runs / d)]
         return (
             len(names),
             sum(map(hash, names)) & 0xFFFFFFFFFFFF,
             len(self._parts(sweep_id)),
-            len(_names(base / "configurations")),
+            len(parquet_names(base / "configurations")),
         )
 
     # configurations -----------------------------------------------------
     def put_configuration(self, row: dict[str, Any]) -> bool:
         name = f"{RunAddress(row['sweep_id'], row['config_key'], '', 0).run_id}-{row['attempt']}"
         path = self.root / row["sweep_id"] / "configurations" / f"{name}.parquet"
-        return atomic_write_bytes(path, _table_bytes(row, CONFIG_SCHEMA), replace=False)
+        return atomic_write_bytes(path, table_bytes(row, CONFIG_SCHEMA), replace=False)
 
     def configurations(self, sweep_id: str) -> pd.DataFrame:
         return self._query(

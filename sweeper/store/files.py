@@ -1,0 +1,77 @@
+"""Files written whole: a temporary file flushed, then linked or renamed to its name, so a
+reader sees all of it or nothing; and the listing of the Parquet files a folder holds."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
+    """Write ``data`` to ``path`` whole; with ``replace=False`` an existing file wins."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # The writer's pid in the name lets a later writer remove what a killed one left behind.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{os.getpid()}-", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other readers
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if replace:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                return False
+        fsync_dir(path.parent)
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def table_bytes(row: dict[str, Any], schema: pa.Schema) -> bytes:
+    unknown = set(row) - set(schema.names)
+    if unknown:
+        raise ValueError(f"unknown columns for the store: {sorted(unknown)}")
+    return parquet_bytes(pa.Table.from_pylist([row], schema=schema))
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
+
+
+def parquet_names(folder: Path) -> list[str]:
+    """The visible Parquet files of ``folder`` (temporaries start with a dot)."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [n for n in names if n.endswith(".parquet") and not n.startswith(".")]
+
+
+def subfolders(folder: Path) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if e.is_dir() and not e.name.startswith(".")]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
