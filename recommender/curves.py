@@ -173,9 +173,18 @@ def should_stop(
 
 SYNC_ENGINES = ("sync", "psync")
 CURVE_COLUMNS = [
-    "config_key", "pattern", "block_size", "active_pct", "points", "speed", "optimum",
-    "maximum", "method", "note", "stopped",
-]  # fmt: skip
+    "config_key",
+    "pattern",
+    "block_size",
+    "active_pct",
+    "points",
+    "speed",
+    "optimum",
+    "maximum",
+    "method",
+    "note",
+    "stopped",
+]
 
 
 def outstanding(iodepth: int, numjobs: int, engine: str) -> int:

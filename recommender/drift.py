@@ -12,9 +12,18 @@ import pandas as pd
 from scipy import stats
 
 COLUMNS = [
-    "config_key", "runs", "hours", "first_iops", "last_iops", "mean_iops", "slope_pct_per_h",
-    "slope_lo", "slope_hi", "p_value", "drifts",
-]  # fmt: skip
+    "config_key",
+    "runs",
+    "hours",
+    "first_iops",
+    "last_iops",
+    "mean_iops",
+    "slope_pct_per_h",
+    "slope_lo",
+    "slope_hi",
+    "p_value",
+    "drifts",
+]
 
 
 def drift_table(runs: pd.DataFrame, cell_key: str) -> pd.DataFrame:

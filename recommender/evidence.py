@@ -15,8 +15,14 @@ import pandas as pd
 from recommender.classes import WorkloadClass
 
 EVIDENCE_COLUMNS = [
-    "cell", "weight", "recommended", "runner_up", "ratio", "contribution_pct", "repetitions",
-]  # fmt: skip
+    "cell",
+    "weight",
+    "recommended",
+    "runner_up",
+    "ratio",
+    "contribution_pct",
+    "repetitions",
+]
 
 
 def _cell_means(runs: pd.DataFrame, key: str, metric: str) -> pd.DataFrame:

@@ -7,9 +7,17 @@ import pandas as pd
 from sweeper.repetitions import summarize
 
 COLUMNS = [
-    "config_key", "cell_key", "n", "mean", "sd", "cv_pct", "ci_lo", "ci_hi",
-    "outlier_repetitions", "unsteady_repetitions",
-]  # fmt: skip
+    "config_key",
+    "cell_key",
+    "n",
+    "mean",
+    "sd",
+    "cv_pct",
+    "ci_lo",
+    "ci_hi",
+    "outlier_repetitions",
+    "unsteady_repetitions",
+]
 
 
 def cell_statistics(runs: pd.DataFrame, metric: str = "iops") -> pd.DataFrame:

@@ -220,11 +220,28 @@ def write_report(store: Any, record: dict[str, Any], path: Path) -> list[Path]:
 
 # Markdown and CSV ------------------------------------------------------------------------------
 RANKING_CSV_COLUMNS = [
-    "class", "rank", "tied", "config_key", "score", "score_lo", "score_hi", "cv_pct",
-    "repetitions", "meets_limits", "violations", "cells_missing", "usable_share", "usable_gb",
-    "drives", "rebuild_h", "loss_risk_per_year", "cost", "cost_per_usable_gb", "cost_per_unit",
+    "class",
+    "rank",
+    "tied",
+    "config_key",
+    "score",
+    "score_lo",
+    "score_hi",
+    "cv_pct",
+    "repetitions",
+    "meets_limits",
+    "violations",
+    "cells_missing",
+    "usable_share",
+    "usable_gb",
+    "drives",
+    "rebuild_h",
+    "loss_risk_per_year",
+    "cost",
+    "cost_per_usable_gb",
+    "cost_per_unit",
     "tradeoff_front",
-]  # fmt: skip
+]
 
 
 def report_tables(recs: list[ClassRecommendation]) -> dict[str, pd.DataFrame]:
@@ -241,7 +258,7 @@ def report_tables(recs: list[ClassRecommendation]) -> dict[str, pd.DataFrame]:
                 "class": r.name,
                 "recommended_config": r.best["config_key"],
                 "runner_up_config": r.runner_up["config_key"],
-            }  # fmt: skip
+            }
         )
         for r in recs
         if len(r.evidence) and r.best is not None and r.runner_up is not None
@@ -259,7 +276,7 @@ def report_tables(recs: list[ClassRecommendation]) -> dict[str, pd.DataFrame]:
                     "decision": r.sentence(),
                 }
                 for r in recs
-            ]  # fmt: skip
+            ]
         ),
     }
 
@@ -294,8 +311,19 @@ def render_markdown(
     out += [f"- {text(s['sentence'])}" for s in ctx["sections"]]
     out += ["", f"Scoring: {FORMULA}.", "", f"Trade-offs: {TRADEOFF_FORMULA}.", ""]
     rankings = tables["rankings"]
-    shown = ["rank", "config_key", "score", "score_lo", "score_hi", "cv_pct", "repetitions",
-             "usable_share", "loss_risk_per_year", "cost_per_unit", "violations"]  # fmt: skip
+    shown = [
+        "rank",
+        "config_key",
+        "score",
+        "score_lo",
+        "score_hi",
+        "cv_pct",
+        "repetitions",
+        "usable_share",
+        "loss_risk_per_year",
+        "cost_per_unit",
+        "violations",
+    ]
     for s in ctx["sections"]:
         part = rankings[rankings["class"] == s["name"]].copy()
         part["rank"] = [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)]

@@ -34,10 +34,24 @@ FORMULA = (
     "ranks last"
 )
 RANK_COLUMNS = [
-    "class", "rank", "tied", "config_key", "score", "score_lo", "score_hi", "cv_pct",
-    "repetitions", "cells_measured", "cells_missing", "meets_limits", "violations",
-    "key_cell", "key_value", "worst_latency", "unsteady_runs",
-]  # fmt: skip
+    "class",
+    "rank",
+    "tied",
+    "config_key",
+    "score",
+    "score_lo",
+    "score_hi",
+    "cv_pct",
+    "repetitions",
+    "cells_measured",
+    "cells_missing",
+    "meets_limits",
+    "violations",
+    "key_cell",
+    "key_value",
+    "worst_latency",
+    "unsteady_runs",
+]
 
 
 def cell_metric(runs: pd.DataFrame, metric: str) -> pd.Series:

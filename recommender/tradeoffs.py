@@ -32,9 +32,17 @@ from sweeper.platforms import get_platform
 
 HOURS_PER_YEAR = 8760.0
 TRADEOFF_COLUMNS = [
-    "config_key", "raid_level", "drives", "usable_gb", "usable_share", "rebuild_h",
-    "survives_during_rebuild", "loss_risk_per_year", "cost", "cost_per_usable_gb",
-]  # fmt: skip
+    "config_key",
+    "raid_level",
+    "drives",
+    "usable_gb",
+    "usable_share",
+    "rebuild_h",
+    "survives_during_rebuild",
+    "loss_risk_per_year",
+    "cost",
+    "cost_per_usable_gb",
+]
 TRADEOFF_FORMULA = (
     "usable share = data drives / drives of a RAID group; rebuild = drive size / rebuild rate; "
     "loss risk per year = drives × AFR × P(a rebuild ends in data loss), where P is the chance "
@@ -82,8 +90,9 @@ def loss_given_failure(level: str, data: int, redundancy: int, p: float) -> floa
     return float(stats.binom.sf(redundancy - 1, others, p))
 
 
-def tradeoffs(config_keys: list[str], hardware: dict[str, Any],
-              prices: dict[str, Any] | None = None) -> pd.DataFrame:  # fmt: skip
+def tradeoffs(
+    config_keys: list[str], hardware: dict[str, Any], prices: dict[str, Any] | None = None
+) -> pd.DataFrame:
     """One row per configuration; figures are NaN where the hardware facts lack what they need."""
     groups = hardware.get("raid_groups") or {}
     drive_gb = hardware.get("drive_gb")
@@ -126,8 +135,9 @@ def tradeoffs(config_keys: list[str], hardware: dict[str, Any],
     return pd.DataFrame(rows, columns=TRADEOFF_COLUMNS)
 
 
-def with_tradeoffs(ranked: pd.DataFrame, hardware: dict[str, Any],
-                   prices: dict[str, Any] | None = None) -> pd.DataFrame:  # fmt: skip
+def with_tradeoffs(
+    ranked: pd.DataFrame, hardware: dict[str, Any], prices: dict[str, Any] | None = None
+) -> pd.DataFrame:
     """The ranked table with each configuration's trade-offs, and cost per unit of score."""
     if ranked.empty:
         return ranked.assign(**{c: pd.Series(dtype=float) for c in TRADEOFF_COLUMNS[1:]})

@@ -59,8 +59,14 @@ def _line(node: yaml.Node | None, loc: list[Any]) -> int:
     return line
 
 
-def _walk(group: str, body: Any, loc: list[Any], node: yaml.Node | None,
-          problems: list[str], hosts: dict[str, set[str]]) -> None:  # fmt: skip
+def _walk(
+    group: str,
+    body: Any,
+    loc: list[Any],
+    node: yaml.Node | None,
+    problems: list[str],
+    hosts: dict[str, set[str]],
+) -> None:
     where = ".".join(str(p) for p in loc)
     if not INVENTORY_GROUP_RE.fullmatch(group):
         problems.append(f"line {_line(node, loc)}: {where}: {group!r} is not a group name")

@@ -179,8 +179,9 @@ def _take_over(path: Path, subject: str, seen: tuple[int, int] | None) -> int:
     of a holder that is gone): the old file, lock and all, is unlinked by the rename. One
     taker at a time, and only while ``path`` is still the file seen held (``seen``): a
     second taker finds the first's lock and is refused naming it."""
-    guard = os.open(path.with_name(path.name + ".takeover"),
-                    os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)  # fmt: skip
+    guard = os.open(
+        path.with_name(path.name + ".takeover"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644
+    )
     try:
         if not _flock_within(guard, STALE_GRACE_S):
             raise _held(path, subject, _record(path))

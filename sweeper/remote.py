@@ -46,8 +46,9 @@ class RemoteHost:
         argv += [*self.ssh_args, "--", f"{self.user}@{self.address}" if self.user else self.address]
         return [*argv, command]
 
-    def run(self, command: str, *, input_text: str | None = None, timeout_s: float = 60.0
-            ) -> FioOutput:  # fmt: skip
+    def run(
+        self, command: str, *, input_text: str | None = None, timeout_s: float = 60.0
+    ) -> FioOutput:
         """Run ``command`` there; a timeout kills the local ssh and says so."""
         started = time.monotonic()
         try:
@@ -63,8 +64,13 @@ class RemoteHost:
             )
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
-            return FioOutput(out, f"no answer from {self.name} within {timeout_s:.0f} s; killed",
-                             -9, time.monotonic() - started, timed_out=True)  # fmt: skip
+            return FioOutput(
+                out,
+                f"no answer from {self.name} within {timeout_s:.0f} s; killed",
+                -9,
+                time.monotonic() - started,
+                timed_out=True,
+            )
         return FioOutput(proc.stdout, proc.stderr, proc.returncode, time.monotonic() - started)
 
     def check(self, command: str, timeout_s: float = 60.0) -> str:

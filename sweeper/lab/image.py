@@ -31,15 +31,33 @@ HOSTNAME = "raidsweep-lab"
 ROOT_LABEL = "raidsweep-root"
 ROOT_SIZE = "2G"
 PACKAGES = (
-    "systemd-sysv", "udev", "kmod", "iproute2", "openssh-server", "python3", "mdadm", "lvm2",
-    "fio", "linux-image-amd64", "initramfs-tools",
+    "systemd-sysv",
+    "udev",
+    "kmod",
+    "iproute2",
+    "openssh-server",
+    "python3",
+    "mdadm",
+    "lvm2",
+    "fio",
+    "linux-image-amd64",
+    "initramfs-tools",
     "thin-provisioning-tools",  # cache_check, which lvmcache needs to activate a cached LV
-    "e2fsprogs", "util-linux", "procps",  # mkfs, wipefs/blkid/lsblk, ps/pgrep
-)  # fmt: skip
+    "e2fsprogs",
+    "util-linux",
+    "procps",  # mkfs, wipefs/blkid/lsblk, ps/pgrep
+)
 MODULES = (
-    "raid0", "raid1", "raid10", "raid456",
-    "dm_mod", "dm_snapshot", "dm_cache", "dm_cache_smq", "dm_mirror",
-)  # fmt: skip
+    "raid0",
+    "raid1",
+    "raid10",
+    "raid456",
+    "dm_mod",
+    "dm_snapshot",
+    "dm_cache",
+    "dm_cache_smq",
+    "dm_mirror",
+)
 #: files written into the guest's tree (path → content); part of the recipe key
 TREE_FILES: dict[str, str] = {
     "etc/hostname": f"{HOSTNAME}\n",
@@ -53,10 +71,12 @@ TREE_FILES: dict[str, str] = {
 #: unit symlinks made in the tree (link → target): networkd on, and the timers that would
 #: start work in the background of a measurement (apt, md's monthly check) masked
 TREE_LINKS: dict[str, str] = {
-    "etc/systemd/system/multi-user.target.wants/systemd-networkd.service":
-        "/lib/systemd/system/systemd-networkd.service",
-    "etc/systemd/system/sockets.target.wants/systemd-networkd.socket":
-        "/lib/systemd/system/systemd-networkd.socket",
+    "etc/systemd/system/multi-user.target.wants/systemd-networkd.service": (
+        "/lib/systemd/system/systemd-networkd.service"
+    ),
+    "etc/systemd/system/sockets.target.wants/systemd-networkd.socket": (
+        "/lib/systemd/system/systemd-networkd.socket"
+    ),
     "etc/systemd/system/apt-daily.timer": "/dev/null",
     "etc/systemd/system/apt-daily-upgrade.timer": "/dev/null",
     "etc/systemd/system/mdcheck_start.timer": "/dev/null",
@@ -64,7 +84,7 @@ TREE_LINKS: dict[str, str] = {
     "etc/systemd/system/mdmonitor-oneshot.timer": "/dev/null",
     "etc/systemd/system/e2scrub_all.timer": "/dev/null",
     "etc/systemd/system/fstrim.timer": "/dev/null",
-}  # fmt: skip
+}
 #: the image's SSH key pair, beside it: the public half is root's only way into the guest
 KEY_NAME = "id_ed25519"
 #: the tools a build needs, and the Debian package each comes from
@@ -199,10 +219,16 @@ def _build(work: Path, progress: Callable[[str], None]) -> None:
     mirror = debian_mirror()
     progress(f"debootstrap {SUITE} from {mirror} (a few minutes)")
     run_tool(
-        ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}",
-         SUITE, str(tree), mirror],
+        [
+            "debootstrap",
+            "--variant=minbase",
+            f"--include={','.join(PACKAGES)}",
+            SUITE,
+            str(tree),
+            mirror,
+        ],
         "debootstrap",
-    )  # fmt: skip
+    )
     for rel, content in TREE_FILES.items():
         path = tree / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -216,8 +242,10 @@ def _build(work: Path, progress: Callable[[str], None]) -> None:
             link.unlink()
         link.symlink_to(target)
     # One key pair per image, kept beside it: the public half is root's only way in.
-    run_tool(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", HOSTNAME,
-          "-f", str(work / KEY_NAME)], "ssh-keygen")  # fmt: skip
+    run_tool(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", HOSTNAME, "-f", str(work / KEY_NAME)],
+        "ssh-keygen",
+    )
     ssh_dir = tree / "root" / ".ssh"
     ssh_dir.mkdir(mode=0o700, exist_ok=True)
     (ssh_dir / "authorized_keys").write_text((work / f"{KEY_NAME}.pub").read_text())
@@ -233,8 +261,10 @@ def _build(work: Path, progress: Callable[[str], None]) -> None:
     shutil.copyfile(initrds[-1], work / "initrd.img")
     progress("building the root filesystem (mkfs.ext4 -d)")
     _unmount_under(tree)
-    run_tool(["mkfs.ext4", "-q", "-L", ROOT_LABEL, "-d", str(tree), str(work / "root.img"),
-          ROOT_SIZE], "mkfs.ext4")  # fmt: skip
+    run_tool(
+        ["mkfs.ext4", "-q", "-L", ROOT_LABEL, "-d", str(tree), str(work / "root.img"), ROOT_SIZE],
+        "mkfs.ext4",
+    )
     meta = recipe() | {
         "key": recipe_key(),
         "mirror": mirror,

@@ -27,9 +27,17 @@ from sweeper.lab.inventory import inventory_text
 from sweeper.lab.tools import require_tools, run_tool
 
 SSH_OPTIONS = (
-    "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-    "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-o", "IdentitiesOnly=yes",
-)  # fmt: skip
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    "UserKnownHostsFile=/dev/null",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "LogLevel=ERROR",
+    "-o",
+    "IdentitiesOnly=yes",
+)
 MAX_DISKS = 24  # q35's root bus has about 28 free PCI slots: one each, plus root and network
 MIN_DISK_MIB = 8
 MIN_MEMORY_MIB = 512
@@ -174,10 +182,20 @@ class Lab:
         self._remove_files()  # what a lab that died without `down` left
         progress("booting the VM (20 to 30 s under software emulation)")
         run_tool(
-            ["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(image / "root.img"),
-             "-F", "raw", str(self.overlay)],
+            [
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-b",
+                str(image / "root.img"),
+                "-F",
+                "raw",
+                str(self.overlay),
+            ],
             "qemu-img create",
-        )  # fmt: skip
+        )
         for i in range(disks):
             # Sparse and zeroed: a fresh disk every time, costing no space until written.
             with open(self.disk_file(i), "wb") as fh:
@@ -217,28 +235,52 @@ class Lab:
         for _ in range(5):
             port = _free_port()
             args = [
-                "qemu-system-x86_64", "-name", HOSTNAME,
+                "qemu-system-x86_64",
+                "-name",
+                HOSTNAME,
                 # KVM is there on some machines but does not boot a standard kernel on all of
                 # them: software emulation everywhere, so the lab behaves the same.
-                "-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "q35",
-                "-m", str(memory_mib), "-smp", "2",
-                "-nodefaults", "-display", "none", "-no-reboot",
-                "-kernel", str(image / "vmlinuz"), "-initrd", str(image / "initrd.img"),
-                "-append", f"root=LABEL={ROOT_LABEL} rw console=ttyS0 panic=1",
-                "-serial", f"file:{self.console_log}",
-                "-daemonize", "-pidfile", str(self.pidfile),
-            ]  # fmt: skip
+                "-accel",
+                "tcg,thread=multi",
+                "-cpu",
+                "max",
+                "-machine",
+                "q35",
+                "-m",
+                str(memory_mib),
+                "-smp",
+                "2",
+                "-nodefaults",
+                "-display",
+                "none",
+                "-no-reboot",
+                "-kernel",
+                str(image / "vmlinuz"),
+                "-initrd",
+                str(image / "initrd.img"),
+                "-append",
+                f"root=LABEL={ROOT_LABEL} rw console=ttyS0 panic=1",
+                "-serial",
+                f"file:{self.console_log}",
+                "-daemonize",
+                "-pidfile",
+                str(self.pidfile),
+            ]
             # Data disks first, so they take the first names (vda, vdb, ...); the serial gives
             # each a stable /dev/disk/by-id/virtio-dataN whatever the order.
             for i in range(disks):
                 drive = f"if=none,id=d{i},file={self.disk_file(i)},format=raw,cache=unsafe"
                 args += ["-drive", drive, "-device", f"virtio-blk-pci,drive=d{i},serial=data{i}"]
             args += [
-                "-drive", f"if=none,id=root,file={self.overlay},format=qcow2,cache=unsafe",
-                "-device", "virtio-blk-pci,drive=root,serial=root",
-                "-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{port}-:22",
-                "-device", "virtio-net-pci,netdev=n0",
-            ]  # fmt: skip
+                "-drive",
+                f"if=none,id=root,file={self.overlay},format=qcow2,cache=unsafe",
+                "-device",
+                "virtio-blk-pci,drive=root,serial=root",
+                "-netdev",
+                f"user,id=n0,hostfwd=tcp:127.0.0.1:{port}-:22",
+                "-device",
+                "virtio-net-pci,netdev=n0",
+            ]
             # QEMU's own messages go to a file: a pipe held open by the daemon would block us.
             with open(self.folder / "qemu.log", "w") as log:
                 proc = subprocess.run(
@@ -293,9 +335,17 @@ class Lab:
             raise LabError(f"no lab in {self.folder}: run `raidsweep lab up` first")
         remote = command if isinstance(command, str) else shlex.join(command)
         args = [
-            "ssh", *SSH_OPTIONS, "-o", "ConnectTimeout=10", "-i", state["key_path"],
-            "-p", str(state["port"]), "root@127.0.0.1", remote,
-        ]  # fmt: skip
+            "ssh",
+            *SSH_OPTIONS,
+            "-o",
+            "ConnectTimeout=10",
+            "-i",
+            state["key_path"],
+            "-p",
+            str(state["port"]),
+            "root@127.0.0.1",
+            remote,
+        ]
         proc = subprocess.run(
             args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
         )

@@ -242,8 +242,9 @@ def _mva(demands: list[float], delay: float, n: int) -> tuple[float, list[float]
     return x, q, q_prev
 
 
-def _solve(stations: list[_Station], fr: float, fw: float, delay_r: float, delay_w: float,
-           n: int) -> tuple[float, float, float, dict[str, float]]:  # fmt: skip
+def _solve(
+    stations: list[_Station], fr: float, fw: float, delay_r: float, delay_w: float, n: int
+) -> tuple[float, float, float, dict[str, float]]:
     """Throughput and per-direction response time of the network with ``n`` I/Os in flight.
 
     A station with ``m`` servers is one queue of demand ``D/m`` plus a pure delay of
@@ -459,7 +460,7 @@ def _predict(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
                 tier.devices,
                 flash_hit * tier_bytes,
                 tier_bytes if state.write_back else 0.0,
-            )  # fmt: skip
+            )
         )
     servers = max(1, round(busy_drives))
     if drives.rotating:
@@ -471,7 +472,7 @@ def _predict(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
                 drive_time(write_work),
                 not seq_read_prefetched,
                 not state.write_back,
-            )  # fmt: skip
+            )
         )
     else:
         stations.append(
@@ -482,7 +483,7 @@ def _predict(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
                 drive_time(write_work),
                 not seq_read_prefetched,
                 not state.write_back,
-            )  # fmt: skip
+            )
         )
         stations.append(
             _Station(
@@ -492,7 +493,7 @@ def _predict(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
                 bus_time(write_work),
                 not seq_read_prefetched,
                 not state.write_back,
-            )  # fmt: skip
+            )
         )
 
     hit = ctl.hit_latency_us / 1e6
@@ -619,8 +620,13 @@ def _lat_block(
     }
 
 
-def _direction(iops: float, parts: list[tuple[float, float, float]], bs: int, runtime_s: float,
-               rng: np.random.Generator) -> dict:  # fmt: skip
+def _direction(
+    iops: float,
+    parts: list[tuple[float, float, float]],
+    bs: int,
+    runtime_s: float,
+    rng: np.random.Generator,
+) -> dict:
     total = int(iops * runtime_s)
     if total <= 0 or not parts:
         return _empty_direction()
@@ -647,10 +653,20 @@ def _direction(iops: float, parts: list[tuple[float, float, float]], bs: int, ru
 def _empty_direction() -> dict:
     zero = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
     return {
-        "io_bytes": 0, "io_kbytes": 0, "bw_bytes": 0, "bw": 0, "iops": 0.0, "runtime": 0,
-        "total_ios": 0, "short_ios": 0, "drop_ios": 0,
-        "slat_ns": dict(zero), "clat_ns": dict(zero), "lat_ns": dict(zero), "iops_mean": 0.0,
-    }  # fmt: skip
+        "io_bytes": 0,
+        "io_kbytes": 0,
+        "bw_bytes": 0,
+        "bw": 0,
+        "iops": 0.0,
+        "runtime": 0,
+        "total_ios": 0,
+        "short_ios": 0,
+        "drop_ios": 0,
+        "slat_ns": dict(zero),
+        "clat_ns": dict(zero),
+        "lat_ns": dict(zero),
+        "iops_mean": 0.0,
+    }
 
 
 def _io_weighted(
@@ -682,10 +698,12 @@ def simulate_fio(
     iops = pred.iops * noise
     runtime = job.runtime_s
     f_read = job.read_fraction
-    read = _direction(iops * f_read, _io_weighted(pred, "read", noise), job.block_size,
-                      runtime, rng)  # fmt: skip
-    write = _direction(iops * (1 - f_read), _io_weighted(pred, "write", noise), job.block_size,
-                       runtime, rng)  # fmt: skip
+    read = _direction(
+        iops * f_read, _io_weighted(pred, "read", noise), job.block_size, runtime, rng
+    )
+    write = _direction(
+        iops * (1 - f_read), _io_weighted(pred, "write", noise), job.block_size, runtime, rng
+    )
     return {
         "fio version": "fio-3.33",
         "timestamp": timestamp,

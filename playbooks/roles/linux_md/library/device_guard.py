@@ -221,8 +221,13 @@ def check(module: AnsibleModule) -> tuple[dict[str, dict], list[str]]:
             )
         with open(f"/sys/class/block/{name}/size") as f:
             size = int(f.read()) * 512
-        report[dev] = {"path": real, "size_bytes": size, "arrays": ours,
-                       "signatures": foreign, "partitions": parts}  # fmt: skip
+        report[dev] = {
+            "path": real,
+            "size_bytes": size,
+            "arrays": ours,
+            "signatures": foreign,
+            "partitions": parts,
+        }
     return report, problems
 
 

@@ -145,12 +145,16 @@ def state_of(module: AnsibleModule, vg: str) -> dict:
     vgs = _report(module, ["vgs", "-o", "vg_name,vg_extent_size,vg_extent_count", vg], "vg")
     if not vgs:
         return {}
-    pvs = {os.path.realpath(p["pv_name"]): int(p["pv_pe_count"] or 0)
-           for p in _report(module, ["pvs", "-o", "pv_name,vg_name,pv_pe_count"], "pv")
-           if p["vg_name"] == vg}  # fmt: skip
+    pvs = {
+        os.path.realpath(p["pv_name"]): int(p["pv_pe_count"] or 0)
+        for p in _report(module, ["pvs", "-o", "pv_name,vg_name,pv_pe_count"], "pv")
+        if p["vg_name"] == vg
+    }
     # -a: a cached volume's geometry is that of its hidden origin, [<lv>_corig]
-    lvs = [x | {"lv_name": x["lv_name"].strip("[]")}
-           for x in _report(module, ["lvs", "-a", "-o", LV_FIELDS, vg], "lv")]  # fmt: skip
+    lvs = [
+        x | {"lv_name": x["lv_name"].strip("[]")}
+        for x in _report(module, ["lvs", "-a", "-o", LV_FIELDS, vg], "lv")
+    ]
     return {
         "extent_bytes": int(vgs[0]["vg_extent_size"]),
         "extents": int(vgs[0]["vg_extent_count"]),
@@ -223,8 +227,10 @@ def main() -> None:
         if act:
             for pv in members:
                 run_checked(module, ["pvcreate", "--yes", "--force", pv])
-            run_checked(module, ["vgcreate", "--yes", "--physicalextentsize", f"{p['extent_kib']}k",
-                          vg, *members])  # fmt: skip
+            run_checked(
+                module,
+                ["vgcreate", "--yes", "--physicalextentsize", f"{p['extent_kib']}k", vg, *members],
+            )
             have = state_of(module, vg)
     # The volume's share is of the arrays' extents; the cache device holds only the cache.
     total = sum(have.get("pv_extents", {}).get(pv, 0) for pv in data_pvs)
@@ -249,13 +255,26 @@ def main() -> None:
         cur = None
         lvs.pop(snap, None)  # a snapshot goes with its origin
     if cur is None:
-        layout = (f"striped over {p['stripes']} PVs in {p['stripe_kib']} KiB units"
-                  if p["stripes"] > 1 else "linear")  # fmt: skip
+        layout = (
+            f"striped over {p['stripes']} PVs in {p['stripe_kib']} KiB units"
+            if p["stripes"] > 1
+            else "linear"
+        )
         size = f"{extents} extents" if total else f"{p['size_pct']}% of the group"
         plan.append(f"create volume {vg}/{lv}: {size}, {layout}")
         if act:
-            argv = ["lvcreate", "--yes", "--wipesignatures", "y", "--zero", "n",
-                    "--extents", str(extents), "--name", lv]  # fmt: skip
+            argv = [
+                "lvcreate",
+                "--yes",
+                "--wipesignatures",
+                "y",
+                "--zero",
+                "n",
+                "--extents",
+                str(extents),
+                "--name",
+                lv,
+            ]
             if p["stripes"] > 1:
                 argv += ["--stripes", str(p["stripes"]), "--stripesize", f"{p['stripe_kib']}k"]
             run_checked(module, [*argv, vg, *p["pvs"]])
@@ -296,8 +315,20 @@ def main() -> None:
                         cache_dev,
                     ],
                 )
-                run_checked(module, ["lvconvert", "--yes", "--type", "cache", "--cachemode", mode,
-                              "--cachepool", f"{vg}/{lv}_cache", f"{vg}/{lv}"])  # fmt: skip
+                run_checked(
+                    module,
+                    [
+                        "lvconvert",
+                        "--yes",
+                        "--type",
+                        "cache",
+                        "--cachemode",
+                        mode,
+                        "--cachepool",
+                        f"{vg}/{lv}_cache",
+                        f"{vg}/{lv}",
+                    ],
+                )
     ra = "auto" if p["read_ahead_kib"] is None else str(p["read_ahead_kib"] * 2)
     ra_bytes = None if p["read_ahead_kib"] is None else p["read_ahead_kib"] * 1024
     have_ra = (cur or {}).get("lv_read_ahead")
@@ -310,15 +341,26 @@ def main() -> None:
         plan.append(f"hold snapshot {vg}/{snap} of {vg}/{lv}")
         if act:
             # on the arrays only, not on the cache device
-            run_checked(module, ["lvcreate", "--yes", "--snapshot", "--extents", "100%PVS",
-                          "--name", snap, f"{vg}/{lv}", *p["pvs"]])  # fmt: skip
+            run_checked(
+                module,
+                [
+                    "lvcreate",
+                    "--yes",
+                    "--snapshot",
+                    "--extents",
+                    "100%PVS",
+                    "--name",
+                    snap,
+                    f"{vg}/{lv}",
+                    *p["pvs"],
+                ],
+            )
     elif not p["snapshot"] and snap in lvs:
         plan.append(f"drop snapshot {vg}/{snap}")
         if act:
             run_checked(module, ["lvremove", "--force", "--yes", f"{vg}/{snap}"])
     report = [] if module.check_mode else state_of(module, vg).get("lvs", [])
-    module.exit_json(changed=bool(plan), plan=plan, report=report,
-                     path=f"/dev/{vg}/{lv}")  # fmt: skip
+    module.exit_json(changed=bool(plan), plan=plan, report=report, path=f"/dev/{vg}/{lv}")
 
 
 if __name__ == "__main__":
