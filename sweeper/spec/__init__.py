@@ -10,13 +10,6 @@ from sweeper.spec.load import (
 )
 from sweeper.spec.matrix import CurveStop, Drift, DynamicRepetitions, Matrix, SteadyStateRule
 from sweeper.spec.models import (
-    CACHE_POLICIES,
-    LAYOUTS,
-    MEDIA,
-    MULTI_RANK_COLUMNS,
-    MULTI_RANK_LAYOUTS,
-    NAME_RE,
-    RAID_LEVELS,
     Budget,
     ConfigSpace,
     GroupFacts,
@@ -27,15 +20,18 @@ from sweeper.spec.models import (
     StudySettings,
     SweepSpec,
 )
+from sweeper.vocabulary import (
+    CACHE_POLICIES,
+    LAYOUTS,
+    MULTI_RANK_LAYOUTS,
+    RAID_LEVELS,
+)
 
 __all__ = [
     "CACHE_POLICIES",
     "LAB_INVENTORY",
     "LAYOUTS",
-    "MEDIA",
-    "MULTI_RANK_COLUMNS",
     "MULTI_RANK_LAYOUTS",
-    "NAME_RE",
     "PROJECT_ROOT",
     "RAID_LEVELS",
     "Budget",
