@@ -250,15 +250,22 @@ def load_model(path: Path | str, model: type[M], what: str) -> M:
     if not isinstance(source.data, dict):
         raise InputError(source.name, [f"line 1: {what} must be a mapping"])
     problems = source.template_problems()
+    result = validated(model, source, problems)
+    if result is None or problems:
+        raise InputError(source.name, problems)
+    return result
+
+
+def validated(model: type[M], source: YamlSource, problems: list[str]) -> M | None:
+    """``source``'s document as ``model``, or None with its problems added to ``problems``
+    (each naming its line and path)."""
     try:
-        result = model.model_validate(source.data)
+        return model.model_validate(source.data)
     except ValidationError as exc:
         problems += pydantic_problems(exc, source)
     except RecursionError:
         problems.append("document: nested too deeply to validate")
-    if problems:
-        raise InputError(source.name, problems)
-    return result
+    return None
 
 
 def format_loc(loc: Loc) -> str:

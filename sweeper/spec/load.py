@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from recommender.classes import class_problems, resolve_class
 from sweeper.configuration import Configuration, in_space
 from sweeper.errors import InputError, SpecError
@@ -16,7 +14,7 @@ from sweeper.lab import Lab
 from sweeper.platforms import platform_problems
 from sweeper.spec.models import SweepSpec
 from sweeper.untrusted import control_problem, strings
-from sweeper.yamlsource import YamlSource, format_loc, pydantic_problems
+from sweeper.yamlsource import YamlSource, format_loc, validated
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -75,13 +73,8 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
         for loc, msg in control
         if loc[0] != "platform_options"  # those: after the platform's own, more precise checks
     ]
-    try:
-        spec = SweepSpec.model_validate(source.data)
-    except ValidationError as exc:
-        problems += pydantic_problems(exc, source)
-    except RecursionError:
-        problems.append("document: nested too deeply to validate")
-    if problems:
+    spec = validated(SweepSpec, source, problems)
+    if spec is None or problems:
         raise SpecError(source.name, problems)
 
     inventory = resolve_inventory(spec.inventory, Path(path).parent)
