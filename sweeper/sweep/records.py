@@ -26,6 +26,19 @@ from sweeper.store.records import DIRECTION_FIELDS
 from sweeper.workload import WorkloadCell
 
 
+def configuration_columns(config: Configuration) -> dict[str, Any]:
+    """A configuration's columns, as runs and configuration records both store them."""
+    return {
+        "raid_level": config.raid_level,
+        "layout": config.layout,
+        "ranks": config.rank_count,
+        "stripe_kib": config.stripe_kib,
+        "cache_policy": config.cache_policy,
+        "snapshots": config.snapshots,
+        "data_reduction": config.data_reduction,
+    }
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 
@@ -102,13 +115,7 @@ def run_row(
         "status": "ok" if error is None else "failed",
         "error": error,
         "platform": ctx.platform,
-        "raid_level": config.raid_level,
-        "layout": config.layout,
-        "ranks": config.rank_count,
-        "stripe_kib": config.stripe_kib,
-        "cache_policy": config.cache_policy,
-        "snapshots": config.snapshots,
-        "data_reduction": config.data_reduction,
+        **configuration_columns(config),
         "pattern": cell.pattern.name,
         "block_size": cell.block_size,
         "iodepth": cell.concurrency.iodepth,
@@ -213,13 +220,7 @@ def configuration_row(
         "config_key": config.key,
         "attempt": attempt,
         "status": play.status,
-        "raid_level": config.raid_level,
-        "layout": config.layout,
-        "ranks": config.rank_count,
-        "stripe_kib": config.stripe_kib,
-        "cache_policy": config.cache_policy,
-        "snapshots": config.snapshots,
-        "data_reduction": config.data_reduction,
+        **configuration_columns(config),
         "reconfig_array_time_s": reconfig_s,
         "ansible_status": play.status,
         "ansible_rc": play.rc,
