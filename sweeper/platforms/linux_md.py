@@ -335,8 +335,9 @@ class LinuxMdRunner(RemoteFioRunner):
     """fio on the storage host, on the test volume."""
 
     def __init__(self, opts: LinuxMdOptions, state_dir: Path, matrix: Any, host: RemoteHost):
-        local = LocalOptions(target=VOLUME, fill=opts.fill, fio=opts.fio,
-                             hang_grace_s=opts.hang_grace_s)  # fmt: skip
+        local = LocalOptions(
+            target=VOLUME, fill=opts.fill, fio=opts.fio, hang_grace_s=opts.hang_grace_s
+        )
         super().__init__(local, state_dir, matrix, [host])
 
     def _identity(self) -> dict[str, Any]:

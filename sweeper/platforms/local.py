@@ -258,8 +258,12 @@ class LocalRunner(WorkloadRunner):
 
     def _identity(self) -> dict[str, Any]:
         st = os.stat(self.opts.target)
-        return {"target": os.path.realpath(self.opts.target), "dev": st.st_dev,
-                "ino": st.st_ino, "rdev": st.st_rdev}  # fmt: skip
+        return {
+            "target": os.path.realpath(self.opts.target),
+            "dev": st.st_dev,
+            "ino": st.st_ino,
+            "rdev": st.st_rdev,
+        }
 
     def _fill(self, passes: int = 1, bs: str = "1m") -> dict[str, Any]:
         """Write the working set sequentially once: a read of never-written blocks (a sparse
@@ -294,8 +298,13 @@ class LocalRunner(WorkloadRunner):
         out = self._fio(path, 24 * 3600, self.hosts[:1])
         if out.exit_code != 0:
             raise RuntimeError(f"filling {self.opts.target} failed: {out.stderr.strip()[-500:]}")
-        record = {"identity": identity, "bytes": size, "passes": passes,
-                  "seconds": time.monotonic() - t0, "job_file": job}  # fmt: skip
+        record = {
+            "identity": identity,
+            "bytes": size,
+            "passes": passes,
+            "seconds": time.monotonic() - t0,
+            "job_file": job,
+        }
         marker.write_text(json.dumps(record))
         return record
 
@@ -393,9 +402,13 @@ def judge_steady_state(folder: Path, stem: str, rule: Any, runtime_s: float) -> 
     # over all of them, the rounds are the target's total IOPS.
     logs = sorted(folder.glob(f"{stem}_iops.*.log")) + sorted(folder.glob(f"{stem}_iops.*.log.*"))
     round_s = rule.round_s(runtime_s)
-    record: dict[str, Any] = {"rule": "SNIA PTS", "round_s": round_s, "window": rule.window,
-                              "max_range_pct": rule.max_range_pct,
-                              "max_slope_pct": rule.max_slope_pct}  # fmt: skip
+    record: dict[str, Any] = {
+        "rule": "SNIA PTS",
+        "round_s": round_s,
+        "window": rule.window,
+        "max_range_pct": rule.max_range_pct,
+        "max_slope_pct": rule.max_slope_pct,
+    }
     try:
         merged = merge_job_logs([parse_interval_log(p.read_text()) for p in logs])
         values = rounds(merged, round_s, None)
@@ -428,6 +441,10 @@ def _figures(result: FioResult) -> dict[str, Any]:
     for name in ("read", "write"):
         d = getattr(result, name)
         if d is not None:
-            out[name] = {"iops": d.iops, "mbps": d.mbps, "lat_mean_ms": d.lat_mean_ms,
-                         "lat_p99_ms": d.lat_p99_ms}  # fmt: skip
+            out[name] = {
+                "iops": d.iops,
+                "mbps": d.mbps,
+                "lat_mean_ms": d.lat_mean_ms,
+                "lat_p99_ms": d.lat_p99_ms,
+            }
     return out

@@ -62,8 +62,11 @@ class RemoteFioRunner(LocalRunner):
                 f"the working set ({self.working_set} bytes) is larger than {target} "
                 f"({min(sizes)} bytes)"
             )
-        self.load_hosts = [{"hostname": h.name, "address": f"{h.address}:{h.port}"}
-                           for h in self.remote] if len(self.remote) > 1 else []  # fmt: skip
+        self.load_hosts = (
+            [{"hostname": h.name, "address": f"{h.address}:{h.port}"} for h in self.remote]
+            if len(self.remote) > 1
+            else []
+        )
         (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
         if self.opts.fill and any(p.reads for p in self.matrix.patterns):
             self.fill_record = self._fill()
@@ -79,9 +82,10 @@ class RemoteFioRunner(LocalRunner):
         script = (
             'd=$(mktemp -d) && cd "$d" && cat > job.fio && '
             f"timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio; rc=$?; "
-            "for f in *.log; do [ -e \"$f\" ] && printf '" + _LOG_MARK.replace("\n", "\\n")
-            + "%s\\n' \"$f\" && cat \"$f\"; done; cd / && rm -rf \"$d\"; exit $rc"
-        )  # fmt: skip
+            'for f in *.log; do [ -e "$f" ] && printf \''
+            + _LOG_MARK.replace("\n", "\\n")
+            + '%s\\n\' "$f" && cat "$f"; done; cd / && rm -rf "$d"; exit $rc'
+        )
         out = host.run(script, input_text=job, timeout_s=timeout_s + 30)
         stdout, *logs = out.stdout.split(_LOG_MARK)
         for part in logs:
@@ -90,8 +94,13 @@ class RemoteFioRunner(LocalRunner):
                 suffix = f".{host.name}" if len(self.remote) > 1 else ""
                 (path.parent / f"{name}{suffix}").write_text(body)
         if out.exit_code == 124:  # timeout(1): fio hung past ramp + runtime + grace
-            return FioOutput(stdout, out.stderr + f"\nfio did not finish within {limit} s; "
-                             "killed", -9, out.wall_s, timed_out=True)  # fmt: skip
+            return FioOutput(
+                stdout,
+                out.stderr + f"\nfio did not finish within {limit} s; killed",
+                -9,
+                out.wall_s,
+                timed_out=True,
+            )
         return FioOutput(stdout, out.stderr, out.exit_code, out.wall_s, out.timed_out)
 
     def _fio(self, path: Path, timeout_s: float, hosts: list[tuple[str, int]]) -> FioOutput:
@@ -104,8 +113,9 @@ class RemoteFioRunner(LocalRunner):
         wall = max(o.wall_s for o in outs)
         for host, out in zip(self.remote, outs, strict=True):
             if out.exit_code != 0:
-                return FioOutput(out.stdout, f"on {host.name}: {out.stderr}", out.exit_code,
-                                 wall, out.timed_out)  # fmt: skip
+                return FioOutput(
+                    out.stdout, f"on {host.name}: {out.stderr}", out.exit_code, wall, out.timed_out
+                )
         docs = {}
         for host, out in zip(self.remote, outs, strict=True):
             try:

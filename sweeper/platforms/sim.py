@@ -208,8 +208,11 @@ def read_job_file(text: str) -> tuple[dict[str, str], dict[str, str], str]:
     if len(sections) != 1:
         raise ValueError(f"the simulated array runs one job per file, got {len(sections)}")
     glob = dict(parser["global"]) if parser.has_section("global") else {}
-    return ({k: v or "" for k, v in glob.items()},
-            {k: v or "" for k, v in parser[sections[0]].items()}, sections[0])  # fmt: skip
+    return (
+        {k: v or "" for k, v in glob.items()},
+        {k: v or "" for k, v in parser[sections[0]].items()},
+        sections[0],
+    )
 
 
 def job_from_options(options: dict[str, str], default_working_set: int) -> Job:

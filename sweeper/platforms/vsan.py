@@ -188,10 +188,12 @@ class VsanPlatform(Platform):
                 continue
             doc, end = json.JSONDecoder().raw_decode(info)
             dev, holders = doc["blockdevices"][0], info[end:]
-            used = [f"mounted on {dev['mountpoint']}" if dev.get("mountpoint") else "",
-                    f"carries a {dev['fstype']} filesystem" if dev.get("fstype") else "",
-                    f"carries a {dev['pttype']} partition table" if dev.get("pttype") else "",
-                    f"in use by {holders.split()}" if holders.split() else ""]  # fmt: skip
+            used = [
+                f"mounted on {dev['mountpoint']}" if dev.get("mountpoint") else "",
+                f"carries a {dev['fstype']} filesystem" if dev.get("fstype") else "",
+                f"carries a {dev['pttype']} partition table" if dev.get("pttype") else "",
+                f"in use by {holders.split()}" if holders.split() else "",
+            ]
             for why in filter(None, used):
                 problems.append(f"worker {w.name}: {device} {why}; fio would overwrite it")
         if problems:
@@ -274,8 +276,9 @@ class VsanPlatform(Platform):
             if not self.workers:
                 raise RuntimeError("load: fio needs the inventory's worker VMs (preflight)")
             o = self.opts
-            local = LocalOptions(target=o.worker_device, fill=o.fill, fio=o.fio,
-                                 hang_grace_s=o.hang_grace_s)  # fmt: skip
+            local = LocalOptions(
+                target=o.worker_device, fill=o.fill, fio=o.fio, hang_grace_s=o.hang_grace_s
+            )
             return RemoteFioRunner(local, self.state_dir, matrix, self.workers)
         return VsanSimRunner(self.profile, self.state_dir, matrix, seed)
 
@@ -378,9 +381,11 @@ class VsanSimRunner(SimRunner):
             "ranks": params.get("ranks", 1),
             "stripe_kib": params.get("stripe_kib"),
             "health": "optimal",
-            "vsan": {k: readback.get(k) for k in ("vcenter", "cluster", "policy", "disks",
-                                                  "data_reduction", "snapshots")},
-        }  # fmt: skip
+            "vsan": {
+                k: readback.get(k)
+                for k in ("vcenter", "cluster", "policy", "disks", "data_reduction", "snapshots")
+            },
+        }
         self.state = ArrayState(
             raid_level=params["raid_level"],
             layout=params["layout"],

@@ -274,8 +274,10 @@ class ParquetStore(ResultsStore):
                 )
                 con.register("current", schema.empty_table())
                 parts.create_view("files")
-                con.sql("CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME "
-                        "SELECT * FROM current")  # fmt: skip
+                con.sql(
+                    "CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME "
+                    "SELECT * FROM current"
+                )
             return con.sql(sql, params=params or None).to_arrow_table().to_pandas()
         finally:
             con.close()

@@ -15,8 +15,14 @@ CONFIGURATION_FIELDS = [
     (name, _ARROW_TYPES[kind]) for name, kind in CONFIGURATION_COLUMN_TYPES.items()
 ]
 DIRECTION_FIELDS = (
-    "iops", "mbps", "lat_mean_ms", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_p999_ms",
-)  # fmt: skip
+    "iops",
+    "mbps",
+    "lat_mean_ms",
+    "lat_p50_ms",
+    "lat_p95_ms",
+    "lat_p99_ms",
+    "lat_p999_ms",
+)
 
 RUN_SCHEMA = pa.schema(
     [
