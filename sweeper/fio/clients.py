@@ -38,9 +38,9 @@ from sweeper.fio.parse import (
     FioParseError,
     FioResult,
     FioRunError,
-    _direction,
-    _errno_name,
-    _find_document,
+    direction_stats,
+    errno_name,
+    find_document,
     histogram_percentiles,
 )
 from sweeper.fio.runner import Fio, FioOutput, run_command
@@ -198,7 +198,7 @@ def parse_client_output(
     there is no complete client-mode document, and FioRunError naming the host when a job on it
     reports an error, or - with ``expected_hosts`` - when an expected host reported nothing.
     """
-    document = _find_document(text)
+    document = find_document(text)
     stats = document.get("client_stats")
     if stats is None and "jobs" in document:
         raise FioParseError(
@@ -222,7 +222,7 @@ def parse_client_output(
         if error:
             failures.append(
                 f"job {entry.get('jobname', '?')!r} on {host}:{port} failed with error {error}"
-                f" ({_errno_name(error)})"
+                f" ({errno_name(error)})"
             )
     if failures:
         raise FioRunError("fio " + "; ".join(failures))
@@ -245,8 +245,8 @@ def parse_client_output(
                 host=host,
                 port=port,
                 result=FioResult(
-                    read=_direction(entries, "read"),
-                    write=_direction(entries, "write"),
+                    read=direction_stats(entries, "read"),
+                    write=direction_stats(entries, "write"),
                     job_options=_options(document, entries[0]),
                     fio_version=version,
                     jobs=len(entries),
@@ -257,15 +257,15 @@ def parse_client_output(
         if all_clients:
             summed = all_clients[0]
             source = "all clients"
-            read = _with_percentiles(_direction([summed], "read"), host_entries, "read")
-            write = _with_percentiles(_direction([summed], "write"), host_entries, "write")
+            read = _with_percentiles(direction_stats([summed], "read"), host_entries, "read")
+            write = _with_percentiles(direction_stats([summed], "write"), host_entries, "write")
         elif len(hosts) == 1:
             source = "single host"
             read, write = hosts[0].result.read, hosts[0].result.write
         else:
             source = "hosts"
-            read = _with_percentiles(_direction(host_entries, "read"), host_entries, "read")
-            write = _with_percentiles(_direction(host_entries, "write"), host_entries, "write")
+            read = _with_percentiles(direction_stats(host_entries, "read"), host_entries, "read")
+            write = _with_percentiles(direction_stats(host_entries, "write"), host_entries, "write")
         if source == "all clients":
             for name, summed_stats in (("read", read), ("write", write)):
                 total = summed_stats.total_ios if summed_stats else 0

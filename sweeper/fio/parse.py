@@ -52,7 +52,8 @@ class FioResult:
     jobs: int  # number of job entries in the JSON
 
 
-def _find_document(text: str) -> dict[str, Any]:
+def find_document(text: str) -> dict[str, Any]:
+    """The JSON document in fio's output (which may have lines of its own before it)."""
     if not isinstance(text, str) or not text.strip():
         raise FioParseError("fio output is empty")
     start = _JSON_START.search(text)
@@ -82,7 +83,7 @@ def _latency_source(direction: Mapping[str, Any]) -> tuple[Mapping[str, Any], Ma
     return mean_src, pct_src
 
 
-def _direction(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionStats | None:
+def direction_stats(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionStats | None:
     """Aggregate one direction over jobs.
 
     IOPS and bandwidth are summed; the mean latency is weighted by each job's I/O count.
@@ -156,9 +157,9 @@ def parse_fio_output(text: str) -> FioResult:
 
     Raises FioParseError when there is no complete fio JSON document, and FioRunError when a
     job reports a non-zero error. Several job entries (no ``group_reporting``) are aggregated
-    (see ``_direction``).
+    (see ``direction_stats``).
     """
-    document = _find_document(text)
+    document = find_document(text)
     jobs = document.get("jobs")
     if not isinstance(jobs, list) or not jobs:
         raise FioParseError("fio JSON output has no 'jobs' list (or it is empty)")
@@ -169,11 +170,11 @@ def parse_fio_output(text: str) -> FioResult:
         if error:
             raise FioRunError(
                 f"fio job {job.get('jobname', '?')!r} failed with error {error}"
-                f" ({_errno_name(error)})"
+                f" ({errno_name(error)})"
             )
     try:
-        read = _direction(jobs, "read")
-        write = _direction(jobs, "write")
+        read = direction_stats(jobs, "read")
+        write = direction_stats(jobs, "write")
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
         raise FioParseError(f"fio JSON job entry is missing or has a bad field: {exc!r}") from exc
     options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
@@ -187,7 +188,23 @@ def parse_fio_output(text: str) -> FioResult:
     )
 
 
-def _errno_name(error: object) -> str:
+def errno_name(error: object) -> str:
+    """fio's error number as ``ENAME: message`` (anything else as it is)."""
     if isinstance(error, int) and error in errno.errorcode:
         return f"{errno.errorcode[error]}: {os.strerror(error)}"
     return "unknown errno"
+
+
+def host_figures(result: FioResult) -> dict[str, Any]:
+    """One load host's share of a run, for the disclosure record."""
+    out: dict[str, Any] = {}
+    for name in ("read", "write"):
+        d = getattr(result, name)
+        if d is not None:
+            out[name] = {
+                "iops": d.iops,
+                "mbps": d.mbps,
+                "lat_mean_ms": d.lat_mean_ms,
+                "lat_p99_ms": d.lat_p99_ms,
+            }
+    return out

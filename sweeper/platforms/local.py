@@ -21,7 +21,7 @@ from sweeper.configuration import Configuration, space_size
 from sweeper.fio import render_job
 from sweeper.fio.clients import parse_client_output, run_fio_clients
 from sweeper.fio.jobfile import check_filename
-from sweeper.fio.parse import FioParseError, FioResult, FioRunError
+from sweeper.fio.parse import FioParseError, FioRunError, host_figures
 from sweeper.fio.runner import Fio, FioMissingError, FioOutput, exit_reason, find_fio, run_fio
 from sweeper.fio.steady import merge_job_logs, parse_interval_log, rounds, snia_steady_state
 from sweeper.models import StrictModel
@@ -372,7 +372,7 @@ class LocalRunner(WorkloadRunner):
                 error = str(exc)
             else:
                 result = clients.aggregate
-                per_host = {f"{h.host}:{h.port}": _figures(h.result) for h in clients.hosts}
+                per_host = {f"{h.host}:{h.port}": host_figures(h.result) for h in clients.hosts}
         return RunOutput(
             stdout=out.stdout,
             stderr=out.stderr,
@@ -433,18 +433,3 @@ def judge_steady_state(folder: Path, stem: str, rule: Any, runtime_s: float) -> 
         "slope_pct": verdict.slope_pct,
         "window_average_iops": verdict.average,
     }
-
-
-def _figures(result: FioResult) -> dict[str, Any]:
-    """One load host's share of a run, for the disclosure record."""
-    out: dict[str, Any] = {}
-    for name in ("read", "write"):
-        d = getattr(result, name)
-        if d is not None:
-            out[name] = {
-                "iops": d.iops,
-                "mbps": d.mbps,
-                "lat_mean_ms": d.lat_mean_ms,
-                "lat_p99_ms": d.lat_p99_ms,
-            }
-    return out

@@ -17,10 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.fio.jobfile import check_filename
-from sweeper.fio.parse import FioParseError, FioRunError, _find_document, parse_fio_output
+from sweeper.fio.parse import (
+    FioParseError,
+    FioRunError,
+    find_document,
+    host_figures,
+    parse_fio_output,
+)
 from sweeper.fio.runner import Fio, FioOutput
 from sweeper.platforms.base import RunOutput
-from sweeper.platforms.local import LocalOptions, LocalRunner, _figures
+from sweeper.platforms.local import LocalOptions, LocalRunner
 from sweeper.remote import RemoteHost, RemoteHostError
 from sweeper.workload import WorkloadCell
 
@@ -119,7 +125,7 @@ class RemoteFioRunner(LocalRunner):
         docs = {}
         for host, out in zip(self.remote, outs, strict=True):
             try:
-                docs[host.name] = _find_document(out.stdout)
+                docs[host.name] = find_document(out.stdout)
             except FioParseError as exc:
                 # fio exited 0 there: the run fails with the host and the parse error as
                 # its cause (run() stores it), not as an empty output of the whole run.
@@ -146,7 +152,7 @@ class RemoteFioRunner(LocalRunner):
             per_host = {}
             for name, doc in self._documents.items():
                 try:
-                    per_host[name] = _figures(parse_fio_output(json.dumps(doc)))
+                    per_host[name] = host_figures(parse_fio_output(json.dumps(doc)))
                 except (FioParseError, FioRunError, ValueError) as exc:
                     per_host[name] = {"error": str(exc)}
             out.extra["hosts"] = per_host
