@@ -1,10 +1,11 @@
 """Fixtures shared by the integration tests: the lab VM (one guest for the whole session),
-PostgreSQL (one server for a module) and vcsim (one for each test, unless a module takes one
-for its tests)."""
+PostgreSQL (one server for a module), vcsim (one for each test, unless a module takes one
+for its tests) and a lock folder private to a test."""
 
 import pytest
 
 from tests.support.lab import lab_vm  # noqa: F401 - a fixture, defined once for all modules
+from tests.support.locks import lock_dir  # noqa: F401 - a fixture, defined once for all modules
 from tests.support.postgres import postgres  # noqa: F401 - a fixture, defined once for all modules
 from tests.support.vcsim import vcsim  # noqa: F401 - a fixture, defined once for all modules
 

@@ -12,13 +12,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -30,36 +28,17 @@ from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
 from tests.support.cli import finish as _finish
 from tests.support.cli import start as _start
+from tests.support.locks import wait_held
 from tests.support.paths import ROOT
-from tests.support.specs import class_measuring, quick_base
+from tests.support.specs import class_measuring, six_configurations
+from tests.support.sweeps import journal_study, stored_configurations
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("lock_dir")]
 SEEN: dict[str, str] = {}
 
 
-@pytest.fixture(autouse=True)
-def lock_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The machine-wide lock folder, private to the test (the processes inherit it)."""
-    folder = tmp_path / "locks"
-    monkeypatch.setenv("RAIDSWEEP_LOCK_DIR", str(folder))
-    return folder
-
-
-def _sim_spec(tmp_path: Path, name: str, **study: Any) -> Path:
-    spec = quick_base() | {"name": name}
-    spec["config_space"] = {
-        "raid_level": ["raid5", "raid6", "raid10"],
-        "layout": ["single_rank", "host_stripe"],
-        "ranks": [4],
-        "stripe_kib": [64],
-    }
-    spec["matrix"] |= {"patterns": ["randread", "write"], "block_sizes": ["4k", "8k"],
-                       "concurrency": ["1x1", "1x16"], "repetitions": 2}  # fmt: skip
-    if study:
-        spec["study"] = study
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
+def _sim_spec(tmp_path: Path, name: str) -> Path:
+    return six_configurations(tmp_path, name, ["4k", "8k"])
 
 
 def _local_spec(tmp_path: Path, name: str, target: Path, runtime: str = "2s") -> Path:
@@ -86,24 +65,6 @@ def _local_spec(tmp_path: Path, name: str, target: Path, runtime: str = "2s") ->
     return path
 
 
-def _wait_held(lock_dir: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:
-    """Until ``proc`` holds a storage-target lock (its record is written in)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, _finish(proc)
-        for path in lock_dir.glob("*.lock"):
-            text = path.read_text()
-            if text and json.loads(text).get("pid") == proc.pid:
-                return
-        time.sleep(0.05)
-    raise AssertionError("the sweep never took its lock")
-
-
-def _configurations(store: Path, sweep: str) -> dict[str, int]:
-    configs = ParquetStore(store).configurations(sweep)
-    return configs.groupby("config_key").size().to_dict()
-
-
 def test_two_runs_of_one_sweep_exactly_one_runs(tmp_path: Path) -> None:
     spec = _sim_spec(tmp_path, "twice")
     store = tmp_path / "store"
@@ -116,21 +77,13 @@ def test_two_runs_of_one_sweep_exactly_one_runs(tmp_path: Path) -> None:
     assert f"in use by pid {winner.pid} on host {socket.gethostname()}" in loser, loser
     assert "raidsweep run twice" in loser and "Traceback" not in loser
     # Each configuration built once, no trial failed, and nothing left for a resume to do.
-    counts = _configurations(store, "twice")
+    counts = stored_configurations(store, "twice")
     assert len(counts) == 6 and set(counts.values()) == {1}, counts
-    import optuna
-
-    study = optuna.load_study(
-        study_name="twice",
-        storage=optuna.storages.JournalStorage(
-            optuna.storages.journal.JournalFileBackend(str(store / "twice" / "study.journal"))
-        ),
-    )
-    states = {t.state.name for t in study.trials}
+    states = {t.state.name for t in journal_study(store, "twice").trials}
     assert states == {"COMPLETE"}, states
     rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
     assert rc == 0 and "0 run(s) written" in out, out
-    assert set(_configurations(store, "twice").values()) == {1}
+    assert set(stored_configurations(store, "twice").values()) == {1}
     SEEN["two runs of one sweep"] = (
         "one ran, the other exit 2 naming host and pid, 6 of 6 built once"
     )
@@ -141,7 +94,7 @@ def test_two_sweeps_on_one_target(tmp_path: Path, lock_dir: Path) -> None:
     target = tmp_path / "t.img"
     first = _start("run", str(_local_spec(tmp_path, "first", target, "15s")),
                    "--store", str(tmp_path / "s1"), "-q")  # fmt: skip
-    _wait_held(lock_dir, first)
+    wait_held(lock_dir, "*.lock", first)
     # The same target, by its own name and through a symlink, from another sweep and store.
     link = tmp_path / "link.img"
     link.symlink_to(target)
@@ -173,7 +126,7 @@ def test_a_teardown_under_a_running_sweep_is_refused(tmp_path: Path, lock_dir: P
     spec = _local_spec(tmp_path, "busy", target, "4s")
     store = tmp_path / "s"
     sweep = _start("run", str(spec), "--store", str(store), "-q")
-    _wait_held(lock_dir, sweep)
+    wait_held(lock_dir, "*.lock", sweep)
     rc, out = _finish(_start("teardown", str(spec), "--store", str(store)))
     assert rc == 2 and f"in use by pid {sweep.pid}" in out, out
     assert target.exists()
@@ -184,7 +137,7 @@ def test_a_killed_sweep_leaves_no_lock_behind(tmp_path: Path, lock_dir: Path) ->
     spec = _local_spec(tmp_path, "killed", tmp_path / "t.img", "4s")
     store = tmp_path / "s"
     proc = _start("run", str(spec), "--store", str(store), "-q")
-    _wait_held(lock_dir, proc)
+    wait_held(lock_dir, "*.lock", proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
@@ -205,12 +158,12 @@ def test_workers_distinct_run_side_by_side_the_same_twice_not(
     # The same worker twice: the second, started while the first holds its locks, exits 2.
     args = ["run", str(_sim_spec(tmp_path, "again")), "--store", str(store), "-q"]
     holder = _start(*args, "--worker", "w3")
-    _wait_held(lock_dir, holder)
+    wait_held(lock_dir, "*.lock", holder)
     rc, out = _finish(_start(*args, "--worker", "w3"))
     assert rc == 2, out
     assert "sweep 'again' (worker w3)" in out and f"in use by pid {holder.pid}" in out, out
     assert _finish(holder)[0] == 0
-    assert set(_configurations(store, "workers").values()) == {1}
+    assert set(stored_configurations(store, "workers").values()) == {1}
 
 
 def test_a_holder_on_another_host_is_named_with_what_to_do(tmp_path: Path) -> None:

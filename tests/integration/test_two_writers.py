@@ -15,71 +15,28 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import optuna
 import pytest
-import yaml
 from optuna.trial import TrialState
 
 from sweeper.store import ParquetStore
 from tests.support.cli import finish as _finish
 from tests.support.cli import start as _start
-from tests.support.paths import ROOT
-from tests.support.specs import quick_base
+from tests.support.locks import wait_held
+from tests.support.specs import six_configurations
+from tests.support.sweeps import journal_study, stored_configurations
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("lock_dir")]
 HOST = socket.gethostname()
-
-
-@pytest.fixture(autouse=True)
-def lock_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The machine-wide lock folder, private to the test (the processes inherit it)."""
-    folder = tmp_path / "locks"
-    monkeypatch.setenv("RAIDSWEEP_LOCK_DIR", str(folder))
-    return folder
 
 
 def _spec(tmp_path: Path, name: str, **study: Any) -> Path:
     """A sim sweep of six configurations that takes some seconds."""
-    spec = quick_base() | {"name": name, "inventory": str(ROOT / "inventories/sim/hosts.yml")}
-    spec["config_space"] = {
-        "raid_level": ["raid5", "raid6", "raid10"],
-        "layout": ["single_rank", "host_stripe"],
-        "ranks": [4],
-        "stripe_kib": [64],
-    }
-    spec["matrix"] |= {"patterns": ["randread", "write"], "block_sizes": ["4k", "8k", "16k"],
-                       "concurrency": ["1x1", "1x16"], "repetitions": 2}  # fmt: skip
-    spec["study"] = spec.get("study", {}) | study
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
-
-
-def _wait_held(lock: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:
-    """Until ``proc`` holds ``lock`` (its record is written in)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, _finish(proc)
-        text = lock.read_text() if lock.exists() else ""
-        if text and json.loads(text).get("pid") == proc.pid:
-            return
-        time.sleep(0.05)
-    raise AssertionError("the sweep never took its lock")
-
-
-def _stored_configurations(store: Path, sweep: str) -> dict[str, int]:
-    configs = ParquetStore(store).configurations(sweep)
-    return configs.groupby("config_key").size().to_dict()
-
-
-def _journal_study(store: Path, sweep: str) -> optuna.Study:
-    journal = optuna.storages.journal.JournalFileBackend(str(store / sweep / "study.journal"))
-    return optuna.load_study(study_name=sweep, storage=optuna.storages.JournalStorage(journal))
+    return six_configurations(tmp_path, name, ["4k", "8k", "16k"], **study)
 
 
 def test_two_runs_started_together_exactly_one_runs(tmp_path: Path) -> None:
@@ -94,9 +51,9 @@ def test_two_runs_started_together_exactly_one_runs(tmp_path: Path) -> None:
     assert "wait for it to finish, or stop it" in loser and f"kill {winner.pid}" in loser
     assert "Traceback" not in loser and "Cannot tell" not in loser
     # No configuration built twice, none marked failed by the second run.
-    counts = _stored_configurations(store, "together")
+    counts = stored_configurations(store, "together")
     assert len(counts) == 6 and set(counts.values()) == {1}, counts
-    states = [t.state for t in _journal_study(store, "together").trials]
+    states = [t.state for t in journal_study(store, "together").trials]
     assert states == [TrialState.COMPLETE] * 6, states
     runs = ParquetStore(store).runs("together")
     assert len(runs) == 6 * 2 * 3 * 2 * 2
@@ -104,14 +61,14 @@ def test_two_runs_started_together_exactly_one_runs(tmp_path: Path) -> None:
     # The same spec again: a resume with nothing left to do.
     rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
     assert rc == 0 and "0 run(s) written" in out, out
-    assert set(_stored_configurations(store, "together").values()) == {1}
+    assert set(stored_configurations(store, "together").values()) == {1}
     print(f"two runs started together: one ran ({took:.1f} s), one refused, 6 of 6 built once")
 
 
 def test_a_look_while_a_sweep_runs_says_who_changes_nothing(tmp_path: Path) -> None:
     spec, store = _spec(tmp_path, "busy"), tmp_path / "store"
     sweep = _start("run", str(spec), "--store", str(store), "-q")
-    _wait_held(store / "busy" / ".run.lock", sweep)
+    wait_held(store / "busy", ".run.lock", sweep)
     journal = (store / "busy" / "study.journal").read_bytes()
     rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
     assert rc == 0 and "nothing was changed (--check)" in out, out
@@ -123,7 +80,7 @@ def test_a_look_while_a_sweep_runs_says_who_changes_nothing(tmp_path: Path) -> N
     assert rc == 2 and f"in use by pid {sweep.pid}" in out, out
     assert (store / "busy" / "study.journal").read_bytes()[: len(journal)] == journal
     assert _finish(sweep)[0] == 0
-    assert not any(t.state == TrialState.FAIL for t in _journal_study(store, "busy").trials)
+    assert not any(t.state == TrialState.FAIL for t in journal_study(store, "busy").trials)
     # Once it has finished, a look says nothing of it.
     rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
     assert rc == 0 and "in use by" not in out, out
@@ -132,7 +89,7 @@ def test_a_look_while_a_sweep_runs_says_who_changes_nothing(tmp_path: Path) -> N
 def test_a_sweep_killed_with_sigkill_blocks_nothing(tmp_path: Path) -> None:
     spec, store = _spec(tmp_path, "killed"), tmp_path / "store"
     sweep = _start("run", str(spec), "--store", str(store), "-q")
-    _wait_held(store / "killed" / ".run.lock", sweep)
+    wait_held(store / "killed", ".run.lock", sweep)
     time.sleep(1)  # into its first configuration
     os.killpg(sweep.pid, signal.SIGKILL)  # it and its play: nothing runs its cleanup
     sweep.wait(timeout=30)
@@ -143,12 +100,12 @@ def test_a_sweep_killed_with_sigkill_blocks_nothing(tmp_path: Path) -> None:
     assert rc == 0, out
     assert "took over a lock left by a process that is gone" in out, out
     assert f"pid {sweep.pid} on host {HOST} (raidsweep run killed" in out, out
-    assert set(_stored_configurations(store, "killed")) == {
+    assert set(stored_configurations(store, "killed")) == {
         t.user_attrs["config_key"]
-        for t in _journal_study(store, "killed").trials
+        for t in journal_study(store, "killed").trials
         if t.state == TrialState.COMPLETE
     }
-    assert len(_stored_configurations(store, "killed")) == 6
+    assert len(stored_configurations(store, "killed")) == 6
 
 
 def test_postgres_workers_distinct_run_the_same_twice_not(
@@ -159,7 +116,7 @@ def test_postgres_workers_distinct_run_the_same_twice_not(
     store = tmp_path / "store"
     args = ["run", str(spec), "--store", str(store), "-q", "--worker"]
     first = _start(*args, "w1")
-    _wait_held(store / "pgworkers" / ".run-w1.lock", first)
+    wait_held(store / "pgworkers", ".run-w1.lock", first)
     again = _start(*args, "w1")  # the same worker: refused
     other = _start(*args, "w2")  # another worker, its own (simulated) array: runs
     rc, out = _finish(again)
@@ -174,4 +131,4 @@ def test_postgres_workers_distinct_run_the_same_twice_not(
     # The refused worker failed nothing of the first's (it stopped before recovering).
     failed = study.get_trials(deepcopy=False, states=(TrialState.FAIL,))
     assert not [t for t in failed if "being measured" not in t.user_attrs.get("error", "")]
-    assert set(_stored_configurations(store, "pgworkers").values()) == {1}
+    assert set(stored_configurations(store, "pgworkers").values()) == {1}

@@ -34,6 +34,27 @@ def write_spec(folder: Path, spec: dict[str, Any], name: str) -> Path:
     return path
 
 
+def six_configurations(folder: Path, name: str, block_sizes: list[str], **study: Any) -> Path:
+    """A sim sweep ``name`` of six configurations (RAID 5, 6, 10 × single rank, host
+    striping), two patterns × ``block_sizes`` × two concurrencies, two repetitions, that takes
+    some seconds; ``study`` is laid over the example's study. Written to ``folder``."""
+    spec = quick_base() | {"name": name}
+    spec["config_space"] = {
+        "raid_level": ["raid5", "raid6", "raid10"],
+        "layout": ["single_rank", "host_stripe"],
+        "ranks": [4],
+        "stripe_kib": [64],
+    }
+    spec["matrix"] |= {
+        "patterns": ["randread", "write"],
+        "block_sizes": block_sizes,
+        "concurrency": ["1x1", "1x16"],
+        "repetitions": 2,
+    }
+    spec["study"] = spec.get("study", {}) | study
+    return write_spec(folder, spec, name)
+
+
 def class_measuring(folder: Path, matrix: dict[str, Any], name: str = "measured") -> str:
     """A class file in ``folder`` that scores every cell of ``matrix`` alike, for a test
     that measures cells no shipped class scores (a class none of whose cells the matrix

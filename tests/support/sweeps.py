@@ -1,5 +1,5 @@
 """Sweeps for the tests: a spec run to its end in the test's process, the quick sweep run in
-the background, and its progress."""
+the background, and its progress; what a store holds of a sweep."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import subprocess
 import time
 from pathlib import Path
 from typing import Any
+
+import optuna
 
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
@@ -26,6 +28,18 @@ def sweep(spec_path: Path, store_dir: Path) -> tuple[ParquetStore, Any]:
 def count_parts(store: Path) -> int:
     """The run files of the quick sweep in ``store``."""
     return sum(1 for _ in store.glob("quick/runs/*/*.parquet"))
+
+
+def stored_configurations(store: Path, sweep: str) -> dict[str, int]:
+    """How many times ``store`` holds each configuration of ``sweep``, by its key."""
+    configs = ParquetStore(store).configurations(sweep)
+    return configs.groupby("config_key").size().to_dict()
+
+
+def journal_study(store: Path, sweep: str) -> optuna.Study:
+    """The Optuna study of ``sweep`` in ``store``, from its journal file."""
+    journal = optuna.storages.journal.JournalFileBackend(str(store / sweep / "study.journal"))
+    return optuna.load_study(study_name=sweep, storage=optuna.storages.JournalStorage(journal))
 
 
 def start_quick(store: Path, *extra: str) -> subprocess.Popen:

@@ -1,0 +1,38 @@
+"""Locks for the tests: a lock folder private to a test, and waiting until a process holds a
+lock (its record written in)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import finish
+
+
+@pytest.fixture
+def lock_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The machine-wide lock folder, private to the test (the processes inherit it); a module
+    whose every test wants it names it in ``pytestmark`` (``usefixtures``)."""
+    folder = tmp_path / "locks"
+    monkeypatch.setenv("RAIDSWEEP_LOCK_DIR", str(folder))
+    return folder
+
+
+def wait_held(
+    folder: Path, pattern: str, proc: subprocess.Popen[str], timeout_s: float = 120
+) -> None:
+    """Until ``proc`` holds a lock in ``folder`` whose name matches ``pattern`` (its record
+    is written in)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, finish(proc)
+        for path in folder.glob(pattern):
+            text = path.read_text()
+            if text and json.loads(text).get("pid") == proc.pid:
+                return
+        time.sleep(0.05)
+    raise AssertionError("the sweep never took its lock")
