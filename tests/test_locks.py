@@ -27,6 +27,7 @@ from sweeper.locking import (
     target_locks,
 )
 from sweeper.platforms import get_platform
+from tests.support.locks import holding_process
 from tests.support.paths import ROOT
 
 HOST = socket.gethostname()
@@ -51,9 +52,7 @@ def _holding(lock: Path, record: dict[str, Any]) -> subprocess.Popen[str]:
         "print('held', flush=True)\n"
         "time.sleep(120)\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
+    return holding_process(script)
 
 
 @pytest.fixture
@@ -157,8 +156,7 @@ def test_a_killed_holder_leaves_a_stale_record_and_no_lock(tmp_path: Path) -> No
         "    print('held', flush=True)\n"
         "    time.sleep(120)\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    proc = holding_process(script)
     assert len(holders({lock: "the sweep"})) == 1
     proc.kill()
     proc.wait()

@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,7 @@ from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
 from tests.support.cli import finish as _finish
 from tests.support.cli import start as _start
-from tests.support.locks import wait_held
+from tests.support.locks import holding_process, wait_held
 from tests.support.paths import ROOT
 from tests.support.specs import class_measuring, six_configurations
 from tests.support.sweeps import journal_study, stored_configurations
@@ -179,9 +177,8 @@ def test_a_holder_on_another_host_is_named_with_what_to_do(tmp_path: Path) -> No
         "    print('held', flush=True)\n"
         "    time.sleep(60)\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    proc = holding_process(script)
     try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         with pytest.raises(LockHeld) as info:
             with hold({lock: "the shared thing"}, lock_record("raidsweep run near")):
                 pass

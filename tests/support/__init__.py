@@ -4,7 +4,8 @@
 - ``specs``: specs derived from examples/quick.yaml, a spec written to a file;
 - ``sweeps``: a spec swept in the test's process, the quick sweep run in the background,
   what a store holds of a sweep;
-- ``locks``: a lock folder private to a test, waiting until a process holds a lock;
+- ``locks``: a lock folder private to a test, waiting until a process holds a lock, another
+  process holding what a script locks;
 - ``cli``: the installed raidsweep run as a real process, to its end or in the background;
 - ``net``: free loopback ports, and whether something listens on one;
 - ``devices``: loop and zram devices made for a test;

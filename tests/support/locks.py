@@ -1,10 +1,11 @@
-"""Locks for the tests: a lock folder private to a test, and waiting until a process holds a
-lock (its record written in)."""
+"""Locks for the tests: a lock folder private to a test, waiting until a process holds a lock
+(its record written in), and another process that holds what a script locks."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -36,3 +37,16 @@ def wait_held(
                 return
         time.sleep(0.05)
     raise AssertionError("the sweep never took its lock")
+
+
+def holding_process(script: str) -> subprocess.Popen[str]:
+    """Python running ``script`` in another process, once the script has printed ``held``
+    (it holds what it locks by then); its stdout is a pipe."""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc
