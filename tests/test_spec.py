@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sweeper.errors import SpecError
 from sweeper.spec import load_spec
 from tests.support.cli import cli
 from tests.support.paths import QUICK, ROOT
+from tests.support.specs import problems_of
 
 
 def quick_data() -> dict:
@@ -23,12 +23,6 @@ def write_spec(tmp_path: Path, data: object, name: str = "spec.yaml") -> Path:
     text = data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False)
     path.write_text(text)
     return path
-
-
-def problems_of(path: Path) -> list[str]:
-    with pytest.raises(SpecError) as info:
-        load_spec(path)
-    return info.value.problems
 
 
 def test_quick_example_is_valid() -> None:

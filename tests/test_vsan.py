@@ -14,11 +14,12 @@ import yaml
 from pyVmomi import vim
 
 from sweeper.configuration import Configuration, enumerate_configurations
-from sweeper.errors import InputError, SpecError
+from sweeper.errors import InputError
 from sweeper.platforms import get_platform
 from sweeper.platforms.vsan import VsanOptions, configuration_of, policy_of, raid_level_of
 from sweeper.spec import load_spec
 from tests.support.paths import ROOT
+from tests.support.specs import problems_of
 
 EXAMPLE = ROOT / "examples" / "vsan" / "policies.yaml"
 
@@ -47,12 +48,6 @@ def _spec(tmp_path: Path, **changes: Any) -> Path:
     return path
 
 
-def _problems(path: Path) -> list[str]:
-    with pytest.raises(SpecError) as info:
-        load_spec(path)
-    return info.value.problems
-
-
 def test_the_example_is_valid_and_reads_as_vsan_policies() -> None:
     spec, inventory = load_spec(EXAMPLE)
     assert inventory == ROOT / "inventories" / "vsan" / "hosts.yml"
@@ -78,13 +73,13 @@ def test_the_example_is_valid_and_reads_as_vsan_policies() -> None:
 def test_what_vsan_cannot_build_is_refused_by_place(
     tmp_path: Path, config_space: dict[str, Any], where: str, message: str
 ) -> None:
-    problems = _problems(_spec(tmp_path, config_space=config_space))
+    problems = problems_of(_spec(tmp_path, config_space=config_space))
     assert any(where in p and message in p for p in problems), problems
     assert all(p.startswith("line ") for p in problems)
 
 
 def test_options_are_checked_and_no_password_has_a_place(tmp_path: Path) -> None:
-    problems = _problems(
+    problems = problems_of(
         _spec(tmp_path, platform_options={"password": "x", "mirror_failures_to_tolerate": 4})
     )
     assert any("platform_options.password" in p and "Extra inputs" in p for p in problems)
@@ -94,7 +89,7 @@ def test_options_are_checked_and_no_password_has_a_place(tmp_path: Path) -> None
     path = tmp_path / "no-load.yaml"
     path.write_text(yaml.safe_dump(missing_load | {"inventory": str(EXAMPLE.parent.parent
                                                                     / "inventories/vsan")}))  # fmt: skip
-    assert any("platform_options.load" in p for p in _problems(path))
+    assert any("platform_options.load" in p for p in problems_of(path))
 
 
 def _role_policy(config: Configuration, **role_vars: Any) -> dict[str, Any]:

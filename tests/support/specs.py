@@ -1,4 +1,4 @@
-"""Specs that tests derive from examples/quick.yaml."""
+"""Specs that tests derive from examples/quick.yaml, and the problems a refused spec names."""
 
 from __future__ import annotations
 
@@ -32,6 +32,18 @@ def write_spec(folder: Path, spec: dict[str, Any], name: str) -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
+
+
+def problems_of(path: Path) -> list[str]:
+    """The problems ``load_spec`` names for the spec at ``path`` (it must refuse it)."""
+    import pytest
+
+    from sweeper.errors import SpecError
+    from sweeper.spec import load_spec
+
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    return info.value.problems
 
 
 def six_configurations(folder: Path, name: str, block_sizes: list[str], **study: Any) -> Path:
