@@ -25,6 +25,7 @@ from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
 from tests.support.net import free_port
 from tests.support.paths import ROOT
+from tests.support.processes import stop
 from tests.support.specs import described_sweep
 
 pytestmark = pytest.mark.integration
@@ -77,12 +78,7 @@ def _serving(store_root: Path, log: Path) -> Iterator[str]:
         _wait_healthy(proc, url, log)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 15)
 
 
 @pytest.fixture(scope="module")

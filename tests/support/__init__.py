@@ -9,6 +9,7 @@
 - ``cli``: the installed raidsweep run as a real process, to its end or in the background;
 - ``net``: free loopback ports, and whether something listens on one;
 - ``devices``: loop and zram devices made for a test;
+- ``processes``: a server started in the background, stopped at the test's end;
 - ``postgres``, ``vcsim``, ``lab``: PostgreSQL, the vSphere simulator and the lab VM, as
   fixtures (tests/integration/conftest.py registers them);
 - ``campaign``: the fault campaign's figures, printed at the end of the run.

@@ -24,6 +24,8 @@ import yaml
 from pyVim.connect import Disconnect, SmartConnect
 from pyVmomi import SoapStubAdapter, VmomiSupport, pbm, vim, vmodl
 
+from tests.support.processes import stop
+
 VCSIM_VERSION = "v0.46.3"
 USERNAME = "raidsweep"  # vcsim takes no "@" in its user name
 #: distinctive, so a grep for it cannot match anything by chance
@@ -90,12 +92,7 @@ def running_vcsim(
         threading.Thread(target=proc.stdout.read, daemon=True).start()
         yield Vcsim("127.0.0.1", port, USERNAME, password, time.monotonic() - started)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 10)
 
 
 def vcsim_fixture(scope: str = "function", hosts: int = 6) -> Callable[[], Iterator[Vcsim]]:
