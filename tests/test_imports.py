@@ -12,7 +12,8 @@ import grimp
 import pytest
 from importlinter.cli import lint_imports
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 PACKAGES = ("sweeper", "recommender", "app_pages")
 #: where first-party imports may be deferred into functions
 DEFERRING = ("sweeper.cli",)

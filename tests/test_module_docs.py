@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 PLAYBOOKS = ROOT / "playbooks"
 ANSIBLE_DOC = Path(sys.executable).parent / "ansible-doc"
 #: what an option is, as both sides state it; absent means Ansible's default

@@ -19,8 +19,8 @@ from sweeper.sweep.books import KnownRuns
 from sweeper.sweep.measure import ConfigurationRuns
 from sweeper.sweep.records import Attempt, RunContext, run_row
 from sweeper.workload import WorkloadCell
+from tests.support.paths import QUICK
 
-QUICK = Path(__file__).resolve().parent.parent / "examples" / "quick.yaml"
 SWEEP = "quick"
 MATRIX = Matrix(patterns=["randread"], block_sizes=["8k"], runtime="10s", ramp="1s")
 CONTEXT = RunContext("sim", MATRIX, Path("hosts.yml"), {"load_hosts": [{"hostname": "here"}]})

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -27,8 +26,8 @@ from sweeper.vocabulary import (
     OPTIONAL_COLUMNS,
     RAID_LEVELS,
 )
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PATTERNS = {name: value for name, value in vars(vocabulary).items() if name.endswith("_RE")}
 ARROW = {str: pa.string(), int: pa.int32(), bool: pa.bool_()}
 
