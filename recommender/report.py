@@ -20,7 +20,7 @@ from recommender.features import impact_summary
 from recommender.importance import class_importances
 from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
-from recommender.scoring import FORMULA
+from recommender.scoring import FORMULA, SCORE_COLUMNS
 from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
 from recommender.views import (
     CONFIGURATION,
@@ -220,15 +220,7 @@ def write_report(store: Any, record: dict[str, Any], path: Path) -> list[Path]:
 
 # Markdown and CSV ------------------------------------------------------------------------------
 RANKING_CSV_COLUMNS = [
-    "class",
-    "rank",
-    "tied",
-    "config_key",
-    "score",
-    "score_lo",
-    "score_hi",
-    "cv_pct",
-    "repetitions",
+    *SCORE_COLUMNS,
     "meets_limits",
     "violations",
     "cells_missing",

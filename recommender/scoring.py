@@ -33,7 +33,8 @@ FORMULA = (
     "class's cells (pruned) ranks after those measured on all; a broken service-level limit "
     "ranks last"
 )
-RANK_COLUMNS = [
+#: the columns every ranking starts with: the class, the rank and the score with its spread
+SCORE_COLUMNS = [
     "class",
     "rank",
     "tied",
@@ -43,6 +44,9 @@ RANK_COLUMNS = [
     "score_hi",
     "cv_pct",
     "repetitions",
+]
+RANK_COLUMNS = [
+    *SCORE_COLUMNS,
     "cells_measured",
     "cells_missing",
     "meets_limits",
