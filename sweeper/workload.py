@@ -1,9 +1,11 @@
-"""Workload cells: pattern × block size × concurrency, the unit of the fio matrix."""
+"""Workload cells: pattern × block size × concurrency, the unit of the fio matrix; optionally
+with an active range, synchronous writes, a skewed access distribution and a data profile."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from sweeper.units import format_size, parse_size
 from sweeper.untrusted import control_problem
@@ -14,6 +16,12 @@ ENGINES = ("sync", "psync", "libaio", "io_uring")
 _PATTERN_RE = re.compile(r"(read|write|randread|randwrite|randrw)(\d{1,2})?")
 _CONCURRENCY_RE = re.compile(r"(?:qd)?(\d{1,9})x(\d{1,9})")
 _ACTIVE_RE = re.compile(r"ws(\d{1,3})")
+#: how a cell makes its writes durable: an fsync or fdatasync after every write, or O_DSYNC
+SYNC_MODES = ("fsync", "fdatasync", "dsync")
+#: fio's skewed random distributions (``random_distribution=NAME:PARAM``)
+DISTRIBUTIONS = ("zipf", "pareto", "normal")
+_DISTRIBUTION_RE = re.compile(r"(zipf|pareto|normal):?(\d{1,3}(?:\.\d{1,4})?)")
+_DATA_RE = re.compile(r"cmp(\d{1,3})dd(\d{1,3})")
 
 
 @dataclass(frozen=True, order=True)
@@ -91,22 +99,109 @@ class Concurrency:
 
 
 @dataclass(frozen=True, order=True)
+class Distribution:
+    """A skewed random access distribution, as fio names it: ``zipf:1.2`` (theta > 0, not 1),
+    ``pareto:0.9`` (0 < h < 1) or ``normal:20`` (standard deviation, % of the range, 0-100)."""
+
+    name: str
+    param: float
+
+    @classmethod
+    def parse(cls, text: str) -> Distribution:
+        m = _DISTRIBUTION_RE.fullmatch(str(text).strip().lower())
+        if not m:
+            raise ValueError(
+                f"{text!r} is not a random distribution (write zipf:THETA, pareto:H or "
+                "normal:DEVIATION_PCT, e.g. zipf:1.2)"
+            )
+        name, param = m.group(1), float(m.group(2))
+        if name == "zipf" and not (0 < param <= 100 and param != 1):
+            raise ValueError(f"{text!r}: zipf's theta must be above 0, at most 100 and not 1")
+        if name == "pareto" and not 0 < param < 1:
+            raise ValueError(f"{text!r}: pareto's h must be between 0 and 1 (exclusive)")
+        if name == "normal" and not 0 < param < 100:
+            raise ValueError(f"{text!r}: normal's deviation must be between 0 and 100 (exclusive)")
+        return cls(name, param)
+
+    @property
+    def fio(self) -> str:
+        """fio's ``random_distribution`` value."""
+        return f"{self.name}:{self.param:g}"
+
+    @property
+    def name_in_key(self) -> str:
+        return f"{self.name}{self.param:g}"
+
+
+@dataclass(frozen=True, order=True)
+class DataProfile:
+    """What the written data is like: the share of each buffer that compresses away and the
+    share of buffers that repeat an earlier one (fio's buffer_compress_percentage and
+    dedupe_percentage, with fresh buffers for every write)."""
+
+    compress_pct: int
+    dedupe_pct: int
+
+    def __post_init__(self) -> None:
+        for name in ("compress_pct", "dedupe_pct"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+                raise ValueError(f"{name} must be a whole percentage 0-100, not {value!r}")
+
+    @property
+    def name(self) -> str:
+        return f"cmp{self.compress_pct}dd{self.dedupe_pct}"
+
+    @classmethod
+    def parse(cls, text: str) -> DataProfile:
+        m = _DATA_RE.fullmatch(str(text).strip().lower())
+        if not m:
+            raise ValueError(f"{text!r} is not a data profile (cmpNNddMM)")
+        return cls(int(m.group(1)), int(m.group(2)))
+
+
+@dataclass(frozen=True, order=True)
 class WorkloadCell:
     """One point of the workload matrix, e.g. ``randwrite/8k/qd1x20``.
 
     With an active range the cell also names the share of the volume its I/O spans:
-    ``randread/8k/qd1x20/ws10`` touches the first 10%.
+    ``randread/8k/qd1x20/ws10`` touches the first 10%. Then, where the cell has them, in this
+    order: its sync mode (``write/4k/qd1x1/fdatasync``, writing cells only), its skewed access
+    distribution (``randread/8k/qd1x16/zipf1.2``, random cells only) and its data profile
+    (``randwrite/8k/qd1x16/cmp50dd20``, writing cells only).
     """
 
     pattern: Pattern
     block_size: int
     concurrency: Concurrency
     active_pct: int | None = None
+    sync: str | None = None
+    distribution: Distribution | None = None
+    data: DataProfile | None = None
+
+    def __post_init__(self) -> None:
+        if self.sync is not None:
+            if self.sync not in SYNC_MODES:
+                raise ValueError(f"{self.sync!r} is not a sync mode ({', '.join(SYNC_MODES)})")
+            if not self.pattern.writes:
+                raise ValueError(f"{self.pattern.name} does not write: it takes no sync mode")
+        if self.distribution is not None and not self.pattern.random:
+            raise ValueError(f"{self.pattern.name} is sequential: it takes no random distribution")
+        if self.data is not None and not self.pattern.writes:
+            raise ValueError(f"{self.pattern.name} does not write: it takes no data profile")
 
     @property
     def key(self) -> str:
         key = f"{self.pattern.name}/{format_size(self.block_size)}/{self.concurrency.name}"
-        return key if self.active_pct is None else f"{key}/ws{self.active_pct}"
+        if self.active_pct is not None:
+            key += f"/ws{self.active_pct}"
+        if self.sync is not None:
+            key += f"/{self.sync}"
+        if self.distribution is not None:
+            key += f"/{self.distribution.name_in_key}"
+        if self.data is not None:
+            key += f"/{self.data.name}"
+        return key
 
     def active_bytes(self, volume: int, align: int = 1024**2) -> int:
         """The bytes this cell's I/O spans within a volume (its working set) of ``volume``."""
@@ -121,13 +216,50 @@ class WorkloadCell:
         if problem:
             raise ValueError(f"{key!r} {problem}")
         parts = str(key).split("/")
-        if len(parts) not in (3, 4):
-            raise ValueError(f"{key!r} is not a cell key (pattern/block size/qdNxM[/wsPCT])")
-        active = None
-        if len(parts) == 4:
-            m = _ACTIVE_RE.fullmatch(parts[3].strip().lower())
-            if not m or not 1 <= int(m.group(1)) <= 100:
-                raise ValueError(f"{key!r}: {parts[3]!r} is not an active range (ws1 to ws100)")
-            active = int(m.group(1))
+        if not 3 <= len(parts) <= 7:
+            raise ValueError(
+                f"{key!r} is not a cell key (pattern/block size/qdNxM[/wsPCT][/SYNC]"
+                "[/DISTRIBUTION][/cmpNNddMM])"
+            )
+        found: dict[str, Any] = {}
+        rank = -1
+        for part in parts[3:]:
+            kind, value = _suffix(part.strip().lower())
+            if kind is None:
+                raise ValueError(
+                    f"{key!r}: {part!r} is not an active range (ws1 to ws100), a sync mode "
+                    f"({', '.join(SYNC_MODES)}), a random distribution (zipf1.2, pareto0.9, "
+                    "normal20) or a data profile (cmp50dd20)"
+                )
+            if _SUFFIX_ORDER.index(kind) <= rank:
+                raise ValueError(
+                    f"{key!r}: {part!r} is out of order or repeated (write "
+                    "pattern/size/qdNxM/wsPCT/SYNC/DISTRIBUTION/cmpNNddMM)"
+                )
+            rank = _SUFFIX_ORDER.index(kind)
+            found[kind] = value
         pattern, bs = Pattern.parse(parts[0]), parse_size(parts[1])
-        return cls(pattern, bs, Concurrency.parse(parts[2]), active)
+        try:
+            return cls(pattern, bs, Concurrency.parse(parts[2]), **found)
+        except ValueError as exc:
+            raise ValueError(f"{key!r}: {exc}") from None
+
+
+_SUFFIX_ORDER = ("active_pct", "sync", "distribution", "data")
+
+
+def _suffix(part: str) -> tuple[str | None, Any]:
+    """(field, value) of one optional part of a cell key; (None, None) when it is none."""
+    m = _ACTIVE_RE.fullmatch(part)
+    if m:
+        pct = int(m.group(1))
+        if not 1 <= pct <= 100:
+            raise ValueError(f"{part!r} is not an active range (ws1 to ws100)")
+        return "active_pct", pct
+    if part in SYNC_MODES:
+        return "sync", part
+    if _DISTRIBUTION_RE.fullmatch(part):
+        return "distribution", Distribution.parse(part)
+    if _DATA_RE.fullmatch(part):
+        return "data", DataProfile.parse(part)
+    return None, None

@@ -314,6 +314,7 @@ def test_template_is_strict() -> None:
         "runtime": 1,
         "ramp_time": 0,
         "size": 4096,
+        "region": None,
         "offset": 0,
         "percentile_list": PERCENTILE_LIST,
         "filename": "f",
@@ -325,6 +326,9 @@ def test_template_is_strict() -> None:
         "numjobs": 1,
         "iops_log": None,
         "ss": None,
+        "sync": None,
+        "distribution": None,
+        "data": None,
     }
     assert "numjobs=1" in job_template().render(**context)
     assert "write_iops_log" not in job_template().render(**context)

@@ -6,6 +6,7 @@ from sweeper.fio.parse import (
     FioParseError,
     FioResult,
     FioRunError,
+    SyncStats,
     parse_fio_output,
 )
 
@@ -14,6 +15,7 @@ __all__ = [
     "FioParseError",
     "FioResult",
     "FioRunError",
+    "SyncStats",
     "parse_fio_output",
     "render_job",
 ]

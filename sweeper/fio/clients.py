@@ -38,10 +38,12 @@ from sweeper.fio.parse import (
     FioParseError,
     FioResult,
     FioRunError,
+    check_version,
     direction_stats,
     errno_name,
     find_document,
     histogram_percentiles,
+    sync_stats,
 )
 from sweeper.fio.runner import Fio, FioOutput, run_command
 
@@ -199,6 +201,7 @@ def parse_client_output(
     reports an error, or - with ``expected_hosts`` - when an expected host reported nothing.
     """
     document = find_document(text)
+    check_version(document.get("fio version", ""))
     stats = document.get("client_stats")
     if stats is None and "jobs" in document:
         raise FioParseError(
@@ -250,6 +253,7 @@ def parse_client_output(
                     job_options=_options(document, entries[0]),
                     fio_version=version,
                     jobs=len(entries),
+                    sync=sync_stats(entries),
                 ),
             )
             for (host, port), entries in sorted(per_host.items())
@@ -285,6 +289,7 @@ def parse_client_output(
         job_options=_options(document, host_entries[0]),
         fio_version=version,
         jobs=len(host_entries),
+        sync=sync_stats(host_entries),
     )
     return ClientResults(
         hosts=hosts, aggregate=aggregate, aggregate_source=source, fio_version=version

@@ -15,6 +15,8 @@ from sweeper.workload import ENGINES, WorkloadCell
 TEMPLATE_NAME = "job.fio.j2"
 PERCENTILE_LIST = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"
 _SYNC_ENGINES = ("sync", "psync")
+#: the job option of each sync mode: a flush after every write, or writes opened O_DSYNC
+SYNC_OPTIONS = {"fsync": "fsync=1", "fdatasync": "fdatasync=1", "dsync": "sync=dsync"}
 
 # In a job file fio cuts a value at '#' or ';' (comments), expands '${VAR}' and '$ncpus'-style
 # keywords, and strips surrounding blanks; a newline would start a new option or section.
@@ -74,6 +76,7 @@ def render_job(
     job_name: str | None = None,
     iops_log: str | None = None,
     steadystate: tuple[str, float, float] | None = None,
+    own_regions: bool = True,
 ) -> str:
     """The fio job file text for ``cell`` against ``filename``.
 
@@ -82,6 +85,15 @@ def render_job(
     ``iops_log`` names the per-job IOPS interval logs (one-second averages, written beside the
     job file) from which steady state is judged. ``steadystate`` = (criterion, window seconds,
     ramp seconds) makes fio stop as soon as its own detector finds the job steady (``ss=``).
+
+    A sequential cell with several jobs gives each job its own region of the working set
+    (``own_regions``, the default): ``size`` / numjobs, rounded down to whole blocks, one after
+    the other from ``offset`` (fio's per-job ``size`` and ``offset_increment``), so no stream
+    reads or writes blocks another stream has just brought into a cache. Random cells keep
+    every job over the whole working set. The cell's sync mode, random distribution and data
+    profile become fio's own options (``fdatasync=1`` / ``fsync=1`` / ``sync=dsync``,
+    ``random_distribution``, ``buffer_compress_percentage`` and ``dedupe_percentage`` with
+    ``refill_buffers``).
     """
     if iops_log is not None and not _JOB_NAME_RE.fullmatch(iops_log):
         raise ValueError(f"iops_log {iops_log!r} must be 1-64 of [A-Za-z0-9_.+-]")
@@ -95,6 +107,7 @@ def render_job(
     if not _JOB_NAME_RE.fullmatch(name) or name == "global":
         raise ValueError(f"job name {name!r} must be 1-64 of [A-Za-z0-9_.+-] and not 'global'")
     iodepth = 1 if engine in _SYNC_ENGINES else cell.concurrency.iodepth
+    region = job_region(cell, size) if own_regions else None
     return job_template().render(
         cell_key=cell.key,
         engine=engine,
@@ -102,6 +115,7 @@ def render_job(
         runtime=_check_seconds("runtime_s", runtime_s, 1),
         ramp_time=_check_seconds("ramp_s", ramp_s, 0),
         size=size,
+        region=region,
         offset=offset,
         percentile_list=PERCENTILE_LIST,
         filename=check_filename(filename),
@@ -115,4 +129,23 @@ def render_job(
         ss=None if steadystate is None else steadystate[0],
         ss_dur=None if steadystate is None else _check_seconds("ss_dur", steadystate[1], 1),
         ss_ramp=None if steadystate is None else _check_seconds("ss_ramp", steadystate[2], 0),
+        sync=SYNC_OPTIONS[cell.sync] if cell.sync else None,
+        distribution=cell.distribution.fio if cell.distribution else None,
+        data=cell.data,
     )
+
+
+def job_region(cell: WorkloadCell, size: int) -> int | None:
+    """Bytes of the working set each job of a sequential multi-job cell runs over (whole
+    blocks); None when every job runs over all of it (one job, or random access)."""
+    jobs = cell.concurrency.numjobs
+    if jobs == 1 or cell.pattern.random:
+        return None
+    region = size // jobs
+    region -= region % cell.block_size
+    if region == 0:
+        raise ValueError(
+            f"a working set of {size} bytes cannot give each of {jobs} sequential jobs a "
+            f"region of at least one {cell.block_size}-byte block"
+        )
+    return region

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 _JSON_START = re.compile(r"^\{", re.MULTILINE)
+_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
+#: the oldest fio whose JSON holds what the parser reads (``total_ios``, ``lat_ns``, ``bw_bytes``)
+OLDEST_FIO = (3, 12)
 _PERCENTILES = {"p50": 50.0, "p95": 95.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99}
 _NS_PER_MS = 1e6
 
@@ -44,12 +47,26 @@ class DirectionStats:
 
 
 @dataclass(frozen=True)
+class SyncStats:
+    """The latency of the run's fsync/fdatasync calls (fio's ``sync`` section), all jobs."""
+
+    count: int
+    lat_mean_ms: float
+    lat_p50_ms: float | None
+    lat_p95_ms: float | None
+    lat_p99_ms: float | None
+    lat_p999_ms: float | None
+    lat_p9999_ms: float | None
+
+
+@dataclass(frozen=True)
 class FioResult:
     read: DirectionStats | None  # None when that direction did no I/O
     write: DirectionStats | None
     job_options: dict[str, str]  # 'global options' merged with the first job's 'job options'
     fio_version: str
     jobs: int  # number of job entries in the JSON
+    sync: SyncStats | None = None  # None when the run made no fsync/fdatasync calls
 
 
 def find_document(text: str) -> dict[str, Any]:
@@ -152,20 +169,75 @@ def histogram_percentiles(
     return out
 
 
+def sync_stats(jobs: Sequence[Mapping[str, Any]]) -> SyncStats | None:
+    """The fsync/fdatasync latency over jobs (fio's ``sync`` section; its ``total_ios`` stays 0,
+    the count is ``lat_ns.N``), the mean weighted by each job's count, percentiles as in
+    ``histogram_percentiles``; None when no job made a sync call."""
+    parts = [
+        job["sync"]["lat_ns"]
+        for job in jobs
+        if isinstance(job.get("sync"), dict) and int(job["sync"]["lat_ns"].get("N", 0)) > 0
+    ]
+    if not parts:
+        return None
+    count = sum(int(lat["N"]) for lat in parts)
+    entries = [{"sync": {"total_ios": lat["N"], "lat_ns": lat}} for lat in parts]
+    pcts = histogram_percentiles(entries, "sync")
+    return SyncStats(
+        count=count,
+        lat_mean_ms=sum(float(lat["mean"]) * int(lat["N"]) for lat in parts) / count / _NS_PER_MS,
+        lat_p50_ms=pcts["p50"],
+        lat_p95_ms=pcts["p95"],
+        lat_p99_ms=pcts["p99"],
+        lat_p999_ms=pcts["p999"],
+        lat_p9999_ms=pcts["p9999"],
+    )
+
+
+def check_version(version: object) -> None:
+    """Refuse output of an fio older than 3.12: its JSON lacks the fields read here."""
+    m = _VERSION_RE.match(str(version))
+    if m and (int(m.group(1)), int(m.group(2))) < OLDEST_FIO:
+        raise FioParseError(
+            f"the output is from {version}, older than fio-{OLDEST_FIO[0]}.{OLDEST_FIO[1]}, the"
+            " oldest fio whose JSON raidsweep reads (no total_ios, lat_ns or bw_bytes): "
+            "install a newer fio"
+        )
+
+
+def check_one_group(jobs: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse output of several job groups (``stonewall`` / ``new_group``): they ran one after
+    another, and summing them would report one run that never happened."""
+    groups = sorted({job.get("groupid", 0) for job in jobs}, key=str)
+    if len(groups) > 1:
+        names = ", ".join(
+            f"{job.get('jobname', '?')!r} (group {job.get('groupid', 0)})" for job in jobs
+        )
+        raise FioParseError(
+            f"fio's output holds {len(groups)} job groups that ran one after another "
+            f"(stonewall or new_group): {names}; one run is one group: give each its own job "
+            "file"
+        )
+
+
 def parse_fio_output(text: str) -> FioResult:
     """Parse fio's stdout from ``--output-format=json`` or ``json+``.
 
-    Raises FioParseError when there is no complete fio JSON document, and FioRunError when a
-    job reports a non-zero error. Several job entries (no ``group_reporting``) are aggregated
-    (see ``direction_stats``).
+    Raises FioParseError when there is no complete fio JSON document, when it comes from an
+    fio older than 3.12 or holds several job groups (stonewalled jobs ran one after another:
+    not one run), and FioRunError when a job reports a non-zero error. Several job entries of
+    one group (no ``group_reporting``) are aggregated (see ``direction_stats``).
     """
     document = find_document(text)
+    check_version(document.get("fio version", ""))
     jobs = document.get("jobs")
     if not isinstance(jobs, list) or not jobs:
         raise FioParseError("fio JSON output has no 'jobs' list (or it is empty)")
     for job in jobs:
         if not isinstance(job, dict):
             raise FioParseError("fio JSON 'jobs' holds a non-object entry")
+    check_one_group(jobs)
+    for job in jobs:
         error = job.get("error", 0)
         if error:
             raise FioRunError(
@@ -175,6 +247,7 @@ def parse_fio_output(text: str) -> FioResult:
     try:
         read = direction_stats(jobs, "read")
         write = direction_stats(jobs, "write")
+        sync = sync_stats(jobs)
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
         raise FioParseError(f"fio JSON job entry is missing or has a bad field: {exc!r}") from exc
     options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
@@ -185,6 +258,7 @@ def parse_fio_output(text: str) -> FioResult:
         job_options=options,
         fio_version=str(document.get("fio version", "")),
         jobs=len(jobs),
+        sync=sync,
     )
 
 
@@ -207,4 +281,6 @@ def host_figures(result: FioResult) -> dict[str, Any]:
                 "lat_mean_ms": d.lat_mean_ms,
                 "lat_p99_ms": d.lat_p99_ms,
             }
+    if result.sync is not None:
+        out["sync"] = {"count": result.sync.count, "lat_p99_ms": result.sync.lat_p99_ms}
     return out

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, PlainSerializer
 
 from sweeper.units import parse_duration, parse_size
-from sweeper.workload import Concurrency, Pattern
+from sweeper.workload import SYNC_MODES, Concurrency, Distribution, Pattern
 
 
 def _size(v: Any) -> int:
@@ -40,11 +40,36 @@ def _concurrency(v: Any) -> Concurrency:
     return Concurrency.parse(v)
 
 
+def _sync(v: Any) -> str | None:
+    """A sync mode; ``none`` is a writing cell without one (plain buffered-by-the-array
+    writes)."""
+    if not isinstance(v, str) or v not in ("none", *SYNC_MODES):
+        raise ValueError(f"{v!r} is not a sync mode (none, {', '.join(SYNC_MODES)})")
+    return None if v == "none" else v
+
+
+def _distribution(v: Any) -> Distribution | None:
+    """fio's spelling (``zipf:1.2``); ``uniform`` is fio's default, every block alike."""
+    if v is None or isinstance(v, Distribution):
+        return v
+    if not isinstance(v, str):
+        raise ValueError(f"{v!r} is not a random distribution")
+    if v == "uniform":
+        return None
+    return Distribution.parse(v)
+
+
 Size = Annotated[int, BeforeValidator(_size)]
 Duration = Annotated[float, BeforeValidator(_duration)]
 PatternField = Annotated[Pattern, BeforeValidator(_pattern), PlainSerializer(lambda p: p.name)]
 ConcurrencyField = Annotated[
     Concurrency, BeforeValidator(_concurrency), PlainSerializer(lambda c: c.name)
+]
+SyncField = Annotated[str | None, BeforeValidator(_sync), PlainSerializer(lambda v: v or "none")]
+DistributionField = Annotated[
+    Distribution | None,
+    BeforeValidator(_distribution),
+    PlainSerializer(lambda d: "uniform" if d is None else d.fio),
 ]
 
 

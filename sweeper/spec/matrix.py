@@ -3,14 +3,23 @@ for steady state, repetitions, curves and drift."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from sweeper.models import StrictModel
-from sweeper.spec.fields import ConcurrencyField, Duration, PatternField, Size, no_duplicates
+from sweeper.spec.fields import (
+    ConcurrencyField,
+    DistributionField,
+    Duration,
+    PatternField,
+    Size,
+    SyncField,
+    no_duplicates,
+)
 from sweeper.units import format_duration, parse_latency_ms
-from sweeper.workload import ENGINES, Concurrency, WorkloadCell
+from sweeper.workload import ENGINES, Concurrency, DataProfile, WorkloadCell
 
 
 class SteadyStateRule(StrictModel):
@@ -73,6 +82,19 @@ class Drift(StrictModel):
         return WorkloadCell.parse(v).key
 
 
+class DataProfileEntry(StrictModel):
+    """What the writes carry: ``compress_pct`` of each buffer compresses away, ``dedupe_pct``
+    of the buffers repeat an earlier one (fio's buffer_compress_percentage and
+    dedupe_percentage, every write with fresh buffers)."""
+
+    compress_pct: int = Field(ge=0, le=100, strict=True)
+    dedupe_pct: int = Field(default=0, ge=0, le=100, strict=True)
+
+    @property
+    def profile(self) -> DataProfile:
+        return DataProfile(self.compress_pct, self.dedupe_pct)
+
+
 class Matrix(StrictModel):
     """The fio workload matrix run on every configuration."""
 
@@ -95,6 +117,27 @@ class Matrix(StrictModel):
     #: cells measured besides the cross product (e.g. what one class alone needs), written
     #: pattern/block size/concurrency like ``read/1m/qd1x16``
     extra_cells: list[str] = Field(default_factory=list)
+    #: how writing cells make their writes durable: none, fsync, fdatasync (after every
+    #: write) or dsync (O_DSYNC); each value is a dimension of the writing cells
+    sync: list[SyncField] | None = Field(default=None, min_length=1)
+    #: the random cells' access distribution: uniform, or fio's zipf:THETA, pareto:H,
+    #: normal:DEVIATION_PCT (hot spots); a dimension of the random cells
+    random_distribution: list[DistributionField] | None = Field(default=None, min_length=1)
+    #: what the writing cells write (compressibility and duplicates); a dimension of the
+    #: writing cells. Without it fio writes random, incompressible, never repeated data.
+    data_profile: list[DataProfileEntry] | None = Field(default=None, min_length=1)
+
+    @field_validator("sync", "random_distribution")
+    @classmethod
+    def _unique_dims(cls, v: list[Any] | None) -> list[Any] | None:
+        return None if v is None else no_duplicates(v, "the entry")
+
+    @field_validator("data_profile")
+    @classmethod
+    def _unique_profiles(cls, v: list[DataProfileEntry] | None) -> list[DataProfileEntry] | None:
+        if v is not None:
+            no_duplicates([e.profile.name for e in v], "the data profile")
+        return v
 
     @field_validator("extra_cells")
     @classmethod
@@ -161,7 +204,10 @@ class Matrix(StrictModel):
         return self.repetitions
 
     def cells(self) -> list[WorkloadCell]:
-        """The cross product, then the extra cells it lacks (each in every active range)."""
+        """The cross product, then the extra cells it lacks (each in every active range, and
+        in every sync mode, distribution and data profile it does not name itself). Sync
+        modes and data profiles multiply the writing cells only, distributions the random
+        cells only."""
         cells = [
             WorkloadCell(p, bs, c, ws)
             for p in self.patterns
@@ -169,13 +215,45 @@ class Matrix(StrictModel):
             for c in self.concurrency
             for ws in (self.active_range or [None])
         ]
+        cells = [v for cell in cells for v in self._variants(cell)]
         seen = {c.key for c in cells}
         for text in self.extra_cells:
             extra = WorkloadCell.parse(text)
             ranges = [extra.active_pct] if extra.active_pct else (self.active_range or [None])
             for ws in ranges:
-                cell = WorkloadCell(extra.pattern, extra.block_size, extra.concurrency, ws)
-                if cell.key not in seen:
-                    seen.add(cell.key)
-                    cells.append(cell)
+                base = WorkloadCell(extra.pattern, extra.block_size, extra.concurrency, ws)
+                for cell in self._variants(base, extra):
+                    if cell.key not in seen:
+                        seen.add(cell.key)
+                        cells.append(cell)
         return cells
+
+    def _variants(
+        self, cell: WorkloadCell, named: WorkloadCell | None = None
+    ) -> list[WorkloadCell]:
+        """``cell`` in each sync mode, distribution and data profile that applies to it (what
+        ``named`` sets itself is kept)."""
+        writes, random = cell.pattern.writes, cell.pattern.random
+        syncs: list[str | None] = (
+            [named.sync]
+            if named and named.sync
+            else (list(self.sync) if self.sync and writes else [None])
+        )
+        dists: list[Any] = (
+            [named.distribution]
+            if named and named.distribution
+            else (list(self.random_distribution) if self.random_distribution and random else [None])
+        )
+        datas: list[DataProfile | None] = (
+            [named.data]
+            if named and named.data
+            else (
+                [e.profile for e in self.data_profile] if self.data_profile and writes else [None]
+            )
+        )
+        return [
+            dataclasses.replace(cell, sync=s, distribution=d, data=p)
+            for s in syncs
+            for d in dists
+            for p in datas
+        ]

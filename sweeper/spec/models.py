@@ -192,6 +192,9 @@ class Prices(StrictModel):
 
 _LATER_KEYS = [
     ("matrix", "extra_cells", []),
+    ("matrix", "sync", None),
+    ("matrix", "random_distribution", None),
+    ("matrix", "data_profile", None),
     ("study", "measure", None),
     ("study", "same_build", None),
 ]

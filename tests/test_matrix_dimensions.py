@@ -1,0 +1,186 @@
+"""The matrix's workload dimensions beyond pattern × block size × concurrency: sync writes,
+skewed random access and data profiles; their cell keys, and their validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sweeper.spec import Matrix, load_spec
+from sweeper.workload import DataProfile, Distribution, WorkloadCell
+from tests.support.specs import problems_of, quick_base, quick_spec, write_spec
+
+
+def matrix(**fields: Any) -> dict[str, Any]:
+    return {
+        "patterns": ["write", "read", "randread", "randwrite"],
+        "block_sizes": ["4k"],
+        "concurrency": ["1x1"],
+        "engine": "psync",
+        "runtime": "10s",
+        "ramp": "0s",
+    } | fields
+
+
+def loaded(tmp_path: Path, **fields: Any) -> list[str]:
+    return [c.key for c in Matrix.model_validate(matrix(**fields)).cells()]
+
+
+def refused(tmp_path: Path, **fields: Any) -> list[str]:
+    spec = quick_base()
+    spec["matrix"] = matrix(**fields)
+    return problems_of(write_spec(tmp_path, spec, "bad"))
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "write/4k/qd1x1/fdatasync",
+        "randwrite/8k/qd1x16/ws10/dsync",
+        "randread/8k/qd1x16/zipf1.2",
+        "randrw70/8k/qd1x16/pareto0.9",
+        "randread/4k/qd4x4/normal20",
+        "randwrite/8k/qd1x16/fsync/zipf0.8/cmp50dd20",
+        "write/64k/qd1x1/cmp0dd0",
+    ],
+)
+def test_cell_keys_round_trip(key: str) -> None:
+    assert WorkloadCell.parse(key).key == key
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("read/4k/qd1x1/fdatasync", "does not write"),
+        ("write/4k/qd1x1/zipf1.2", "is sequential"),
+        ("randread/4k/qd1x1/cmp50dd0", "does not write"),
+        ("randwrite/4k/qd1x1/zipf1.2/fdatasync", "out of order"),
+        ("randwrite/4k/qd1x1/fsync/fsync", "out of order or repeated"),
+        ("randread/4k/qd1x1/zipf1", "not 1"),
+        ("randread/4k/qd1x1/pareto1.5", "between 0 and 1"),
+        ("randread/4k/qd1x1/normal100", "between 0 and 100"),
+        ("randwrite/4k/qd1x1/cmp101dd0", "0-100"),
+        ("randwrite/4k/qd1x1/osync", "is not an active range"),
+    ],
+)
+def test_bad_cell_keys_are_refused(key: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        WorkloadCell.parse(key)
+
+
+def test_existing_cells_keep_their_keys() -> None:
+    for key in ("randwrite/8k/qd1x20", "randread/8k/qd1x16/ws10", "randrw70/4k/qd2x1"):
+        cell = WorkloadCell.parse(key)
+        assert cell.key == key and cell.sync is None and cell.distribution is None
+        assert cell.data is None
+
+
+def test_sync_multiplies_the_writing_cells_only(tmp_path: Path) -> None:
+    keys = loaded(tmp_path, sync=["none", "fdatasync", "dsync"])
+    assert keys == [
+        "write/4k/qd1x1",
+        "write/4k/qd1x1/fdatasync",
+        "write/4k/qd1x1/dsync",
+        "read/4k/qd1x1",
+        "randread/4k/qd1x1",
+        "randwrite/4k/qd1x1",
+        "randwrite/4k/qd1x1/fdatasync",
+        "randwrite/4k/qd1x1/dsync",
+    ]
+
+
+def test_distribution_multiplies_the_random_cells_only(tmp_path: Path) -> None:
+    keys = loaded(tmp_path, random_distribution=["uniform", "zipf:1.2", "normal:20"])
+    assert keys == [
+        "write/4k/qd1x1",
+        "read/4k/qd1x1",
+        "randread/4k/qd1x1",
+        "randread/4k/qd1x1/zipf1.2",
+        "randread/4k/qd1x1/normal20",
+        "randwrite/4k/qd1x1",
+        "randwrite/4k/qd1x1/zipf1.2",
+        "randwrite/4k/qd1x1/normal20",
+    ]
+
+
+def test_data_profiles_multiply_the_writing_cells(tmp_path: Path) -> None:
+    keys = loaded(
+        tmp_path,
+        patterns=["write", "randread"],
+        data_profile=[{"compress_pct": 50, "dedupe_pct": 20}, {"compress_pct": 0}],
+    )
+    assert keys == [
+        "write/4k/qd1x1/cmp50dd20",
+        "write/4k/qd1x1/cmp0dd0",
+        "randread/4k/qd1x1",
+    ]
+
+
+def test_extra_cells_keep_what_they_name(tmp_path: Path) -> None:
+    keys = loaded(
+        tmp_path,
+        patterns=["read"],
+        sync=["dsync"],
+        extra_cells=["write/16k/qd1x1/fdatasync", "write/8k/qd1x1"],
+    )
+    assert keys == ["read/4k/qd1x1", "write/16k/qd1x1/fdatasync", "write/8k/qd1x1/dsync"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"sync": ["fdatasync", "osync"]}, "matrix.sync[1]: 'osync' is not a sync mode"),
+        ({"sync": ["dsync", "dsync"]}, "matrix.sync: [1] repeats the entry 'dsync'"),
+        ({"sync": []}, "matrix.sync: List should have at least 1 item"),
+        (
+            {"random_distribution": ["uniform", "zipf:1"]},
+            "matrix.random_distribution[1]: 'zipf:1': zipf's theta must be above 0",
+        ),
+        ({"random_distribution": ["gauss:3"]}, "matrix.random_distribution[0]: 'gauss:3'"),
+        ({"random_distribution": [1.2]}, "matrix.random_distribution[0]: 1.2"),
+        (
+            {"data_profile": [{"compress_pct": 120}]},
+            "matrix.data_profile[0].compress_pct: Input should be less than or equal to 100",
+        ),
+        (
+            {"data_profile": [{"compress_pct": "50"}]},
+            "matrix.data_profile[0].compress_pct: Input should be a valid integer",
+        ),
+        (
+            {"data_profile": [{"compress_pct": 50, "dedupe": 10}]},
+            "matrix.data_profile[0].dedupe: unknown key",
+        ),
+        (
+            {"data_profile": [{"compress_pct": 50}, {"compress_pct": 50, "dedupe_pct": 0}]},
+            "matrix.data_profile: [1] repeats the data profile 'cmp50dd0'",
+        ),
+    ],
+)
+def test_bad_dimensions_name_place_and_problem(
+    tmp_path: Path, fields: dict[str, Any], expected: str
+) -> None:
+    problems = refused(tmp_path, **fields)
+    assert any(expected in p for p in problems), problems
+
+
+def test_distribution_message_names_the_rule(tmp_path: Path) -> None:
+    (problem,) = refused(tmp_path, random_distribution=["pareto:2"])
+    assert "pareto's h must be between 0 and 1" in problem
+
+
+def test_a_spec_without_the_new_dimensions_keeps_its_fingerprint(tmp_path: Path) -> None:
+    """Writing the new keys' defaults out changes nothing, so sweeps resume as they were."""
+    plain, _ = load_spec(write_spec(tmp_path, quick_spec(), "plain"))
+    spec = quick_spec()
+    spec["matrix"] |= {"sync": None, "random_distribution": None, "data_profile": None}
+    explicit, _ = load_spec(write_spec(tmp_path, spec, "quick"))
+    assert explicit.fingerprint() == plain.fingerprint()
+    assert [c.key for c in explicit.matrix.cells()] == [c.key for c in plain.matrix.cells()]
+
+
+def test_distribution_and_profile_values() -> None:
+    assert Distribution.parse("zipf:1.2").fio == "zipf:1.2"
+    assert Distribution.parse("normal:20").name_in_key == "normal20"
+    assert DataProfile(50, 20).name == "cmp50dd20"
