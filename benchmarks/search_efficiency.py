@@ -32,8 +32,9 @@ from recommender.classes import load_classes
 from recommender.scoring import rank_classes
 from sweeper.configuration import enumerate_configurations
 from sweeper.fio import parse_fio_output
+from sweeper.load import SimDriver
 from sweeper.platforms import get_platform
-from sweeper.platforms.sim import SimRunner
+from sweeper.platforms.sim import read_array_state
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import Progress, make_plan, run_sweep
@@ -76,7 +77,7 @@ def ground_truth(spec_path: Path, tmp: Path) -> pd.DataFrame:
         params = config.params()
         params |= {"ranks": config.rank_count, "health": "optimal", "profile": profile.name}
         (state / "array.json").write_text(json.dumps(params))
-        runner = SimRunner(profile, state, spec.matrix, seed=0)
+        runner = SimDriver(profile, spec.matrix, 0, lambda s=state: read_array_state(s))
         runner.prepare()
         for cell in spec.matrix.cells():
             parsed = parse_fio_output(runner.run(cell, 1).stdout)

@@ -12,7 +12,7 @@ from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
 from sweeper.fio import FioResult
 from sweeper.fio.parse import DirectionStats
-from sweeper.platforms.base import RunOutput
+from sweeper.load import RunOutput
 from sweeper.spec import Matrix
 from sweeper.store import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
 from sweeper.sweep.records import Attempt, RunContext, configuration_row, run_row
@@ -34,7 +34,7 @@ def stats(iops: float, mbps: float, lat: float) -> DirectionStats:
 
 
 def output(**extra: object) -> RunOutput:
-    return RunOutput("{fio json}", "", 0, 306.0, "fio", "fio-3.33", "[job]\n", dict(extra))
+    return RunOutput("{fio json}", "", 0, 306.0, "fio", "fio-3.33", "[job]\n", **extra)  # type: ignore[arg-type]
 
 
 def row_of(out: RunOutput | None, parsed: FioResult | None, error: str | None = None) -> dict:
@@ -96,7 +96,7 @@ def test_load_hosts_replace_the_controller_and_runner_extras_are_kept() -> None:
     steady = {"steady": True, "range_pct": 4.5, "slope_pct": 0.5, "window_s": 60}
     out = output(
         load_hosts=[{"hostname": "lg1"}, {"hostname": "lg2"}],
-        hosts={"lg1": {"iops": 1}},
+        host_results={"lg1": {"iops": 1}},
         steady_state=steady,
         precondition={"passes": 2},
         fill={"bytes": 1},

@@ -9,7 +9,8 @@ import pytest
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.fio import parse_fio_output, render_job
-from sweeper.platforms.sim import SimPlatform, job_from_options, read_job_file
+from sweeper.load.sim import job_from_options, read_job_file
+from sweeper.platforms.sim import SimPlatform
 from sweeper.sim import ArrayState, Job, load_profile, predict, simulate_fio
 from sweeper.workload import WorkloadCell
 

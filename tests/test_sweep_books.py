@@ -11,7 +11,7 @@ from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
 from sweeper.fio import FioResult
 from sweeper.fio.parse import DirectionStats
-from sweeper.platforms.base import RunOutput
+from sweeper.load import RunOutput
 from sweeper.spec import Matrix, load_spec
 from sweeper.store import ParquetStore, RunAddress
 from sweeper.study import open_sweep_study

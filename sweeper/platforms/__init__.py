@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.configuration import enumerate_configurations, space_size
-from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
+from sweeper.platforms.base import Platform
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.platforms.local import LocalPlatform
 from sweeper.platforms.sim import SimPlatform
@@ -19,8 +19,6 @@ PLATFORMS: dict[str, type[Platform]] = {
 __all__ = [
     "PLATFORMS",
     "Platform",
-    "RunOutput",
-    "WorkloadRunner",
     "get_platform",
     "platform_problems",
 ]

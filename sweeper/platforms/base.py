@@ -1,9 +1,8 @@
-"""What every platform provides: supported values, Ansible variables, a workload runner."""
+"""What every platform provides: supported values, Ansible variables, a load driver."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -12,40 +11,7 @@ from pydantic import BaseModel, ValidationError
 from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
-from sweeper.fio.parse import FioResult
-from sweeper.workload import WorkloadCell
-
-
-@dataclass
-class RunOutput:
-    """What a workload runner hands back for one run: fio's own output and timings."""
-
-    stdout: str
-    stderr: str
-    exit_code: int
-    array_time_s: float
-    tool: str
-    tool_version: str
-    job_file: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: figures the runner already read from ``stdout`` (fio's client mode), else None
-    result: FioResult | None = None
-    #: why the run failed although fio exited 0 (e.g. a load host that reported nothing)
-    error: str | None = None
-
-
-class WorkloadRunner(ABC):
-    """Runs one workload cell on the storage as it is now (prepare, run, clean up)."""
-
-    def prepare(self) -> None:  # noqa: B027 - optional hook
-        """Called once before the runs of a configuration."""
-
-    @abstractmethod
-    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
-        """Run the cell once and return fio's output."""
-
-    def cleanup(self) -> None:  # noqa: B027 - optional hook
-        """Called once after the runs of a configuration, also after a failure."""
+from sweeper.load import LoadDriver
 
 
 def option_errors(exc: Any) -> list[tuple[list[str | int], str]]:
@@ -124,8 +90,9 @@ class Platform(ABC):
         """Variables for ``teardown.yml``."""
 
     @abstractmethod
-    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
-        """The workload runner for the storage once it is in ``config``."""
+    def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
+        """What measures the storage once it is in ``config`` (a driver of
+        :mod:`sweeper.load` with the transport that reaches this storage)."""
 
     def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
         """Array time (seconds) the step from ``previous`` to ``new`` takes on real storage."""

@@ -33,11 +33,10 @@ from pydantic import Field, field_validator
 
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import InputError
+from sweeper.load import TIMEOUT_GRACE_S, FioDriver, FioLoad, LoadDriver, SshFio
 from sweeper.locking import canonical_host
 from sweeper.models import StrictModel
-from sweeper.platforms.base import Platform, WorkloadRunner
-from sweeper.platforms.local import TIMEOUT_GRACE_S, LocalOptions
-from sweeper.platforms.remote_fio import RemoteFioRunner
+from sweeper.platforms.base import Platform
 from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host, remote_host
 from sweeper.units import parse_duration
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVICE_RE
@@ -256,11 +255,16 @@ class LinuxMdPlatform(Platform):
     def teardown_extravars(self) -> dict[str, Any]:
         return {"raidsweep_platform": "linux_md"}
 
-    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
+    def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
+        """fio on the storage host, over SSH, on the test volume."""
         if self.inventory is None:
             raise RuntimeError("the linux_md platform needs an inventory")
         host = self.host or inventory_host(self.inventory)
-        return LinuxMdRunner(self.opts, self.state_dir, matrix, host)
+        o = self.opts
+        load = FioLoad(VOLUME, o.fio, o.fill, None, o.hang_grace_s)
+        return FioDriver(
+            load, self.state_dir, matrix, SshFio([host]), lambda: volume_identity(host)
+        )
 
     def target_identity(self) -> list[str]:
         """The storage host's volume group (raidsweep's arrays and VG have fixed names, so
@@ -331,16 +335,8 @@ class LinuxMdPlatform(Platform):
         return KNOB_S
 
 
-class LinuxMdRunner(RemoteFioRunner):
-    """fio on the storage host, on the test volume."""
-
-    def __init__(self, opts: LinuxMdOptions, state_dir: Path, matrix: Any, host: RemoteHost):
-        local = LocalOptions(
-            target=VOLUME, fill=opts.fill, fio=opts.fio, hang_grace_s=opts.hang_grace_s
-        )
-        super().__init__(local, state_dir, matrix, [host])
-
-    def _identity(self) -> dict[str, Any]:
-        # A volume built again has a new UUID: the fill marker then no longer applies.
-        uuid = self.remote[0].check(f"lvs --noheadings -o lv_uuid {VG}/volume").strip()
-        return {"target": VOLUME, "host": self.remote[0].name, "lv_uuid": uuid}
+def volume_identity(host: RemoteHost) -> dict[str, Any]:
+    """The test volume as built now: a volume built again has a new UUID, so the fill
+    written to the previous one no longer applies."""
+    uuid = host.check(f"lvs --noheadings -o lv_uuid {VG}/volume").strip()
+    return {"target": VOLUME, "host": host.name, "lv_uuid": uuid}

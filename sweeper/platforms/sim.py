@@ -1,32 +1,22 @@
-"""The ``sim`` platform: Ansible records the configuration, a model answers in fio's JSON."""
+"""The ``sim`` platform: Ansible records the configuration; the load is the simulated
+array's model (:class:`sweeper.load.SimDriver`), which answers in fio's JSON."""
 
 from __future__ import annotations
 
-import configparser
 import functools
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
-from sweeper.fio import render_job
-from sweeper.platforms.base import Platform, RunOutput, WorkloadRunner
-from sweeper.sim.model import ArrayState, Job, simulate_fio
+from sweeper.load import LoadDriver, SimDriver
+from sweeper.load.sim import DEFAULT_WORKING_SET
+from sweeper.platforms.base import Platform
+from sweeper.sim.model import ArrayState
 from sweeper.sim.profile import PROFILE_DIR, ArrayProfile, list_profiles, load_profile
-from sweeper.units import parse_size
-from sweeper.vocabulary import (
-    CACHE_POLICIES,
-    CONFIGURATION_COLUMNS,
-    LAYOUTS,
-    MULTI_RANK_COLUMNS,
-    RAID_LEVELS,
-)
-from sweeper.workload import WorkloadCell
+from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 
-SIM_TARGET = "/dev/raidsweep/test-volume"
-DEFAULT_WORKING_SET = 360 * 1024**3  # the reference study's working set
 HEALTH = ("optimal", "degraded", "rebuilding")
 OPTION_KEYS = {"profile", "health"}
 
@@ -159,8 +149,9 @@ class SimPlatform(Platform):
     def teardown_extravars(self) -> dict[str, Any]:
         return {"raidsweep_platform": "sim", "sim_state_dir": str(self.state_dir)}
 
-    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
-        return SimRunner(self.profile, self.state_dir, matrix, seed)
+    def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
+        state_dir = self.state_dir
+        return SimDriver(self.profile, matrix, seed, lambda: read_array_state(state_dir))
 
     def hardware(self) -> dict[str, Any]:
         p = self.profile
@@ -199,107 +190,18 @@ class SimPlatform(Platform):
         return seconds
 
 
-def read_job_file(text: str) -> tuple[dict[str, str], dict[str, str], str]:
-    """(global options, job options, job name) of a single-job fio job file."""
-    parser = configparser.ConfigParser(allow_no_value=True, interpolation=None)
-    parser.optionxform = str  # fio option names are case-sensitive
-    parser.read_string(text)
-    sections = [s for s in parser.sections() if s != "global"]
-    if len(sections) != 1:
-        raise ValueError(f"the simulated array runs one job per file, got {len(sections)}")
-    glob = dict(parser["global"]) if parser.has_section("global") else {}
-    return (
-        {k: v or "" for k, v in glob.items()},
-        {k: v or "" for k, v in parser[sections[0]].items()},
-        sections[0],
+def read_array_state(state_dir: Path) -> tuple[dict[str, Any], ArrayState]:
+    """The array's own view, as the playbook left it (``array.json``), not what the sweeper
+    intended: its record for the disclosure and the model's state."""
+    s = json.loads((state_dir / "array.json").read_text())
+    state = ArrayState(
+        raid_level=s["raid_level"],
+        layout=s["layout"],
+        ranks=int(s["ranks"]),
+        stripe_kib=int(s["stripe_kib"]) if s.get("stripe_kib") else None,
+        cache_policy=s["cache_policy"],
+        snapshots=bool(s.get("snapshots", False)),
+        data_reduction=bool(s.get("data_reduction", False)),
+        health=s.get("health", "optimal"),
     )
-
-
-def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
-    rw = options["rw"]
-    if rw == "randrw":
-        read_fraction = int(options.get("rwmixread", "50")) / 100
-    else:
-        read_fraction = 1.0 if rw in ("read", "randread") else 0.0
-    size = options.get("size")
-    return Job(
-        rw=rw,
-        read_fraction=read_fraction,
-        block_size=parse_size(options["bs"]),
-        iodepth=int(options.get("iodepth", "1")),
-        numjobs=int(options.get("numjobs", "1")),
-        engine=options.get("ioengine", "psync"),
-        runtime_s=float(options.get("runtime", "60")),
-        ramp_s=float(options.get("ramp_time", "0")),
-        working_set=parse_size(size) if size else default_working_set,
-    )
-
-
-class SimRunner(WorkloadRunner):
-    """Answers a job file with the model, for the configuration the array is recorded in."""
-
-    def __init__(self, profile: ArrayProfile, state_dir: Path, matrix: Any, seed: int):
-        self.profile = profile
-        self.state_dir = state_dir
-        self.matrix = matrix
-        self.seed = seed
-        self.state: ArrayState | None = None
-        self.state_raw: dict[str, Any] = {}
-
-    def prepare(self) -> None:
-        # The array's own view, as the playbook left it, not what the sweeper intended.
-        self.state_raw = json.loads((self.state_dir / "array.json").read_text())
-        s = self.state_raw
-        self.state = ArrayState(
-            raid_level=s["raid_level"],
-            layout=s["layout"],
-            ranks=int(s["ranks"]),
-            stripe_kib=int(s["stripe_kib"]) if s.get("stripe_kib") else None,
-            cache_policy=s["cache_policy"],
-            snapshots=bool(s.get("snapshots", False)),
-            data_reduction=bool(s.get("data_reduction", False)),
-            health=s.get("health", "optimal"),
-        )
-
-    def config_key(self) -> str:
-        s = self.state_raw
-        params = {k: s.get(k) for k in CONFIGURATION_COLUMNS if k not in MULTI_RANK_COLUMNS}
-        if s["layout"] != "single_rank":
-            params |= {k: int(s[k]) for k in MULTI_RANK_COLUMNS}
-        return Configuration.from_params(params).key
-
-    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
-        assert self.state is not None, "prepare() reads the array state first"
-        m = self.matrix
-        working_set = m.working_set or DEFAULT_WORKING_SET
-        job_text = render_job(
-            cell,
-            filename=SIM_TARGET,
-            engine=m.engine,
-            runtime_s=m.runtime,
-            ramp_s=m.ramp,
-            size=cell.active_bytes(working_set),
-        )
-        glob, opts, name = read_job_file(job_text)
-        job = job_from_options(glob | opts, cell.active_bytes(working_set))
-        out = simulate_fio(
-            self.profile,
-            self.state,
-            job,
-            job_name=name,
-            job_options=opts,
-            global_options=glob,
-            seed=(self.seed, self.config_key(), cell.key, repetition),
-            timestamp=int(time.time()),
-        )
-        explain = out.pop("raidsweep_model")
-        return RunOutput(
-            stdout=json.dumps(out),
-            stderr="",
-            exit_code=0,
-            array_time_s=job.ramp_s + job.runtime_s,
-            tool="raidsweep-sim",
-            tool_version=f"profile {self.profile.name}",
-            job_file=job_text,
-            extra={"array_state": self.state_raw, "model": explain},
-        )
+    return s, state

@@ -46,11 +46,10 @@ from typing import Any
 
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
+from sweeper.load import FioDriver, FioLoad, LoadDriver, SimDriver, SshFio
 from sweeper.locking import canonical_host
-from sweeper.platforms.base import Platform, WorkloadRunner
-from sweeper.platforms.local import LocalOptions
-from sweeper.platforms.remote_fio import RemoteFioRunner
-from sweeper.platforms.sim import SimRunner, checked_profile
+from sweeper.platforms.base import Platform
+from sweeper.platforms.sim import checked_profile
 from sweeper.platforms.vsan_policy import (
     EC_FTT,
     EC_GROUPS,
@@ -80,7 +79,7 @@ __all__ = [
     "STRIPE_UNIT_KIB",
     "VsanOptions",
     "VsanPlatform",
-    "VsanSimRunner",
+    "read_vsan_state",
     "configuration_of",
     "policy_of",
     "raid_level_of",
@@ -271,16 +270,17 @@ class VsanPlatform(Platform):
         v = self._vars()
         return {k: v[k] for k in ("raidsweep_platform", "vsan_state_dir", "vsan_policy_name")}
 
-    def runner(self, config: Configuration, matrix: Any, seed: int) -> WorkloadRunner:
-        if self.opts.load == "fio":
-            if not self.workers:
+    def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
+        """``load: fio``: fio in every worker VM at once, over SSH, each on its test disk;
+        ``load: sim``: the model, in the configuration vCenter read back."""
+        o = self.opts
+        if o.load == "fio":
+            if not self.workers or o.worker_device is None:
                 raise RuntimeError("load: fio needs the inventory's worker VMs (preflight)")
-            o = self.opts
-            local = LocalOptions(
-                target=o.worker_device, fill=o.fill, fio=o.fio, hang_grace_s=o.hang_grace_s
-            )
-            return RemoteFioRunner(local, self.state_dir, matrix, self.workers)
-        return VsanSimRunner(self.profile, self.state_dir, matrix, seed)
+            load = FioLoad(o.worker_device, o.fio, o.fill, None, o.hang_grace_s)
+            return FioDriver(load, self.state_dir, matrix, SshFio(self.workers))
+        state_dir = self.state_dir
+        return SimDriver(self.profile, matrix, seed, lambda: read_vsan_state(state_dir))
 
     def target_identity(self) -> list[str]:
         """The storage policy on its vCenter (policy names are vCenter-wide), and with
@@ -370,29 +370,29 @@ class VsanPlatform(Platform):
         return seconds
 
 
-class VsanSimRunner(SimRunner):
-    """The simulated array's model, in the configuration vCenter read back (not the one the
-    sweeper asked for): the role writes that read-back to ``vsan.json``."""
-
-    def prepare(self) -> None:
-        readback = json.loads((self.state_dir / "vsan.json").read_text())
-        params = configuration_of(readback)
-        self.state_raw = params | {
-            "ranks": params.get("ranks", 1),
-            "stripe_kib": params.get("stripe_kib"),
-            "health": "optimal",
-            "vsan": {
-                k: readback.get(k)
-                for k in ("vcenter", "cluster", "policy", "disks", "data_reduction", "snapshots")
-            },
-        }
-        self.state = ArrayState(
-            raid_level=params["raid_level"],
-            layout=params["layout"],
-            ranks=int(params.get("ranks", 1)),
-            stripe_kib=params.get("stripe_kib"),
-            cache_policy="wb-ra",
-            snapshots=params["snapshots"],
-            data_reduction=params["data_reduction"],
-            health="optimal",
-        )
+def read_vsan_state(state_dir: Path) -> tuple[dict[str, Any], ArrayState]:
+    """The configuration vCenter read back (not the one the sweeper asked for): the role
+    writes that read-back to ``vsan.json``; its record for the disclosure and the model's
+    state."""
+    readback = json.loads((state_dir / "vsan.json").read_text())
+    params = configuration_of(readback)
+    record = params | {
+        "ranks": params.get("ranks", 1),
+        "stripe_kib": params.get("stripe_kib"),
+        "health": "optimal",
+        "vsan": {
+            k: readback.get(k)
+            for k in ("vcenter", "cluster", "policy", "disks", "data_reduction", "snapshots")
+        },
+    }
+    state = ArrayState(
+        raid_level=params["raid_level"],
+        layout=params["layout"],
+        ranks=int(params.get("ranks", 1)),
+        stripe_kib=params.get("stripe_kib"),
+        cache_policy="wb-ra",
+        snapshots=params["snapshots"],
+        data_reduction=params["data_reduction"],
+        health="optimal",
+    )
+    return record, state

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from sweeper.load import TIMEOUT_GRACE_S
 from sweeper.models import StrictModel
-from sweeper.platforms.local import TIMEOUT_GRACE_S
 
 #: vSAN stripes an object's components in units of 1 MiB
 STRIPE_UNIT_KIB = 1024

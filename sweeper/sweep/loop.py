@@ -223,10 +223,10 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
         state.previous = None  # the storage is in an unknown state
         return
     state.previous = config
-    runner = sw.platform.runner(config, sw.spec.matrix, sw.spec.study.seed)
+    driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
     sw.progress.configuration(key, "running")
     others = functools.partial(_completed_runs, state, key) if sw.spec.study.pruning else None
-    result = measure(_sweep(sw), config, runner, play, state.done, outcome, others)
+    result = measure(_sweep(sw), config, driver, play, state.done, outcome, others)
     if state.known is not None:
         state.known.put(key, result.runs)
     _tell(sw, state, trial, config, result)

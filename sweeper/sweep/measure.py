@@ -19,7 +19,7 @@ from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
 from sweeper.fio import FioParseError, FioRunError, parse_fio_output
 from sweeper.fio.runner import exit_reason
-from sweeper.platforms.base import RunOutput, WorkloadRunner
+from sweeper.load import LoadDriver, RunOutput
 from sweeper.pruning import Pruner, separating_order
 from sweeper.repetitions import needs_more
 from sweeper.spec import SweepSpec
@@ -164,12 +164,12 @@ def wants_another(
 
 
 def one_run(
-    runner: WorkloadRunner, cell: WorkloadCell, repetition: int
+    driver: LoadDriver, cell: WorkloadCell, repetition: int
 ) -> tuple[RunOutput | None, Any, str | None]:
-    """Run the cell once: the runner's output, fio's figures and why it failed (if it did)."""
+    """Run the cell once: the driver's output, fio's figures and why it failed (if it did)."""
     out = parsed = error = None
     try:
-        out = runner.run(cell, repetition)
+        out = driver.run(cell, repetition)
         if out.exit_code != 0:
             error = exit_reason(out.exit_code, out.stderr)
         elif out.error:
@@ -186,13 +186,13 @@ def one_run(
 def measure(
     sweep: Sweep,
     config: Configuration,
-    runner: WorkloadRunner,
+    driver: LoadDriver,
     play: PlayResult,
     done: set[RunAddress],
     outcome: Outcome,
     others: Callable[[], pd.DataFrame] | None,
 ) -> Measured:
-    """Run ``config``'s cells on ``runner`` (prepared here, cleaned up after). ``others``:
+    """Run ``config``'s cells on ``driver`` (prepared here, cleaned up after). ``others``:
     the runs of the configurations completed so far, when pruning compares with them."""
     key = config.key
     name = sweep.spec.name
@@ -204,7 +204,7 @@ def measure(
     pruner = Pruner(completed, sweep.classes) if completed is not None else None
     try:
         try:
-            runner.prepare()
+            driver.prepare()
         except Exception as exc:  # noqa: BLE001 - any cause fails this configuration only
             return Measured("failed", f"preparing the runs failed: {exc}", mine.frame())
         for cell in cell_order(sweep, completed):
@@ -222,7 +222,7 @@ def measure(
                     outcome.runs_skipped += 1
                     continue
                 started, t0 = now(), time.monotonic()
-                out, parsed, error = one_run(runner, cell, rep)
+                out, parsed, error = one_run(driver, cell, rep)
                 attempt = Attempt(out, parsed, error, started, time.monotonic() - t0)
                 row = run_row(sweep.context, config, cell, address, attempt, play, now())
                 stored = sweep.store.put_run(row)
@@ -248,7 +248,7 @@ def measure(
                 if pruned:
                     return Measured("pruned", pruned, mine.frame(), after=cell.key)
     finally:
-        runner.cleanup()
+        driver.cleanup()
     curves = {
         f"{p}/{bs}" + (f"/ws{ws}" if ws is not None else ""): r
         for (p, bs, ws), r in stopped.items()

@@ -1,7 +1,7 @@
 """The records a sweep stores: one run, one configuration's build, the host that measured.
 
 Pure functions of what the sweep knows at that moment (no store, no study), so that what a
-run record holds is tested with hand-made runner outputs.
+run record holds is tested with hand-made run outputs.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
 from sweeper.fio import FioResult
-from sweeper.platforms.base import RunOutput
+from sweeper.load import RunOutput
 from sweeper.spec import Matrix
 from sweeper.store import RunAddress
 from sweeper.store.records import DIRECTION_FIELDS
@@ -85,7 +85,7 @@ class RunContext:
 
 @dataclass(frozen=True)
 class Attempt:
-    """One run as it happened: the runner's output (None when the runner raised), fio's
+    """One run as it happened: the load driver's output (None when it raised), fio's
     figures when they could be read, why it failed, and when and how long it ran."""
 
     output: RunOutput | None
@@ -136,7 +136,7 @@ def run_row(
     }
     if attempt.parsed is not None:
         row |= _figures(attempt.parsed)
-    steady = (out.extra.get("steady_state") if out else None) or {}
+    steady = out.steady_state if out else {}
     row["steady"] = steady.get("steady")
     row["steady_range_pct"] = steady.get("range_pct")
     row["steady_slope_pct"] = steady.get("slope_pct")
@@ -144,7 +144,7 @@ def run_row(
     if steady:
         disclosure["steady_state"] = steady
     row["disclosure"] = json.dumps(
-        disclosure | _runner_disclosure(disclosure, out), sort_keys=True, default=str
+        disclosure | _load_disclosure(disclosure, out), sort_keys=True, default=str
     )
     return row
 
@@ -177,31 +177,30 @@ def _disclosure(
         "ramp_s": m.ramp,
         "runtime_s": m.runtime,
         "working_set": m.working_set,
-        "array_state": (out.extra.get("array_state") if out else None),
+        "array_state": out.array_state if out else None,
         # The storage as Ansible found it when it configured it (devices, filesystems).
         "facts": play.facts,
     }
 
 
-def _runner_disclosure(disclosure: dict[str, Any], out: RunOutput | None) -> dict[str, Any]:
-    """What the runner adds to the disclosure: preconditioning, load hosts, fill, model."""
+def _load_disclosure(disclosure: dict[str, Any], out: RunOutput | None) -> dict[str, Any]:
+    """What the load driver adds to the disclosure: preconditioning, load hosts, fill, model."""
     if out is None:
         return {}
-    extra = out.extra
     added: dict[str, Any] = {}
-    if extra.get("precondition"):
-        added["precondition"] = extra["precondition"]
-    if extra.get("hosts"):
-        added["load_hosts_results"] = extra["hosts"]
-    if extra.get("load_hosts"):
+    if out.precondition:
+        added["precondition"] = out.precondition
+    if out.host_results:
+        added["load_hosts_results"] = out.host_results
+    if out.load_hosts:
         # fio ran on these hosts, not on the controller that started it.
         added["controller"] = disclosure["load_hosts"]
-        added["load_hosts"] = extra["load_hosts"]
-    if extra.get("fill"):
-        added["fill"] = extra["fill"]
-    if extra.get("model"):
+        added["load_hosts"] = out.load_hosts
+    if out.fill:
+        added["fill"] = out.fill
+    if out.model:
         # The simulated array says which mechanisms decided the run (hit ratio, bottleneck).
-        added["model"] = extra["model"]
+        added["model"] = out.model
     return added
 
 

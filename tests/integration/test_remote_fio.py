@@ -1,5 +1,5 @@
-"""The runner behind linux_md and vsan's ``load: fio`` (fio on several hosts at once, the job
-on stdin, fio's JSON back), here with two hosts that are this machine (inventory connection
+"""The load behind linux_md and vsan's ``load: fio`` (the fio driver over SSH on several hosts
+at once, the job on stdin, fio's JSON back), here with two hosts that are this machine (inventory connection
 ``local``) and real fio on a loop device; the lab and vsan tests reach it over SSH."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from sweeper.fio import parse_fio_output
-from sweeper.platforms.local import LocalOptions
-from sweeper.platforms.remote_fio import RemoteFioRunner
+from sweeper.load import FioDriver, FioLoad, SshFio
 from sweeper.remote import RemoteHost
 from sweeper.spec import Matrix
 from tests.support import devices
@@ -29,11 +28,11 @@ def loop_device(tmp_path: Path) -> Iterator[str]:
         yield dev
 
 
-def _runner(tmp_path: Path, device: str, fio: str = "fio") -> RemoteFioRunner:
+def _runner(tmp_path: Path, device: str, fio: str = "fio") -> FioDriver:
     hosts = [RemoteHost(f"worker-{i}", "localhost", 22, None, None, (), local=True)
              for i in (1, 2)]  # fmt: skip
-    opts = LocalOptions(target=device, fill=False, fio=fio)
-    runner = RemoteFioRunner(opts, tmp_path / "state", Matrix.model_validate(MATRIX), hosts)
+    load = FioLoad(target=device, fio=fio, fill=False)
+    runner = FioDriver(load, tmp_path / "state", Matrix.model_validate(MATRIX), SshFio(hosts))
     runner.prepare()
     return runner
 
@@ -46,7 +45,7 @@ def test_the_hosts_jobs_are_one_run_and_each_host_has_its_share(
     out = runner.run(cell, 0)
     assert out.exit_code == 0 and out.error is None, out.stderr
     result = parse_fio_output(out.stdout)
-    shares = out.extra["hosts"]
+    shares = out.host_results
     assert sorted(shares) == ["worker-1", "worker-2"]
     assert result.read is not None
     assert result.read.iops == pytest.approx(sum(s["read"]["iops"] for s in shares.values()))

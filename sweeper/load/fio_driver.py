@@ -1,0 +1,186 @@
+"""The fio load driver: fill, precondition, run each cell, judge steady state, over any
+transport (this host, fio's client/server mode, SSH to one or several hosts)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sweeper.fio import render_job
+from sweeper.fio.jobfile import check_filename
+from sweeper.fio.runner import exit_reason
+from sweeper.load.base import LoadDriver, RunOutput
+from sweeper.load.settings import FioLoad
+from sweeper.load.steady import judge_steady_state
+from sweeper.load.transport import FioTransport, TransportRun
+from sweeper.workload import WorkloadCell
+
+FILL_BLOCK = 1024**2
+
+
+class FioDriver(LoadDriver):
+    """Runs each cell's job file with real fio on the target through ``transport``
+    (prepare fills the working set once, or preconditions it as SNIA PTS asks).
+
+    ``identity``: what the target is, for the fill marker, where the storage side knows it
+    better than the transport (a volume built again is a new target); by default the
+    transport's view of the target.
+    """
+
+    def __init__(
+        self,
+        load: FioLoad,
+        state_dir: Path,
+        matrix: Any,
+        transport: FioTransport,
+        identity: Callable[[], dict[str, Any]] | None = None,
+    ):
+        self.load = load
+        self.state_dir = state_dir
+        self.matrix = matrix
+        self.transport = transport
+        self._identity = identity or (lambda: transport.identity(load.target))
+        self.working_set = 0
+        self.fill_record: dict[str, Any] = {}
+        self._preconditioned: set[str] = set()
+
+    @property
+    def fio(self) -> Any:
+        """The fio the transport runs (None before ``prepare``)."""
+        return self.transport.fio
+
+    def prepare(self) -> None:
+        self.transport.start(self.load.fio)
+        size = self.transport.target_size(self.load.target)
+        self.working_set = self.matrix.working_set or size
+        if self.working_set > size:
+            raise RuntimeError(
+                f"the working set ({self.working_set} bytes) is larger than "
+                f"{self.load.target} ({size} bytes)"
+            )
+        (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
+        if self.load.precondition is not None:
+            self.fill_record = self._fill(self.load.precondition.passes, "128k")
+        elif self.load.fill and any(p.reads for p in self.matrix.patterns):
+            self.fill_record = self._fill()
+
+    def cleanup(self) -> None:
+        self.transport.stop()
+
+    def _fill(self, passes: int = 1, bs: str = "1m") -> dict[str, Any]:
+        """Write the working set sequentially once: a read of never-written blocks (a sparse
+        file, a fresh loop or zram device, thin LUNs) never reaches the medium. With
+        preconditioning, ``passes`` times in 128 KiB writes, as SNIA PTS's workload-independent
+        preconditioning does (twice the capacity)."""
+        marker = self.state_dir / "filled.json"
+        identity = self._identity()
+        try:
+            done = json.loads(marker.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            done = {}
+        if (
+            done.get("identity") == identity
+            and done.get("bytes", 0) >= self.working_set
+            and done.get("passes", 1) >= passes
+        ):
+            return done | {"reused": True}
+        size = self.working_set - self.working_set % FILL_BLOCK or self.working_set
+        job = (
+            f"; raidsweep fill: write the working set {passes} time(s) before the runs\n"
+            "[fill]\n"
+            f"filename={check_filename(self.load.target)}\n"
+            f"rw=write\nbs={bs}\niodepth=16\nioengine=libaio\ndirect=1\n"
+            f"size={size}\nloops={passes}\nrefill_buffers=1\n"
+        )
+        path = self.state_dir / "jobs" / "fill.fio"
+        path.write_text(job)
+        t0 = time.monotonic()
+        out = self.transport.run(path, 24 * 3600, fill=True).output
+        if out.exit_code != 0:
+            raise RuntimeError(f"filling {self.load.target} failed: {out.stderr.strip()[-500:]}")
+        record = {
+            "identity": identity,
+            "bytes": size,
+            "passes": passes,
+            "seconds": time.monotonic() - t0,
+            "job_file": job,
+        }
+        marker.write_text(json.dumps(record))
+        return record
+
+    def _precondition_cell(self, cell: WorkloadCell) -> dict[str, Any]:
+        """Run ``cell`` until fio's own steady-state detector is satisfied, or the limit."""
+        assert self.load.precondition is not None
+        m = self.matrix
+        rule = m.steady_state
+        limit = self.load.precondition.limit_s
+        job_text = render_job(
+            cell,
+            filename=self.load.target,
+            engine=m.engine,
+            runtime_s=limit,
+            ramp_s=0,
+            size=cell.active_bytes(self.working_set),
+            steadystate=(
+                "iops:" + f"{rule.max_range_pct / 2:g}%",
+                rule.window * rule.round_s(m.runtime),
+                m.ramp,
+            ),
+        )
+        path = self.state_dir / "jobs" / f"{cell.key.replace('/', '_')}-precondition.fio"
+        path.write_text(job_text)
+        out = self.transport.run(path, limit + self.load.hang_grace_s).output
+        record: dict[str, Any] = {"seconds": out.wall_s, "limit_s": limit, "job_file": job_text}
+        try:
+            doc = json.loads(out.stdout[out.stdout.index("{") :])
+            jobs = doc.get("jobs") or doc.get("client_stats") or []
+            ss = [j["steadystate"] for j in jobs if "steadystate" in j]
+            record["attained"] = bool(ss) and all(int(x.get("attained", 0)) for x in ss)
+            record["criterion"] = ss[0].get("criterion") if ss else None
+        except (ValueError, KeyError, TypeError) as exc:
+            record |= {"attained": None, "error": f"fio output unreadable: {exc}"}
+        if out.exit_code != 0:
+            record["error"] = exit_reason(out.exit_code, out.stderr, 300)
+        return record
+
+    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        fio = self.transport.fio
+        assert fio is not None, "prepare() starts the transport first"
+        m = self.matrix
+        precondition: dict[str, Any] = {}
+        if self.load.precondition is not None and cell.key not in self._preconditioned:
+            precondition = self._precondition_cell(cell)
+            self._preconditioned.add(cell.key)
+        stem = f"{cell.key.replace('/', '_')}-r{repetition}"
+        job_text = render_job(
+            cell,
+            filename=self.load.target,
+            engine=m.engine,
+            runtime_s=m.runtime,
+            ramp_s=m.ramp,
+            size=cell.active_bytes(self.working_set),
+            iops_log=stem,
+        )
+        path = self.state_dir / "jobs" / f"{stem}.fio"
+        path.write_text(job_text)
+        done: TransportRun = self.transport.run(path, m.ramp + m.runtime + self.load.hang_grace_s)
+        out = done.output
+        return RunOutput(
+            stdout=out.stdout,
+            stderr=out.stderr,
+            exit_code=out.exit_code,
+            array_time_s=out.wall_s + precondition.get("seconds", 0.0),
+            tool="fio",
+            tool_version=fio.version,
+            job_file=job_text,
+            result=done.result,
+            error=done.error,
+            fill={k: v for k, v in self.fill_record.items() if k != "job_file"},
+            steady_state=judge_steady_state(path.parent, stem, m.steady_state, m.runtime),
+            host_results=done.host_results,
+            load_hosts=self.transport.load_hosts,
+            precondition=precondition,
+        )

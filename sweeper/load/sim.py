@@ -1,0 +1,120 @@
+"""The simulated array's model as the load: each run's job file answered in fio's JSON."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sweeper.configuration import Configuration
+from sweeper.fio import render_job
+from sweeper.load.base import LoadDriver, RunOutput
+from sweeper.sim.model import ArrayState, Job, simulate_fio
+from sweeper.sim.profile import ArrayProfile
+from sweeper.units import parse_size
+from sweeper.vocabulary import CONFIGURATION_COLUMNS, MULTI_RANK_COLUMNS
+from sweeper.workload import WorkloadCell
+
+SIM_TARGET = "/dev/raidsweep/test-volume"
+DEFAULT_WORKING_SET = 360 * 1024**3  # the reference study's working set
+
+#: the storage as it now is: its own record (for the disclosure) and the model's state
+StateReader = Callable[[], tuple[dict[str, Any], ArrayState]]
+
+
+def read_job_file(text: str) -> tuple[dict[str, str], dict[str, str], str]:
+    """(global options, job options, job name) of a single-job fio job file."""
+    parser = configparser.ConfigParser(allow_no_value=True, interpolation=None)
+    parser.optionxform = str  # fio option names are case-sensitive
+    parser.read_string(text)
+    sections = [s for s in parser.sections() if s != "global"]
+    if len(sections) != 1:
+        raise ValueError(f"the simulated array runs one job per file, got {len(sections)}")
+    glob = dict(parser["global"]) if parser.has_section("global") else {}
+    return (
+        {k: v or "" for k, v in glob.items()},
+        {k: v or "" for k, v in parser[sections[0]].items()},
+        sections[0],
+    )
+
+
+def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
+    rw = options["rw"]
+    if rw == "randrw":
+        read_fraction = int(options.get("rwmixread", "50")) / 100
+    else:
+        read_fraction = 1.0 if rw in ("read", "randread") else 0.0
+    size = options.get("size")
+    return Job(
+        rw=rw,
+        read_fraction=read_fraction,
+        block_size=parse_size(options["bs"]),
+        iodepth=int(options.get("iodepth", "1")),
+        numjobs=int(options.get("numjobs", "1")),
+        engine=options.get("ioengine", "psync"),
+        runtime_s=float(options.get("runtime", "60")),
+        ramp_s=float(options.get("ramp_time", "0")),
+        working_set=parse_size(size) if size else default_working_set,
+    )
+
+
+class SimDriver(LoadDriver):
+    """Answers each cell's job file with the model, in the configuration the storage side
+    reads back (``read_state``), not the one the sweeper asked for."""
+
+    def __init__(self, profile: ArrayProfile, matrix: Any, seed: int, read_state: StateReader):
+        self.profile = profile
+        self.matrix = matrix
+        self.seed = seed
+        self.read_state = read_state
+        self.state: ArrayState | None = None
+        self.state_raw: dict[str, Any] = {}
+
+    def prepare(self) -> None:
+        self.state_raw, self.state = self.read_state()
+
+    def config_key(self) -> str:
+        s = self.state_raw
+        params = {k: s.get(k) for k in CONFIGURATION_COLUMNS if k not in MULTI_RANK_COLUMNS}
+        if s["layout"] != "single_rank":
+            params |= {k: int(s[k]) for k in MULTI_RANK_COLUMNS}
+        return Configuration.from_params(params).key
+
+    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        assert self.state is not None, "prepare() reads the array state first"
+        m = self.matrix
+        working_set = m.working_set or DEFAULT_WORKING_SET
+        job_text = render_job(
+            cell,
+            filename=SIM_TARGET,
+            engine=m.engine,
+            runtime_s=m.runtime,
+            ramp_s=m.ramp,
+            size=cell.active_bytes(working_set),
+        )
+        glob, opts, name = read_job_file(job_text)
+        job = job_from_options(glob | opts, cell.active_bytes(working_set))
+        out = simulate_fio(
+            self.profile,
+            self.state,
+            job,
+            job_name=name,
+            job_options=opts,
+            global_options=glob,
+            seed=(self.seed, self.config_key(), cell.key, repetition),
+            timestamp=int(time.time()),
+        )
+        explain = out.pop("raidsweep_model")
+        return RunOutput(
+            stdout=json.dumps(out),
+            stderr="",
+            exit_code=0,
+            array_time_s=job.ramp_s + job.runtime_s,
+            tool="raidsweep-sim",
+            tool_version=f"profile {self.profile.name}",
+            job_file=job_text,
+            array_state=self.state_raw,
+            model=explain,
+        )
