@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from sweeper.errors import SpecError
 from sweeper.spec import Matrix, load_spec
 from sweeper.workload import DataProfile, Distribution, WorkloadCell
+from tests.support.cli import cli
 from tests.support.specs import problems_of, quick_base, quick_spec, write_spec
 
 
@@ -184,3 +186,41 @@ def test_distribution_and_profile_values() -> None:
     assert Distribution.parse("zipf:1.2").fio == "zipf:1.2"
     assert Distribution.parse("normal:20").name_in_key == "normal20"
     assert DataProfile(50, 20).name == "cmp50dd20"
+
+
+def data_reduction_spec(**matrix_fields: Any) -> dict[str, Any]:
+    spec = quick_base()
+    spec["platform_options"] = {"profile": "allflash-nvme"}
+    spec["config_space"]["data_reduction"] = [False, True]
+    spec["matrix"] |= matrix_fields
+    return spec
+
+
+DATA_PROFILE_PROBLEM = "config_space.data_reduction: compares data reduction on and off"
+
+
+def test_sweeping_data_reduction_without_a_data_profile_is_refused(tmp_path: Path) -> None:
+    path = write_spec(tmp_path, data_reduction_spec(), "dr")
+    problems = problems_of(path)
+    (mine,) = [p for p in problems if DATA_PROFILE_PROBLEM in p]
+    assert "matrix.data_profile" in mine
+    line = int(mine.split(":")[0].removeprefix("line "))
+    lines = path.read_text().splitlines()
+    assert "data_reduction" in lines[line - 1] + lines[line - 2]  # the key, or its first value
+
+
+def test_data_reduction_with_a_data_profile_is_accepted(tmp_path: Path) -> None:
+    spec = data_reduction_spec(data_profile=[{"compress_pct": 50, "dedupe_pct": 20}])
+    path = write_spec(tmp_path, spec, "dr")
+    try:
+        load_spec(path)
+    except SpecError as exc:  # other checks may refuse it; never for want of a profile
+        assert not [p for p in exc.problems if DATA_PROFILE_PROBLEM in p], exc.problems
+
+
+def test_the_cli_refuses_it_with_exit_2_and_writes_nothing(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, data_reduction_spec(), "dr")
+    proc = cli("run", spec, "--check", "--store", tmp_path / "s", timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert DATA_PROFILE_PROBLEM in proc.stderr
+    assert not (tmp_path / "s").exists()

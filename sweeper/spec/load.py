@@ -97,7 +97,12 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     spec_dir = Path(path).resolve().parent
     spec = spec.model_copy(update={"classes": [resolve_class(c, spec_dir) for c in spec.classes]})
 
-    found = platform_problems(spec) + class_problems(spec) + seed_problems(spec)
+    found = (
+        platform_problems(spec)
+        + class_problems(spec)
+        + seed_problems(spec)
+        + data_profile_problems(spec)
+    )
     named = {tuple(loc) for loc, _ in found}
     found += [(loc, msg) for loc, msg in control if tuple(loc) not in named]
     for loc, msg in found:
@@ -107,6 +112,23 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
         raise SpecError(source.name, problems)
     assert inventory is not None
     return spec, inventory
+
+
+def data_profile_problems(spec: SweepSpec) -> list[tuple[list[str | int], str]]:
+    """A sweep that compares data reduction on and off must say what data it writes: fio's
+    default (random, incompressible, never repeated) is the worst case for data reduction,
+    so the feature's cost would be measured on data no customer has."""
+    if len(set(spec.config_space.data_reduction)) > 1 and spec.matrix.data_profile is None:
+        return [
+            (
+                ["config_space", "data_reduction"],
+                "compares data reduction on and off, but the matrix has no data_profile: fio "
+                "would write random, incompressible, never repeated data, the worst case for "
+                "data reduction; add matrix.data_profile, e.g. "
+                "[{compress_pct: 50, dedupe_pct: 20}] (your data's ratios)",
+            )
+        ]
+    return []
 
 
 #: ``inventory: lab`` names the inventory ``raidsweep lab up`` wrote for the lab VM
