@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from recommender.classes import load_class
 from sweeper.errors import SpecError
 from sweeper.spec import Matrix, load_spec
 from sweeper.workload import DataProfile, Distribution, WorkloadCell
@@ -224,3 +225,16 @@ def test_the_cli_refuses_it_with_exit_2_and_writes_nothing(tmp_path: Path) -> No
     assert proc.returncode == 2, proc.stderr
     assert DATA_PROFILE_PROBLEM in proc.stderr
     assert not (tmp_path / "s").exists()
+
+
+def test_the_shipped_wal_class_is_measured_by_a_sync_matrix(tmp_path: Path) -> None:
+    wal = load_class("wal")
+    cells = [WorkloadCell.parse(k) for k in wal.cell_keys]
+    assert cells and all(c.sync in ("fdatasync", "dsync") for c in cells)
+    assert all(c.pattern.rw == "write" and c.concurrency.outstanding("psync") == 1 for c in cells)
+    spec = quick_base() | {"classes": ["wal"]}
+    spec["matrix"] = matrix(
+        patterns=["write"], block_sizes=["4k", "8k", "16k"], sync=["fdatasync", "dsync"]
+    )
+    loaded_spec, _ = load_spec(write_spec(tmp_path, spec, "wal"))
+    assert set(wal.cell_keys) <= {c.key for c in loaded_spec.matrix.cells()}
