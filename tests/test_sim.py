@@ -71,7 +71,7 @@ def test_block_size_trades_iops_for_bandwidth() -> None:
 def test_latency_grows_with_queueing() -> None:
     s = state("raid5", "single_rank")
     lat = [predict(PROFILE, s, job("randread", jobs=n)).read_lat_s for n in (1, 4, 16, 64)]
-    assert lat == sorted(lat) and lat[-1] > 5 * lat[0]
+    assert lat == sorted(lat) and lat[-1] > 2 * lat[0]
     tput = [iops(s, job("randread", jobs=n)) for n in (1, 4, 16, 64)]
     assert tput == sorted(tput)
 

@@ -109,7 +109,24 @@ class Pool(_Strict):
 
     extent_kib: list[int] = Field(min_length=1, description="extent sizes the array offers")
     extent_map_us: float = Field(
-        default=0.0, ge=0, description="controller time to look up a pool volume's extent map"
+        default=0.0,
+        ge=0,
+        description="time of the pool's virtualisation path per host I/O (extent lookup)",
+    )
+    path_mib_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="bandwidth of the pool's virtualisation path (data copied through it)",
+    )
+    stage_us: float = Field(
+        default=0.0, ge=0, description="time of the pool's virtualisation path per read miss"
+    )
+    slots: int = Field(
+        default=1,
+        ge=1,
+        le=4096,
+        description="operations the pool's virtualisation path carries at once; a read miss "
+        "holds its slot until the data is staged",
     )
 
     @field_validator("extent_kib")
@@ -129,6 +146,9 @@ class Host(_Strict):
     sync_us: float = Field(ge=0, description="host CPU per I/O with a blocking engine")
     async_us: float = Field(ge=0, description="host CPU per I/O with libaio or io_uring")
     split_us: float = Field(default=0.0, ge=0, description="host CPU per extra LVM stripe piece")
+    load_hosts: int = Field(
+        default=1, ge=1, le=64, description="load hosts that each run the job (workers per host)"
+    )
 
 
 class Snapshots(_Strict):

@@ -121,7 +121,9 @@ def test_pool_weakness_is_the_named_mechanisms_not_a_special_case() -> None:
     symmetric = profile.model_copy(
         update={
             "affinity": profile.affinity.model_copy(update={"pool_stripe": "all"}),
-            "pool": profile.pool.model_copy(update={"extent_map_us": 0.0}),
+            "pool": profile.pool.model_copy(
+                update={"extent_map_us": 0.0, "path_mib_s": None, "stage_us": 0.0}
+            ),
         }
     )
     pool = ArrayState("raid10", "pool_stripe", 4, 1024**2, "wb-ra")

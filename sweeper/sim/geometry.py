@@ -1,0 +1,203 @@
+"""Where one host I/O goes in the simulated array: LUNs, pieces, ranks, drives, cache hits,
+the back-end work it causes and the path's own minimum service time.
+
+``README.md`` beside this file gives the formulas.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from sweeper.sim import backend
+from sweeper.sim.backend import KIB, MIB, Work
+from sweeper.sim.profile import MIRRORED, ArrayProfile
+from sweeper.sim.state import ArrayState, Job
+
+GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class Floors:
+    """The path's own service time with no queueing anywhere (seconds)."""
+
+    hit: float  # fastest cache hit: host, links, controller, the cache itself
+    hit_mean: float  # a typical cache hit
+    miss: float  # a read that reaches a drive: a hit's path plus the fastest drive access
+    write: float  # a write: into cache (write-back) or onto the drives (write-through)
+
+
+@dataclass
+class Geometry:
+    owners: int  # controllers that serve the volume
+    luns: int  # LUNs the host sees (one per rank with host striping)
+    pieces: int  # pieces the host's LVM cuts one I/O into
+    backend_ios: int  # I/Os the pieces become after merging per LUN
+    busy_drives: float
+    span: float  # share of each drive's stroke the working set occupies
+    read_hit: float
+    flash_hit: float
+    miss: float
+    prefetched: bool  # sequential reads served by read-ahead
+    write_cache: float  # bytes
+    destaged: float  # share of written bytes that must reach the drives
+    read_work: Work  # per host read, all pieces
+    write_work: Work
+    cpu_s: float
+    links_s: float
+    controller_read_s: float
+    controller_write_s: float
+    pool_read_s: float  # the pool's virtualisation path (0 for other layouts)
+    pool_write_s: float
+    floors: Floors
+    explain: dict[str, float | str] = field(default_factory=dict)
+
+
+def _servers(profile: ArrayProfile, state: ArrayState) -> tuple[int, float]:
+    """Controllers that serve the volume, and the share of the cache they hold."""
+    c = profile.controllers.count
+    if getattr(profile.affinity, state.layout) == "one":
+        owners = 1
+    else:
+        owners = min(c, state.ranks) if state.layout != "single_rank" else c
+    return owners, owners / c
+
+
+def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> Geometry:
+    bs = float(job.block_size)
+    level = state.raid_level
+    group = profile.raid_groups[level]
+    drives = profile.drives
+    ranks = state.ranks
+    host = profile.host
+    ctl = profile.controllers
+    explain: dict[str, float | str] = {}
+
+    owners, cache_share = _servers(profile, state)
+    cache = profile.cache
+    read_cache = cache.read_gib * GIB * cache_share * cache.efficiency
+    write_cache = cache.write_gib * GIB * cache_share
+    tier = cache.flash_tier
+    if tier is not None and state.write_back:
+        write_cache = tier.capacity_gib * GIB * tier.write_share
+    explain["controllers"] = owners
+
+    # Host striping: the LVM cuts an I/O at its stripe into k pieces; the pieces that land
+    # on the same LUN are contiguous there and merge into one request per LUN.
+    luns = ranks if state.layout == "host_stripe" else 1
+    if state.layout != "single_rank" and state.stripe_kib:
+        pieces = max(1, math.ceil(bs / (state.stripe_kib * KIB)))
+    else:
+        pieces = 1
+    backend_ios = min(pieces, luns) if state.layout == "host_stripe" else pieces
+    piece = bs / backend_ios
+    explain["pieces"] = pieces
+    explain["luns"] = luns
+
+    width = group.width
+    failed = 0 if state.health == "optimal" else 1
+    if job.sequential and state.layout == "pool_stripe" and ranks > 1:
+        # A stream stays on one rank for a whole extent: streams land on ranks at random.
+        streams = job.numjobs * host.load_hosts
+        ranks_busy = ranks * (1 - (1 - 1 / ranks) ** streams)
+    else:
+        ranks_busy = float(ranks)
+    busy_drives = ranks_busy * (width - failed)
+    if state.health == "rebuilding":
+        busy_drives *= 1 - profile.timing.rebuild_share
+    explain["drives_busy"] = busy_drives
+    span = job.working_set / (ranks * group.data * drives.capacity_gb * 1e9)
+
+    flash_hit = 0.0
+    ws = max(job.working_set, 1)
+    if job.sequential:
+        read_hit = cache.prefetch_hit if state.read_ahead else 0.0
+    else:
+        read_hit = min(1.0, read_cache / ws)
+        if tier is not None:
+            tier_read = tier.capacity_gib * GIB * (1 - tier.write_share) * cache.efficiency
+            flash_hit = (1 - read_hit) * min(1.0, tier_read / ws)
+    miss = max(0.0, 1.0 - read_hit - flash_hit)
+    explain["read_hit"] = read_hit
+    explain["flash_tier_hit"] = flash_hit
+    # A write to data already dirty in the write cache replaces it there: only the share of
+    # the working set the write cache cannot hold is destaged.
+    destaged = 1.0 if job.sequential else max(0.0, 1.0 - write_cache / ws)
+    if write_cache <= 0 or not state.write_back:
+        destaged = 1.0
+
+    if job.sequential:
+        read_work = backend.sequential(profile, level, piece, False, True).scaled(backend_ios)
+        if not state.read_ahead:
+            read_work.rotations += 0.5 * backend_ios  # each request waits for its sector
+        write_work = backend.sequential(profile, level, piece, True, state.write_back)
+        write_work = write_work.scaled(backend_ios)
+    else:
+        read_work = backend.random_read(profile, level, piece).scaled(backend_ios)
+        write_work = backend.random_write(profile, level, piece).scaled(backend_ios)
+    if level in MIRRORED:
+        read_work.positions *= backend.MIRROR_POSITIONING
+    if failed:
+        rebuild_reads = 1.0 / width if level in MIRRORED else (group.data - 1) / width
+        read_work.positions *= 1 + rebuild_reads
+        write_work.positions *= 1 + (0 if level in MIRRORED else (group.data - 2) / width)
+    if not job.sequential:
+        read_work = read_work.scaled(miss)  # read-ahead still moves every sequential byte
+    write_work = write_work.scaled(destaged)
+    extra_r = extra_w = 0.0
+    if state.data_reduction and profile.data_reduction is not None:
+        dr = profile.data_reduction
+        read_work.bytes /= dr.ratio
+        write_work.bytes /= dr.ratio
+        read_work.positions += miss * dr.metadata_ios
+        write_work.positions += dr.metadata_ios
+        extra_r += dr.read_us_per_kib * bs / KIB / 1e6
+        extra_w += dr.write_us_per_kib * bs / KIB / 1e6
+    if cow > 0 and profile.snapshots is not None:
+        snap = profile.snapshots
+        grain = float(snap.grain_kib * KIB)
+        cow_work = backend.random_read(profile, level, grain)
+        cow_work.add(backend.random_write(profile, level, grain))
+        cow_work.positions += snap.metadata_ios
+        write_work.add(cow_work, max(1.0, bs / grain) * cow)
+        explain["first_write_share"] = cow
+
+    cpu = (host.sync_us if job.synchronous else host.async_us) / 1e6
+    cpu += host.split_us / 1e6 * (pieces - 1)
+    links = backend_ios / (host.hbas * host.hba_iops) + bs / (host.hbas * host.link_mib_s * MIB)
+    per_io = backend_ios / ctl.iops + bs / (ctl.mib_s * MIB)
+    pool_r = pool_w = 0.0
+    if state.layout == "pool_stripe":
+        pool = profile.pool
+        pool_w = pool.extent_map_us / 1e6 + (bs / (pool.path_mib_s * MIB) if pool.path_mib_s else 0)
+        pool_r = pool_w + (0.0 if job.sequential else miss * pool.stage_us / 1e6)
+    hit = ctl.hit_latency_us / 1e6
+    path = cpu + links + per_io
+    hit_floor = path + 0.6 * hit + (pool_w if state.layout == "pool_stripe" else 0.0)
+    hit_mean = path + hit + pool_w
+    miss_floor = hit_floor + backend.min_access_s(profile, piece)
+    write_floor = hit_floor if state.write_back else miss_floor
+    return Geometry(
+        owners=owners,
+        luns=luns,
+        pieces=pieces,
+        backend_ios=backend_ios,
+        busy_drives=busy_drives,
+        span=span,
+        read_hit=read_hit,
+        flash_hit=flash_hit,
+        miss=miss,
+        prefetched=job.sequential and state.read_ahead,
+        write_cache=write_cache,
+        destaged=destaged,
+        read_work=read_work,
+        write_work=write_work,
+        cpu_s=cpu,
+        links_s=links,
+        controller_read_s=per_io + extra_r,
+        controller_write_s=per_io + extra_w,
+        pool_read_s=pool_r,
+        pool_write_s=pool_w,
+        floors=Floors(hit_floor, hit_mean, miss_floor, write_floor),
+        explain=explain,
+    )

@@ -1,0 +1,54 @@
+"""What the simulated array is asked: its configuration and the fio job."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ArrayState:
+    """The configuration the simulated array is in (as the playbook recorded it)."""
+
+    raid_level: str
+    layout: str
+    ranks: int
+    stripe_kib: int | None
+    cache_policy: str
+    snapshots: bool = False
+    data_reduction: bool = False
+    health: str = "optimal"  # optimal | degraded | rebuilding
+
+    @property
+    def write_back(self) -> bool:
+        return self.cache_policy.startswith("wb")
+
+    @property
+    def read_ahead(self) -> bool:
+        return self.cache_policy.endswith("-ra")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the fio job file asks for."""
+
+    rw: str
+    read_fraction: float
+    block_size: int
+    iodepth: int
+    numjobs: int
+    engine: str
+    runtime_s: float
+    ramp_s: float
+    working_set: int
+
+    @property
+    def synchronous(self) -> bool:
+        return self.engine in ("sync", "psync", "pvsync", "pvsync2")
+
+    @property
+    def outstanding(self) -> int:
+        return (1 if self.synchronous else self.iodepth) * self.numjobs
+
+    @property
+    def sequential(self) -> bool:
+        return not self.rw.startswith("rand")

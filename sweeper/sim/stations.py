@@ -1,0 +1,132 @@
+"""The stations of the simulated array's queueing network for one job (``README.md``)."""
+
+from __future__ import annotations
+
+from sweeper.sim import backend
+from sweeper.sim.backend import MIB, Work
+from sweeper.sim.geometry import Geometry
+from sweeper.sim.network import Station
+from sweeper.sim.profile import ArrayProfile
+from sweeper.sim.state import ArrayState, Job
+
+
+def _fork_join(pieces: int) -> float:
+    """How much longer the slowest of ``pieces`` parallel drive accesses takes than one:
+    ``1 + (H_j − 1) / 2`` (the expected maximum, service cv about 0.5)."""
+    harmonic = sum(1.0 / i for i in range(1, pieces + 1))
+    return 1.0 + 0.5 * (harmonic - 1.0)
+
+
+def build_stations(
+    profile: ArrayProfile, state: ArrayState, job: Job, g: Geometry, queue: float
+) -> list[Station]:
+    """Host CPU, host links, controllers, the pool's path, flash tier and drives.
+
+    ``queue`` is the number of requests a busy drive holds (tagged command queueing
+    shortens positioning); destage is sorted by the array's elevator instead.
+    """
+    drives = profile.drives
+    host = profile.host
+    pos_read = backend.positioning_s(profile, g.span, queue)
+    pos_write = backend.positioning_s(
+        profile, g.span, backend.DESTAGE_QUEUE if state.write_back else queue
+    )
+
+    def drive_time(w: Work, pos: float) -> float:
+        if drives.rotating:
+            return (
+                w.positions * pos
+                + w.rotations * backend.rotation_s(profile)
+                + w.bytes / (drives.transfer_mib_s * MIB)
+            )
+        reads = w.positions - w.write_positions
+        return reads * backend.flash_op_s(profile, False) + w.write_positions * backend.flash_op_s(
+            profile, True
+        )
+
+    def bus_time(w: Work) -> float:
+        return w.bytes / (drives.transfer_mib_s * MIB)
+
+    numjobs = job.numjobs * host.load_hosts
+    stations = [
+        Station("host_cpu", min(numjobs, host.cores * host.load_hosts), g.cpu_s, g.cpu_s),
+        Station("host_links", 1, g.links_s, g.links_s),
+        Station("controllers", g.owners, g.controller_read_s, g.controller_write_s),
+    ]
+    read_t = drive_time(g.read_work, pos_read)
+    write_t = drive_time(g.write_work, pos_write)
+    if g.pool_read_s or g.pool_write_s:
+        # One virtualisation path per extent pool, in the server that owns it: host I/O
+        # holds one of its slots; a read miss keeps it until the drive has staged the data
+        # (destage bypasses it: a dirty track already knows its rank).
+        staged = 0.0 if g.prefetched else read_t
+        stations.append(
+            Station(
+                "pool_path",
+                profile.pool.slots,
+                g.pool_read_s + staged,
+                g.pool_write_s,
+                read_path=g.pool_read_s,
+                write_path=g.pool_write_s,
+            )
+        )
+    tier = profile.cache.flash_tier
+    if tier is not None:
+        ios = g.backend_ios
+        tier_read = g.flash_hit * ios * tier.read_us / 1e6
+        tier_write = ios * tier.program_us / 1e6 if state.write_back else 0.0
+        stations.append(
+            Station("flash_tier", tier.devices * tier.parallelism, tier_read, tier_write)
+        )
+        tier_bytes = job.block_size / (tier.transfer_mib_s * MIB)
+        stations.append(
+            Station(
+                "flash_tier_bus",
+                tier.devices,
+                g.flash_hit * tier_bytes,
+                tier_bytes if state.write_back else 0.0,
+            )
+        )
+    servers = max(1, round(g.busy_drives))
+    read_on = not g.prefetched
+    write_on = not state.write_back
+    # The pieces of one host I/O run on different ranks at once: the I/O waits for the
+    # slowest, not for their sum.
+    join = _fork_join(g.backend_ios) / g.backend_ios
+    if drives.rotating:
+        stations.append(
+            Station(
+                "drives",
+                servers,
+                read_t,
+                write_t,
+                read_on,
+                write_on,
+                read_path=read_t * join,
+                write_path=write_t * join,
+            )
+        )
+    else:
+        stations.append(
+            Station(
+                "drive_dies",
+                servers * drives.parallelism,
+                read_t,
+                write_t,
+                read_on,
+                write_on,
+                read_path=read_t * join,
+                write_path=write_t * join,
+            )
+        )
+        stations.append(
+            Station(
+                "drive_bus",
+                servers,
+                bus_time(g.read_work),
+                bus_time(g.write_work),
+                read_on,
+                write_on,
+            )
+        )
+    return stations
