@@ -56,7 +56,7 @@ def render() -> None:
         },
     )
     st.caption(
-        f"Rank '{views.TIE_MARK}n': intervals overlap, so these configurations share the rank. "
+        f"{views.RANK_CAPTION}.  \n"
         f"Repetitions: the complete repetitions behind each score.  \n**Score:** {FORMULA}.  \n"
         f"**Trade-offs:** {TRADEOFF_FORMULA}."
         + (f" Cost per unit: {currency} per {wclass.metric} of the score." if prices else "")

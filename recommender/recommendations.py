@@ -42,6 +42,15 @@ class ClassRecommendation:
             return ", ".join(self.wclass.cell_keys)
         return str(self.ranked["cells_missing"].iloc[0] or "")
 
+    @property
+    def tied_set(self) -> list[str]:
+        """The configurations tied with the recommended one (ranked ``=1`` beside it)."""
+        if self.best is None:
+            return []
+        r = self.ranked
+        same = r[(r["rank"] == self.best["rank"]) & r["tied"].astype(bool)]
+        return [str(k) for k in same["config_key"]]
+
     def sentence(self) -> str:
         """The decision in one line, as it goes into a hand-over."""
         if self.best is None:
@@ -51,8 +60,13 @@ class ClassRecommendation:
             f"{self.name}: {b['config_key']} — {b['score']:,.0f} {self.wclass.metric} "
             f"(95% CI {b['score_lo']:,.0f}–{b['score_hi']:,.0f}, {int(b['repetitions'])} reps)"
         )
-        if bool(b["tied"]):
-            text += ", tied with configurations whose intervals overlap"
+        tied = self.tied_set
+        if tied:
+            named = ", ".join(tied[:3]) + (f" and {len(tied) - 3} more" if len(tied) > 3 else "")
+            text += (
+                f"; tied (95% intervals overlap) with {named}, "
+                "ahead of them by the higher mean score"
+            )
         if not bool(b["meets_limits"]):
             text += "; no configuration keeps every limit"
         if self.runner_up is not None:

@@ -26,7 +26,7 @@ from recommender.views import (
     CONFIGURATION,
     HEATMAP_METRICS,
     MAX_CURVES,
-    TIE_MARK,
+    RANK_CAPTION,
     class_limits_text,
     curve_name,
     curve_points,
@@ -53,7 +53,7 @@ def _env() -> jinja2.Environment:
     env.globals |= {
         "rank_label": rank_label,
         "limits_text": limits_text,
-        "TIE_MARK": TIE_MARK,
+        "rank_caption": RANK_CAPTION,
         "CONFIGURATION": CONFIGURATION,
     }
     return env
@@ -301,7 +301,15 @@ def render_markdown(
     if ctx["provisional"]:
         out += [f"**{text(ctx['provisional'])}**", ""]
     out += [f"- {text(s['sentence'])}" for s in ctx["sections"]]
-    out += ["", f"Scoring: {FORMULA}.", "", f"Trade-offs: {TRADEOFF_FORMULA}.", ""]
+    out += [
+        "",
+        f"{RANK_CAPTION}.",
+        "",
+        f"Scoring: {FORMULA}.",
+        "",
+        f"Trade-offs: {TRADEOFF_FORMULA}.",
+        "",
+    ]
     rankings = tables["rankings"]
     shown = [
         "rank",

@@ -9,11 +9,16 @@ repetitions are aligned by number. The score shown is the mean of S_kr over repe
 95% Student-t interval. A geometric mean keeps every cell's relative change equally visible
 whatever its absolute size (4k IOPS and 64k IOPS differ by an order of magnitude).
 
-Rank of k = 1 + the number of configurations whose interval lies wholly above k's; so
-configurations whose intervals overlap share a rank (a tie). Configurations measured on fewer
-of the class's cells than others (stopped early by pruning, or still running) are ranked after
-all measured on every cell, since a score over a subset of cells is not comparable; and
-configurations that break a service-level limit in any cell after all that keep them.
+Ranks are competition ranks (1, =1, =1, 4) over the configurations in order of mean score:
+going down that order, a configuration whose 95% interval overlaps the interval of a rank's
+first configuration (its *leader*) joins the first such rank, shown ``=N`` (tied with the
+configuration ranked N); one that overlaps no leader above it leads a new rank, numbered by its
+position. So every ``=N`` row's interval overlaps the row ranked N, every leader's interval
+overlaps no leader above it, and a leader's number is its row in the table. Configurations
+measured on fewer of the class's cells than others (stopped early by pruning, or still running)
+are ranked after all measured on every cell, since a score over a subset of cells is not
+comparable; and configurations that break a service-level limit in any cell after all that
+keep them; the numbers go on counting rows.
 """
 
 from __future__ import annotations
@@ -29,9 +34,8 @@ from recommender.classes import WorkloadClass
 FORMULA = (
     "score = weighted geometric mean of the class metric over its cells, "
     "exp(Σ wᵢ·ln mᵢ / Σ wᵢ), per repetition; shown as mean ± 95% t-interval; "
-    "ranks are shared where intervals overlap; a configuration measured on fewer of the "
-    "class's cells (pruned) ranks after those measured on all; a broken service-level limit "
-    "ranks last"
+    "a configuration measured on fewer of the class's cells (pruned) ranks after those "
+    "measured on all; a broken service-level limit ranks last"
 )
 #: the columns every ranking starts with: the class, the rank and the score with its spread
 SCORE_COLUMNS = [
@@ -178,8 +182,9 @@ def _limits_all(
 
 
 def rank(scored: pd.DataFrame) -> pd.DataFrame:
-    """Add ``rank`` and ``tied``; sort best first: limit keepers measured on every cell, then
-    keepers measured on fewer cells, then limit breakers."""
+    """Add ``rank`` and ``tied`` (shown ``=rank``: tied with the rank's leader); sort best
+    first: limit keepers measured on every cell, then keepers measured on fewer cells, then
+    limit breakers, each part ranked as the module's docstring says."""
     if scored.empty:
         return scored.assign(rank=pd.Series(dtype=int), tied=pd.Series(dtype=bool))[RANK_COLUMNS]
     out = []
@@ -188,18 +193,39 @@ def rank(scored: pd.DataFrame) -> pd.DataFrame:
     complete = scored["cells_measured"] == scored["cells_measured"].max()
     keeps = scored["meets_limits"].astype(bool)
     for tier in (keeps & complete, keeps & ~complete, ~keeps):
-        part = scored[tier].copy()
+        part = scored[tier].sort_values("score", ascending=False, kind="stable")
         if part.empty:
             continue  # an empty part would turn the rank column into floats
-        lo = part["score_lo"].to_numpy()
-        hi = part["score_hi"].to_numpy()
-        part["rank"] = [offset + 1 + int((lo > h).sum()) for h in hi]
+        group = _overlap_groups(part["score_lo"].to_numpy(), part["score_hi"].to_numpy())
+        part = part.assign(_group=group, _order=np.arange(len(part)))
+        part = part.sort_values(["_group", "_order"], kind="stable")
+        leads = ~part["_group"].duplicated().to_numpy()
+        position = offset + 1 + np.arange(len(part))
+        # A rank's number is its leader's position; the rows after the leader are tied.
+        part["rank"] = pd.Series(np.where(leads, position, 0), index=part.index).replace(0, np.nan)
+        part["rank"] = part["rank"].ffill().astype(int)
+        part["tied"] = ~leads
         offset += len(part)
         out.append(part)
     ranked = pd.concat(out, ignore_index=True)
-    ranked["tied"] = ranked.duplicated("rank", keep=False)
-    ranked = ranked.sort_values(["rank", "score"], ascending=[True, False], kind="stable")
     return ranked[RANK_COLUMNS].reset_index(drop=True)
+
+
+def _overlap_groups(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per row (in order of score, best first), the index of the rank it joins: the first
+    leader whose interval [lo, hi] overlaps the row's, or a new rank it leads."""
+    group = np.empty(len(lo), dtype=int)
+    leaders: list[int] = []
+    for i in range(len(lo)):
+        if leaders:
+            lead = np.asarray(leaders)
+            overlaps = (lo[lead] <= hi[i]) & (lo[i] <= hi[lead])
+            if overlaps.any():
+                group[i] = int(np.argmax(overlaps))
+                continue
+        group[i] = len(leaders)
+        leaders.append(i)
+    return group
 
 
 def rank_classes(runs: pd.DataFrame, classes: list[WorkloadClass]) -> pd.DataFrame:

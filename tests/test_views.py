@@ -71,13 +71,12 @@ def _rec(name: str, ranked: pd.DataFrame, cells: list[str] | None = None) -> Any
 
 
 # labels -----------------------------------------------------------------------------------------
-def test_one_rank_label_spelled_two_ways() -> None:
+def test_one_rank_label_spelled_one_way() -> None:
     assert views.rank_label(3, False) == "3"
-    assert views.rank_label(3, True) == "3="  # the CLI and the report
-    assert views.rank_label(3, True, mark_first=True) == "=3"  # the app
-    assert views.rank_label(np.int64(2), np.bool_(True)) == "2="
-    assert views.rank_label(2.0, False, mark_first=True) == "2"
-    assert views.TIE_MARK == "="
+    assert views.rank_label(3, True) == "=3"  # the CLI, the report, the app and the CSV alike
+    assert views.rank_label(np.int64(2), np.bool_(True)) == "=2"
+    assert views.rank_label(2.0, False) == "2"
+    assert views.TIE_MARK == "=" and "'=N'" in views.RANK_CAPTION
 
 
 def test_limits_texts() -> None:

@@ -25,6 +25,7 @@ from recommender.views.grids import (
 )
 from recommender.views.labels import (
     CONFIGURATION,
+    RANK_CAPTION,
     TIE_MARK,
     class_limits_text,
     concurrency_key,
@@ -61,6 +62,7 @@ __all__ = [
     "ROLE_PRECEDENCE",
     "RUN_ID_RE",
     "SCORE_LABEL",
+    "RANK_CAPTION",
     "TIE_MARK",
     "TRADEOFF_ROWS",
     "block_sizes",

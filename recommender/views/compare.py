@@ -25,7 +25,7 @@ def compare_scores(recs: Iterable[ClassRecommendation], a: str, b: str) -> pd.Da
                 continue
             r = part.loc[key]
             row |= {
-                f"rank {side}": rank_label(r["rank"], r["tied"], mark_first=True),
+                f"rank {side}": rank_label(r["rank"], r["tied"]),
                 f"score {side}": float(r["score"]),
                 f"limits {side}": limits_text(r["meets_limits"], r["violations"]),
             }

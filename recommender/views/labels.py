@@ -11,19 +11,24 @@ import pandas as pd
 
 from sweeper.units import format_size
 
-#: marks a rank that configurations share (their intervals overlap)
+#: marks a configuration tied with the one its rank names (``=3``: tied with rank 3)
 TIE_MARK = "="
+#: what a rank means, in every surface (CLI, report, app, CSV) alike
+RANK_CAPTION = (
+    "Rank: competition ranking by mean score (1, =1, =1, 4). "
+    f"'{TIE_MARK}N' is tied with the configuration ranked N: their 95% intervals overlap. "
+    "A rank without '=' overlaps no rank without '=' above it, and its number is its row. "
+    "Limit breakers, and configurations measured on fewer cells, rank after the rest"
+)
 #: the label of the ``config_key`` column in every table shown
 CONFIGURATION = "configuration"
 
 
-def rank_label(rank: Any, tied: bool, *, mark_first: bool = False) -> str:
-    """A rank as shown, a tie marked with TIE_MARK: after the number in the CLI and the
-    report (``3=``), before it in the app (``=3``, ``mark_first``)."""
+def rank_label(rank: Any, tied: Any) -> str:
+    """A rank as every surface shows it: ``3``, or ``=3`` when tied with the configuration
+    ranked 3 (see RANK_CAPTION)."""
     number = str(int(rank))
-    if not tied:
-        return number
-    return f"{TIE_MARK}{number}" if mark_first else f"{number}{TIE_MARK}"
+    return f"{TIE_MARK}{number}" if bool(tied) else number
 
 
 def limits_text(meets_limits: Any, violations: Any) -> str:

@@ -37,10 +37,7 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
     repetitions, the limits kept or the cells that broke them, and the trade-offs."""
     part = ranked
     columns: dict[str, Any] = {
-        "rank": [
-            rank_label(r, t, mark_first=True)
-            for r, t in zip(part["rank"], part["tied"], strict=True)
-        ],
+        "rank": [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)],
         CONFIGURATION: part["config_key"].to_numpy(),
         "score": part["score"].astype(float).to_numpy(),
         "95% interval": [

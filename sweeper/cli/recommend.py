@@ -28,7 +28,7 @@ def recommend(
     """Rank the sweep's configurations for each of its workload classes."""
     from recommender.data import load_recommendations
     from recommender.scoring import FORMULA
-    from recommender.views import TIE_MARK
+    from recommender.views import RANK_CAPTION
     from sweeper.status import provisional
 
     results, record = open_sweep(store, sweep, classes)
@@ -59,7 +59,7 @@ def recommend(
         mark = "(provisional) " if note else ""
         console.print(f"[bold]→ {mark}{escape(rec.sentence())}[/]", highlight=False)
     console.print(
-        f"[dim]{FORMULA}; '{TIE_MARK}' marks a tie; n = repetitions; "
+        f"[dim]{escape(RANK_CAPTION)}.\n{FORMULA}; n = repetitions; "
         "usable = share of raw capacity; "
         "loss risk/yr = expected data-loss events per year from rebuilds[/]"
     )
