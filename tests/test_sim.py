@@ -12,6 +12,7 @@ from sweeper.fio import parse_fio_output, render_job
 from sweeper.load.sim import job_from_options, read_job_file
 from sweeper.platforms.sim import SimPlatform
 from sweeper.sim import ArrayState, Job, load_profile, predict, simulate_fio
+from sweeper.sim.profile import list_profiles
 from sweeper.workload import WorkloadCell
 
 PROFILE = load_profile("ds8800-like")
@@ -224,3 +225,23 @@ def test_a_stripe_larger_than_the_extent_is_rejected(tmp_path, monkeypatch) -> N
     config = Configuration("raid5", "pool_stripe", "wb-ra", 4, 1024)
     (problem,) = SimPlatform.configuration_problems(config, {})
     assert problem == "a raid5 stripe of 1792 KiB is larger than the 1024 KiB extent"
+
+
+@pytest.mark.parametrize("profile_name", list_profiles())
+def test_every_profile_answers_writes_with_snapshots_and_data_reduction(
+    profile_name: str,
+) -> None:
+    """Writes whose back end takes nothing more to destage (a snapshot's redirect, data
+    reduction) leave the write cache filling at rate 0: it never fills, no division by 0."""
+    profile = load_profile(profile_name)
+    for level in profile.raid_groups:
+        for snapshots, reduction in ((True, False), (False, True), (True, True)):
+            if (snapshots and profile.snapshots is None) or (
+                reduction and profile.data_reduction is None
+            ):
+                continue
+            state = ArrayState(level, "single_rank", 1, None, "wb-ra", snapshots, reduction)
+            for rw in ("randwrite", "write"):
+                job = Job(rw, 0.0, 4096, 16, 1, "libaio", 30.0, 0.0, 100 * 1024**3)
+                p = predict(profile, state, job)
+                assert p.phases and all(ph.iops > 0 for ph in p.phases)

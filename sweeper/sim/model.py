@@ -224,9 +224,10 @@ def _predict(
     if blocked_writes and g.write_cache > 0:
         start = 1.0 if dirty_start is None else min(1.0, max(0.0, dirty_start))
         fill_rate = fw * job.block_size * g.destaged * (x_free - x_b)
-        t_fill = (1.0 - start) * g.write_cache / fill_rate
+        # Nothing of the writes stays to be destaged (fill_rate 0): the cache never fills.
+        t_fill = (1.0 - start) * g.write_cache / fill_rate if fill_rate > 0 else math.inf
         share_free = min(1.0, max(0.0, (t_fill - job.ramp_s) / job.runtime_s))
-        explain["write_cache_full_after_s"] = round(t_fill, 1)
+        explain["write_cache_full_after_s"] = round(t_fill, 1) if fill_rate > 0 else None
         if share_free >= 1.0:
             dirty_end = start + fill_rate * (job.ramp_s + job.runtime_s) / g.write_cache
     if share_free <= 0:
