@@ -277,3 +277,48 @@ def test_the_read_back_of_a_real_vcenter_is_held_to_what_was_asked() -> None:
         module._verify(result(["p-1", "p-1"], True) | {"policy": None}, rules, "raidsweep", keep)
     with pytest.raises(module.VsanError, match="VM 'vm1': snapshot 'raidsweep-hold' is not"):
         module._verify(real, rules, "raidsweep", {"vm0": True, "vm1": False})
+
+
+def test_capacity_devices_are_read_from_the_disk_groups_vsan_reports() -> None:
+    """The smallest capacity device is the drive a rebuild copies; vcsim reports none."""
+    capacity_devices_of = _module().capacity_devices_of
+    storage = vim.vsan.host.ConfigInfo.StorageInfo
+
+    def disk(gib: int) -> Any:
+        lba = vim.host.DiskDimensions.Lba(blockSize=512, block=gib * 1024**3 // 512)
+        return vim.host.ScsiDisk(ssd=True, capacity=lba)
+
+    group = vim.vsan.host.DiskMapping(ssd=disk(400), nonSsd=[disk(1920), disk(960)])
+    found = capacity_devices_of({"esx1": storage(diskMapping=[group]), "esx2": None})
+    assert found == {"count": 2, "smallest_gb": round(960 * 1024**3 / 1e9, 3)}
+    assert capacity_devices_of({"esx1": None, "esx2": storage(diskMapping=[])}) is None
+
+
+def test_fio_load_takes_its_facts_from_vcenter_and_the_spec_not_the_model(
+    tmp_path: Path,
+) -> None:
+    """With ``load: fio`` the simulated array's profile is never consulted: the drive size
+    and media come from what vCenter reported, the rest from the spec's ``hardware``."""
+    options = {"load": "fio", "worker_device": "/dev/sdb"}
+    platform = get_platform("vsan", options, tmp_path)
+    assert platform.profile is None
+    assert "rebuild_mib_s" not in platform.hardware() and "media" not in platform.hardware()
+    platform.preflight_facts = {
+        "flash": {"all_flash": True},
+        "capacity_devices": {"count": 12, "smallest_gb": 1920.383},
+    }
+    facts = platform.hardware()
+    assert (facts["media"], facts["drive_gb"]) == ("flash", 1920.383)
+    assert "rebuild_mib_s" not in facts
+    # The model's hardware still fills in what vcsim does not report, for load: sim.
+    sim = get_platform("vsan", {"load": "sim"}, tmp_path)
+    assert sim.profile is not None
+    assert sim.hardware()["drive_gb"] == sim.profile.drives.capacity_gb
+    # A RAID level the model's profile lacks (allflash-nvme has no RAID 1) matters to the
+    # model only, not to real fio.
+    config = Configuration.from_key("raid1/single_rank/wb-ra")
+    assert (
+        type(platform).configuration_problems(config, options | {"sim_profile": "allflash-nvme"})
+        == []
+    )
+    assert type(sim).configuration_problems(config, {"load": "sim", "sim_profile": "allflash-nvme"})

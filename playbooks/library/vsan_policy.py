@@ -141,6 +141,12 @@ flash:
       reports no disk groups), its architecture (ESA or OSA) and each host's disk groups.
   type: dict
   returned: when state is query
+capacity_devices:
+  description:
+    - With C(state=query), the disk groups' capacity devices (C(count), and C(smallest_gb),
+      the smallest's size in GB); null where vSAN reports no disk groups.
+  type: dict
+  returned: when state is query
 policy_problems:
   description: Per policy of I(check_policies), what the cluster does not offer of it.
   type: list
@@ -169,6 +175,7 @@ from ansible.module_utils.raidsweep.vsan_plan import plan  # noqa: E402
 from ansible.module_utils.raidsweep.vsan_rules import (  # noqa: E402
     VsanError,
     capability_values,
+    capacity_devices_of,
     flash_of,
     hosts_needed,
     policy_rules,
@@ -182,6 +189,7 @@ from ansible.module_utils.raidsweep.vsan_verify import read_back, report, verify
 __all__ = [
     "VsanError",
     "capability_values",
+    "capacity_devices_of",
     "flash_of",
     "hosts_needed",
     "main",

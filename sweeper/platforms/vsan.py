@@ -107,7 +107,9 @@ class VsanPlatform(Platform):
     def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
         super().__init__(options, state_dir, inventory)
         self.opts = vsan_options(options)
-        self.profile = load_profile(self.opts.sim_profile)
+        #: the model that answers the runs with ``load: sim``; with ``load: fio`` nothing of
+        #: the simulated array is consulted (facts come from vCenter and the spec)
+        self.profile = load_profile(self.opts.sim_profile) if self.opts.load == "sim" else None
         #: what vCenter reported before the sweep (cluster, workers, policy), if asked
         self.preflight_facts: dict[str, Any] = {}
         self.workers: list[RemoteHost] = []
@@ -238,8 +240,8 @@ class VsanPlatform(Platform):
                 "which rewrites every disk group: set "
                 "platform_options.allow_data_reduction_change: true to allow it"
             )
-        profile = checked_profile(opts.sim_profile)
-        if config.raid_level not in profile.raid_groups:
+        profile = checked_profile(opts.sim_profile) if opts.load == "sim" else None
+        if profile is not None and config.raid_level not in profile.raid_groups:
             problems.append(
                 f"the load model's profile {profile.name} has no {config.raid_level} "
                 f"(it has {', '.join(profile.raid_groups)})"
@@ -279,6 +281,7 @@ class VsanPlatform(Platform):
                 raise RuntimeError("load: fio needs the inventory's worker VMs (preflight)")
             load = FioLoad(o.worker_device, o.fio, o.fill, None, o.hang_grace_s)
             return FioDriver(load, self.state_dir, matrix, SshFio(self.workers))
+        assert self.profile is not None, "load: sim has a profile"
         state_dir = self.state_dir
         return SimDriver(self.profile, matrix, seed, lambda: read_vsan_state(state_dir))
 
@@ -329,7 +332,7 @@ class VsanPlatform(Platform):
                 f"fio writes to {self.opts.worker_device} in every worker VM ({names}) at "
                 "once; its contents there are destroyed"
             )
-        else:
+        elif self.profile is not None:
             lines.append(
                 f"the runs are answered by the simulated array's model ({self.profile.name}), "
                 "not measured in the worker VMs"
@@ -337,19 +340,26 @@ class VsanPlatform(Platform):
         return lines
 
     def hardware(self) -> dict[str, Any]:
-        p = self.profile
+        """The objects' make-up from the policies; the capacity tier as vSAN reported it in
+        the preflight (all-flash or hybrid, the smallest capacity device). With ``load: sim``
+        the model's drives fill in what vCenter did not report (vcsim reports no disk
+        groups); with ``load: fio`` the spec's ``hardware`` does."""
         groups = dict(EC_GROUPS)
         groups["raid1"] = {"data": 1, "redundancy": self.opts.mirror_failures_to_tolerate}
-        # The capacity tier as vSAN reported it in the preflight, else the load model's.
+        facts: dict[str, Any] = {"raid_groups": groups}
         all_flash = (self.preflight_facts.get("flash") or {}).get("all_flash")
-        if all_flash is None:
-            all_flash = p.drives.type != "hdd"
-        return {
-            "media": "flash" if all_flash else "hdd",
-            "drive_gb": p.drives.capacity_gb,
-            "raid_groups": groups,
-            "rebuild_mib_s": p.timing.rebuild_mib_s,
-        }
+        devices = self.preflight_facts.get("capacity_devices") or {}
+        p = self.profile
+        if p is not None:
+            facts["drive_gb"] = p.drives.capacity_gb
+            facts["rebuild_mib_s"] = p.timing.rebuild_mib_s
+            if all_flash is None:
+                all_flash = p.drives.type != "hdd"
+        if devices.get("smallest_gb"):
+            facts["drive_gb"] = devices["smallest_gb"]
+        if all_flash is not None:
+            facts["media"] = "flash" if all_flash else "hdd"
+        return facts
 
     def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
         seconds = 0.0

@@ -11,6 +11,7 @@ from ansible.module_utils.raidsweep.vsan_rules import (
     RULE_IDS,
     RULE_TITLES,
     VsanError,
+    capacity_devices_of,
     flash_of,
     hosts_needed,
     policy_rules,
@@ -20,14 +21,17 @@ from ansible.module_utils.raidsweep.vsan_rules import (
 
 class Offer:
     """What the cluster offers, read once: usable hosts, SPBM's capability metadata where the
-    server serves it, and whether the cluster is all-flash where vSAN reports it."""
+    server serves it, and whether the cluster is all-flash and its capacity devices where
+    vSAN reports them."""
 
     def __init__(self, conn: Connection, cluster: Any):
         self.conn = conn
         self.cluster = cluster
         self.hosts = conn.usable_hosts(cluster)
         self.capabilities = conn.offered_capabilities()
-        self.flash = flash_of(conn.esa_enabled(cluster), conn.host_storage(cluster))
+        storage = conn.host_storage(cluster)
+        self.flash = flash_of(conn.esa_enabled(cluster), storage)
+        self.capacity_devices = capacity_devices_of(storage)
 
     def _hybrid(self) -> str:
         hybrid = [h for h, v in self.flash["hosts"].items() if v == "hybrid"]
@@ -100,6 +104,7 @@ class Offer:
         return {
             "usable_hosts": self.hosts,
             "flash": self.flash,
+            "capacity_devices": self.capacity_devices,
             "capability_metadata": self.capabilities is not None,
             "policy_problems": [self.problems(policy_rules(p)) for p in check_policies],
             "data_reduction_problems": self.data_reduction_problems(),

@@ -132,6 +132,21 @@ def flash_of(esa: bool | None, host_storage: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def capacity_devices_of(host_storage: dict[str, Any]) -> dict[str, Any] | None:
+    """The disk groups' capacity devices as vSAN reports them: how many, and the smallest's
+    size in GB (the drive a rebuild copies); None where no host reports any (vcsim)."""
+    sizes = []
+    for storage in host_storage.values():
+        for mapping in getattr(storage, "diskMapping", None) or []:
+            for disk in mapping.nonSsd or []:
+                dims = getattr(disk, "capacity", None)
+                if dims is not None and dims.block and dims.blockSize:
+                    sizes.append(dims.block * dims.blockSize)
+    if not sizes:
+        return None
+    return {"count": len(sizes), "smallest_gb": round(min(sizes) / 1e9, 3)}
+
+
 def describe(rules: dict[str, Any]) -> str:
     """The rules in the vSphere Client's words, for the planned changes."""
     return ", ".join(f"{RULE_TITLES[k]} {v}" for k, v in rules.items())
