@@ -34,6 +34,7 @@ from recommender.views.labels import (
     curve_name,
     limits_brief,
     limits_text,
+    metric_unit,
     rank_label,
 )
 from recommender.views.rankings import (
@@ -87,6 +88,7 @@ __all__ = [
     "impact_table",
     "limits_brief",
     "limits_text",
+    "metric_unit",
     "matrix_options",
     "number",
     "rank_label",

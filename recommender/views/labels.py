@@ -20,6 +20,8 @@ RANK_CAPTION = (
     "A rank without '=' overlaps no rank without '=' above it, and its number is its row. "
     "Limit breakers, and configurations measured on fewer cells, rank after the rest"
 )
+#: a class metric's unit as people write it
+METRIC_UNITS = {"iops": "IOPS", "mbps": "MB/s"}
 #: the label of the ``config_key`` column in every table shown
 CONFIGURATION = "configuration"
 
@@ -29,6 +31,11 @@ def rank_label(rank: Any, tied: Any) -> str:
     ranked 3 (see RANK_CAPTION)."""
     number = str(int(rank))
     return f"{TIE_MARK}{number}" if bool(tied) else number
+
+
+def metric_unit(metric: str) -> str:
+    """``IOPS`` or ``MB/s`` for a class metric (the metric's own name for any other)."""
+    return METRIC_UNITS.get(metric, metric)
 
 
 def limits_text(meets_limits: Any, violations: Any) -> str:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Annotated, Any
 
+import typer
 from rich.table import Table
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console
 from sweeper.cli.opening import open_sweep
 
 
-def curves(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
+def curves(
+    sweep: SweepArg = None,
+    store: StoreOpt = DEFAULT_STORE,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.curves/1).")
+    ] = False,
+) -> None:
     """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
     from recommender.curves import sweep_curves
     from recommender.views import CONFIGURATION
@@ -18,6 +26,11 @@ def curves(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
     results, record = open_sweep(store, sweep)
     matrix = record["spec"]["matrix"] if record.get("spec") else {}
     table_df = sweep_curves(results.runs(record["sweep_id"]), matrix)
+    if as_json:
+        from recommender.views.documents import curves_document
+
+        print(json.dumps(curves_document(record["sweep_id"], table_df), indent=2))
+        return
     if table_df.empty:
         console.print(
             f"sweep {record['sweep_id']} has no curve (a pattern and block size "

@@ -3,11 +3,15 @@ decision, its evidence and the Pareto set across the classes."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich import box
+from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from sweeper.cli.common import DEFAULT_STORE, ClassOpt, StoreOpt, SweepArg, console, fail
 from sweeper.cli.opening import open_sweep, warn_damaged
@@ -19,11 +23,23 @@ if TYPE_CHECKING:
     from recommender.recommendations import ClassRecommendation
 
 
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.recommend/1).")
+]
+
+
+def _positive(value: int) -> int:
+    if value < 1:
+        raise typer.BadParameter(f"{value} is not a number of rows: give 1 or more")
+    return value
+
+
 def recommend(
     sweep: SweepArg = None,
     store: StoreOpt = DEFAULT_STORE,
-    top: Annotated[int, typer.Option(help="Rows per class.")] = 10,
+    top: Annotated[int, typer.Option(help="Rows per class (1 or more).", callback=_positive)] = 10,
     classes: ClassOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Rank the sweep's configurations for each of its workload classes."""
     from recommender.data import load_recommendations
@@ -38,16 +54,29 @@ def recommend(
     except InputError as exc:
         fail(exc)
     warn_damaged(results)
+    note = provisional(results, record["sweep_id"])
+    if as_json:
+        from recommender.views.documents import recommend_document
+
+        doc = recommend_document(record["sweep_id"], recs if len(runs) else [], top, note)
+        print(json.dumps(doc, indent=2))
+        return
     if runs.empty:
         console.print(f"sweep {record['sweep_id']} has no runs yet")
         return
-    note = provisional(results, record["sweep_id"])
     if note:
         console.print(f"[bold yellow]{escape(note)}[/]", highlight=False)
     prices = (record.get("spec") or {}).get("prices")
     for rec in recs:
         wclass, part = rec.wclass, rec.ranked.head(top)
-        console.print(_class_table(rec, part, prices))
+        console.print(
+            f"[bold]{escape(wclass.name)}[/] — {escape(wclass.description)}", highlight=False
+        )
+        console.print(_class_rows(rec, part, prices))
+        shown = f"{len(part)} of {len(rec.ranked)} configurations"
+        if len(part) < len(rec.ranked):
+            shown += " (--top shows more)"
+        console.print(f"[dim]{shown}[/]", highlight=False)
         unsteady = int(part["unsteady_runs"].sum()) if len(part) else 0
         if unsteady:
             console.print(
@@ -61,56 +90,76 @@ def recommend(
     console.print(
         f"[dim]{escape(RANK_CAPTION)}.\n{FORMULA}; n = repetitions; "
         "usable = share of raw capacity; "
-        "loss risk/yr = expected data-loss events per year from rebuilds[/]"
+        "loss risk/yr = expected data-loss events per year from rebuilds[/]",
+        highlight=False,
     )
     _print_pareto(recs)
 
 
-def _class_table(
+def _figures(r: Any, prices: dict[str, Any] | None) -> dict[str, str]:
+    """One ranked row's figures as text, by column heading."""
+
+    def known(value: float, spec: str) -> str:
+        return "–" if value != value else format(value, spec)  # NaN: not known
+
+    out = {
+        "score": f"{r.score:,.0f} ({r.score_lo:,.0f}–{r.score_hi:,.0f})",
+        "CV": f"{r.cv_pct:.1f}%",
+        "n": str(r.repetitions),
+        "usable": known(r.usable_share, ".0%"),
+        "loss risk/yr": known(r.loss_risk_per_year, ".1e"),
+    }
+    if prices:
+        out["cost"] = known(r.cost_per_unit, ",.2f")
+    return out
+
+
+def _class_rows(
     rec: ClassRecommendation, part: pd.DataFrame, prices: dict[str, Any] | None
-) -> Table:
-    """The ranked rows of one class: one column per figure on a wide terminal, else the
-    figures under each configuration."""
-    from recommender.views import CONFIGURATION, limits_brief, rank_label
+) -> RenderableType:
+    """The ranked rows of one class: a table with one column per figure where the terminal
+    is wide enough for every column in full, else each configuration as a stack of lines
+    (its rank and key, its figures, each broken limit on a line of its own). Nothing is cut."""
+    from rich.measure import Measurement
+
+    from recommender.views import CONFIGURATION, metric_unit, rank_label
 
     wclass = rec.wclass
-    wide = console.width >= 120
-    table = Table(title=escape(f"{wclass.name} — {wclass.description}"), title_justify="left")
+    rows = list(part.itertuples())
+    broken = [r.violations.split("; ") if not r.meets_limits else [] for r in rows]
+    longest = max((len(v) for b in broken for v in b), default=len("ok"))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("rank", no_wrap=True)
-    table.add_column(CONFIGURATION if wide else f"{CONFIGURATION} · figures", no_wrap=True)
-    if wide:
-        table.add_column(f"score ({wclass.metric}) · 95% CI", no_wrap=True, justify="right")
-        table.add_column("CV", no_wrap=True, justify="right")
-        table.add_column("n", no_wrap=True, justify="right")
-        table.add_column("usable", no_wrap=True, justify="right")
-        table.add_column("loss risk/yr", no_wrap=True, justify="right")
-        if prices:
-            table.add_column(f"{prices['currency']}/{wclass.metric}", justify="right")
-        table.add_column("limits", overflow="fold")
-    for r in part.itertuples():
-        colour = "green" if r.meets_limits else "red"
-        limits = f"[{colour}]{limits_brief(r.meets_limits, r.violations)}[/]"
-        rank_text = rank_label(r.rank, r.tied)
-        score = f"{r.score:,.0f} ({r.score_lo:,.0f}–{r.score_hi:,.0f})"
-        cv, n = f"{r.cv_pct:.1f}%", str(r.repetitions)
-        usable = f"{r.usable_share:.0%}" if r.usable_share == r.usable_share else "–"
-        risk = (
-            f"{r.loss_risk_per_year:.1e}" if r.loss_risk_per_year == r.loss_risk_per_year else "–"
+    table.add_column(CONFIGURATION, no_wrap=True)
+    unit = metric_unit(wclass.metric)
+    headings = {"score": f"{unit} (95% CI)", "cost": f"{(prices or {}).get('currency', '')}/{unit}"}
+    for name in _figures(rows[0], prices) if rows else []:
+        table.add_column(headings.get(name, name), no_wrap=True, justify="right")
+    table.add_column("limits", min_width=min(longest, 60), overflow="fold")
+    for r, b in zip(rows, broken, strict=True):
+        limits = "\n".join(f"[red]{escape(v)}[/]" for v in b) or "[green]ok[/]"
+        table.add_row(
+            rank_label(r.rank, r.tied), r.config_key, *_figures(r, prices).values(), limits
         )
-        if wide:
-            cells = [rank_text, r.config_key, score, cv, n, usable, risk]
-            if prices:
-                cells.append(
-                    f"{r.cost_per_unit:,.2f}" if r.cost_per_unit == r.cost_per_unit else "–"
-                )
-            table.add_row(*cells, limits)
-        else:
-            figures = (
-                f"{score} {wclass.metric} · CV {cv} · n={n} · usable {usable} · "
-                f"loss risk/yr {risk}\n{limits}"
-            )
-            table.add_row(rank_text, f"[bold]{r.config_key}[/]\n{figures}")
-    return table
+    natural = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    if natural <= console.width:
+        return table
+    lines = []
+    width = max((len(rank_label(r.rank, r.tied)) for r in rows), default=1)
+    pad = " " * (width + 2)
+    for r, b in zip(rows, broken, strict=True):
+        label = rank_label(r.rank, r.tied).ljust(width)
+        f = _figures(r, prices)
+        trade_offs = f"usable {f['usable']} · loss risk/yr {f['loss risk/yr']}"
+        if "cost" in f:
+            trade_offs += f" · {headings['cost']} {f['cost']}"
+        lines.append(f"[bold]{label}  {escape(r.config_key)}[/]")
+        lines.append(f"{pad}{f['score']} {unit} · CV {f['CV']} · n={f['n']}")
+        lines.append(f"{pad}{escape(trade_offs)}")
+        lines += [f"{pad}[red]limit broken: {escape(v)}[/]" for v in b] or [
+            f"{pad}[green]limits ok[/]"
+        ]
+    return Group(*(Text.from_markup(line) for line in lines))
 
 
 def _print_pareto(recs: list[ClassRecommendation]) -> None:

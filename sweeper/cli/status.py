@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
@@ -15,6 +16,9 @@ from sweeper.units import format_duration
 def status(
     sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: all).")] = None,
     store: StoreOpt = DEFAULT_STORE,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.status/1).")
+    ] = False,
 ) -> None:
     """Show sweeps in the store and how far each has come."""
     from sweeper.status import sweep_status
@@ -23,6 +27,12 @@ def status(
     results = open_store(store)
     records = [latest_sweep(results, sweep)] if sweep else results.list_sweeps()
     warn_damaged(results)
+    if as_json:
+        from recommender.views.documents import status_document
+
+        statuses = [sweep_status(results, rec["sweep_id"]) for rec in records]
+        print(json.dumps(status_document(statuses), indent=2))
+        return
     if not records:
         console.print(f"no sweeps in {store}")
         return
