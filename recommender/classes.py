@@ -86,12 +86,21 @@ class Limit(StrictModel):
         return f"{self.metric} ≤ {self.max}{where}{media}"
 
 
+#: a class metric's unit as people write it
+METRIC_UNITS = {"iops": "IOPS", "mbps": "MB/s"}
+
+
 class WorkloadClass(StrictModel):
     name: str = Field(min_length=1, max_length=64)
     description: str = ""
     metric: Literal["iops", "mbps"] = "iops"
     cells: list[ClassCell] = Field(min_length=1)
     limits: list[Limit] = Field(default_factory=list)
+
+    @property
+    def objective_name(self) -> str:
+        """The class as an objective of the study: its name and unit, ``redo_log (IOPS)``."""
+        return f"{self.name} ({METRIC_UNITS[self.metric]})"
 
     @field_validator("name")
     @classmethod

@@ -16,6 +16,7 @@ from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 
+from recommender.classes import load_classes
 from sweeper.configuration import Configuration
 from sweeper.spec import ConfigSpace, SweepSpec
 from sweeper.vocabulary import MULTI_RANK_LAYOUTS
@@ -201,6 +202,12 @@ def open_sweep_study(spec: SweepSpec, sweep_dir: Path) -> SweepStudy:
             directions=["maximize"] * len(spec.classes),
             load_if_exists=True,
         )
+        # optuna-dashboard and every Optuna plot name the objectives "redo_log (IOPS)" …
+        names = [c.objective_name for c in load_classes(spec.classes)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            if study.metric_names != names:
+                study.set_metric_names(names)
     return SweepStudy(study, storage, sweep_dir)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from recommender.classes import METRIC_UNITS
 from sweeper.units import format_size
 
 #: marks a configuration tied with the one its rank names (``=3``: tied with rank 3)
@@ -20,8 +21,6 @@ RANK_CAPTION = (
     "A rank without '=' overlaps no rank without '=' above it, and its number is its row. "
     "Limit breakers, and configurations measured on fewer cells, rank after the rest"
 )
-#: a class metric's unit as people write it
-METRIC_UNITS = {"iops": "IOPS", "mbps": "MB/s"}
 #: the label of the ``config_key`` column in every table shown
 CONFIGURATION = "configuration"
 
