@@ -15,6 +15,7 @@ from sweeper.cli.lab import lab_app
 from sweeper.cli.recommend import recommend
 from sweeper.cli.report import report
 from sweeper.cli.run import run
+from sweeper.cli.sql import sql
 from sweeper.cli.status import status
 from sweeper.cli.storage import plan, teardown
 
@@ -24,7 +25,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # locals may hold secrets
     help="Commission a storage array: sweep configurations × fio workloads, rank per class.",
 )
-for command in (run, status, recommend, curves, drift, report, disclose):
+for command in (run, status, recommend, curves, drift, report, disclose, sql):
     app.command()(command)
 app.command(name="app")(run_app)
 for command in (plan, teardown):
