@@ -65,4 +65,4 @@ INVENTORY_HOST_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,252}")
 STABLE_DEVICE_RE: Final = re.compile(r"/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@\\-]{0,200}")
 #: a latency metric a workload class may limit, when the store keeps its ``<metric>_ms``
 #: column (a limit on a metric that is not stored would silently never apply)
-LIMIT_METRIC_RE: Final = re.compile(r"(read|write)_lat_(mean|p50|p95|p99|p999)")
+LIMIT_METRIC_RE: Final = re.compile(r"(read|write|sync)_lat_(mean|p50|p95|p99|p999|p9999)")

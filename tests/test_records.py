@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
-from sweeper.fio import FioResult
+from sweeper.fio import FioResult, parse_fio_output
 from sweeper.fio.parse import DirectionStats
 from sweeper.load import RunOutput
 from sweeper.spec import Matrix
@@ -140,3 +140,26 @@ def test_a_configuration_record_keeps_the_play_and_its_tail() -> None:
     assert len(row["ansible_stdout"]) == 20000 and row["facts"] == "{}"
     assert (row["ranks"], row["stripe_kib"], row["reconfig_array_time_s"]) == (4, 1048576, 0.0)
     pa.Table.from_pylist([row], schema=CONFIG_SCHEMA)
+
+
+def test_a_sync_write_run_keeps_its_sync_latency_and_cell_dimensions() -> None:
+    """fio's own sync section (recorded from real fio) and the cell's sync mode, access
+    distribution and data profile land in their columns; a limit can then bound them."""
+    fixture = (
+        Path(__file__).parent / "fixtures" / "fio" / "write_4k_psync_qd1x1_fdatasync_jsonplus.json"
+    )
+    parsed = parse_fio_output(fixture.read_text())
+    assert parsed.sync is not None
+    cell = WorkloadCell.parse("randwrite/4k/qd1x1/fdatasync/zipf1.2/cmp50dd20")
+    attempt = Attempt(output(), parsed, None, STARTED, 306.5)
+    address = RunAddress("study", CONFIG.key, cell.key, 1)
+    row = run_row(CONTEXT, CONFIG, cell, address, attempt, PLAY, FINISHED)
+    assert row["sync_count"] == parsed.sync.count > 0
+    assert row["sync_lat_p99_ms"] == parsed.sync.lat_p99_ms
+    assert row["sync_lat_p99_ms"] >= row["sync_lat_p50_ms"] > 0
+    assert (row["sync_mode"], row["random_distribution"]) == ("fdatasync", "zipf:1.2")
+    assert (row["compress_pct"], row["dedupe_pct"]) == (50, 20)
+    pa.Table.from_pylist([dict(row, run_id=address.run_id)], schema=RUN_SCHEMA)
+    # A plain run leaves them empty.
+    plain = row_of(output(), FioResult(stats(1, 1, 1), None, {}, "x", 1))
+    assert plain["sync_mode"] is None and "sync_lat_p99_ms" not in plain

@@ -22,6 +22,17 @@ DIRECTION_FIELDS = (
     "lat_p95_ms",
     "lat_p99_ms",
     "lat_p999_ms",
+    "lat_p9999_ms",
+)
+#: the latency of the run's fsync/fdatasync calls (sync-write cells), as ``sync_<field>``
+SYNC_FIELDS = (
+    "count",
+    "lat_mean_ms",
+    "lat_p50_ms",
+    "lat_p95_ms",
+    "lat_p99_ms",
+    "lat_p999_ms",
+    "lat_p9999_ms",
 )
 
 RUN_SCHEMA = pa.schema(
@@ -40,9 +51,14 @@ RUN_SCHEMA = pa.schema(
         ("iodepth", pa.int32()),
         ("numjobs", pa.int32()),
         ("active_pct", pa.int32()),  # share of the volume the I/O spans; null: all of it
+        ("sync_mode", pa.string()),  # fsync | fdatasync | dsync after each write; null: none
+        ("random_distribution", pa.string()),  # e.g. zipf:1.2; null: uniform
+        ("compress_pct", pa.int32()),  # the written data's profile; null: fio's default
+        ("dedupe_pct", pa.int32()),
         ("engine", pa.string()),
         *[(f"read_{f}", pa.float64()) for f in DIRECTION_FIELDS],
         *[(f"write_{f}", pa.float64()) for f in DIRECTION_FIELDS],
+        *[(f"sync_{f}", pa.int64() if f == "count" else pa.float64()) for f in SYNC_FIELDS],
         ("iops", pa.float64()),
         ("mbps", pa.float64()),
         ("runtime_s", pa.float64()),

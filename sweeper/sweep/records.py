@@ -22,7 +22,7 @@ from sweeper.fio import FioResult
 from sweeper.load import RunOutput
 from sweeper.spec import Matrix
 from sweeper.store import RunAddress
-from sweeper.store.records import DIRECTION_FIELDS
+from sweeper.store.records import DIRECTION_FIELDS, SYNC_FIELDS
 from sweeper.workload import WorkloadCell
 
 
@@ -121,6 +121,10 @@ def run_row(
         "iodepth": cell.concurrency.iodepth,
         "numjobs": cell.concurrency.numjobs,
         "active_pct": cell.active_pct,
+        "sync_mode": cell.sync,
+        "random_distribution": cell.distribution.fio if cell.distribution else None,
+        "compress_pct": cell.data.compress_pct if cell.data else None,
+        "dedupe_pct": cell.data.dedupe_pct if cell.data else None,
         "engine": m.engine,
         "runtime_s": m.runtime,
         "ramp_s": m.ramp,
@@ -150,7 +154,8 @@ def run_row(
 
 
 def _figures(parsed: FioResult) -> dict[str, Any]:
-    """Each direction's figures, and the run's IOPS and MB/s over both."""
+    """Each direction's figures, the sync calls' latency (sync-write cells), and the run's
+    IOPS and MB/s over both directions."""
     figures: dict[str, Any] = {}
     total_iops = total_mbps = 0.0
     for direction in ("read", "write"):
@@ -161,6 +166,9 @@ def _figures(parsed: FioResult) -> dict[str, Any]:
             figures[f"{direction}_{f}"] = getattr(stats, f)
         total_iops += stats.iops
         total_mbps += stats.mbps
+    if parsed.sync is not None:
+        for f in SYNC_FIELDS:
+            figures[f"sync_{f}"] = getattr(parsed.sync, f)
     return figures | {"iops": total_iops, "mbps": total_mbps}
 
 
