@@ -203,6 +203,13 @@ class WorkloadCell:
             key += f"/{self.data.name}"
         return key
 
+    @property
+    def curve(self) -> str:
+        """The concurrency curve this cell is a point of: its key without the concurrency
+        (``randread/8k/ws10/fdatasync``); cells that differ only in I/Os in flight share it."""
+        parts = self.key.split("/")
+        return "/".join(parts[:2] + parts[3:])
+
     def active_bytes(self, volume: int, align: int = 1024**2) -> int:
         """The bytes this cell's I/O spans within a volume (its working set) of ``volume``."""
         if self.active_pct is None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from recommender.curves import (
@@ -16,6 +18,9 @@ from recommender.curves import (
     analyse_curve,
     should_stop,
 )
+from sweeper.spec import Matrix
+from sweeper.sweep.measure import curve_stop
+from sweeper.workload import WorkloadCell
 
 GEOMETRIC = tuple(2**k for k in range(10))  # 1 … 512 outstanding
 SERVICE_MS = 0.1  # one I/O alone takes 0.1 ms: 10,000 IOPS per outstanding I/O
@@ -202,3 +207,33 @@ def test_stop_judges_the_highest_outstanding_point_and_allows_zero_iops() -> Non
 def test_should_stop_rejects_bad_limits(limit: float | None, drop: float) -> None:
     with pytest.raises(ValueError):
         should_stop([CurvePoint(1, 1.0, 1.0)], latency_limit_ms=limit, drop_pct=drop)
+
+
+def test_cells_that_differ_beyond_concurrency_are_curves_of_their_own() -> None:
+    """A sync-write curve and a plain one at the same pattern and block size are two
+    curves: the plain one's latency above the limit does not stop the sync one."""
+    matrix = Matrix.model_validate(
+        {"patterns": ["write"], "block_sizes": ["4k"], "concurrency": ["1x1", "1x4"],
+         "sync": ["none", "fdatasync"], "engine": "psync",
+         "curve_stop": {"latency_limit": "5ms"}}
+    )  # fmt: skip
+    sweep = SimpleNamespace(spec=SimpleNamespace(matrix=matrix))
+    plain, synced = (
+        WorkloadCell.parse("write/4k/qd1x4"),
+        WorkloadCell.parse("write/4k/qd1x4/fdatasync"),
+    )
+    assert plain.curve == "write/4k" and synced.curve == "write/4k/fdatasync"
+    assert WorkloadCell.parse("randread/8k/qd2x8/ws10/zipf1.2").curve == "randread/8k/ws10/zipf1.2"
+    rows = []
+    for key, lat in (("write/4k/qd1x1", 1.0), ("write/4k/qd1x4", 9.0),
+                     ("write/4k/qd1x1/fdatasync", 1.0), ("write/4k/qd1x4/fdatasync", 2.0)):  # fmt: skip
+        cell = WorkloadCell.parse(key)
+        rows.append(
+            {"cell_key": key, "iodepth": 1, "numjobs": cell.concurrency.numjobs,
+             "engine": "psync", "read_iops": None, "read_lat_mean_ms": None,
+             "write_iops": 100.0 * cell.concurrency.numjobs, "write_lat_mean_ms": lat,
+             "iops": 100.0 * cell.concurrency.numjobs}
+        )  # fmt: skip
+    runs = pd.DataFrame(rows)
+    assert curve_stop(sweep, runs, plain) is not None  # 9 ms > 5 ms
+    assert curve_stop(sweep, runs, synced) is None

@@ -29,7 +29,6 @@ from sweeper.sweep.records import Attempt, RunContext, now, run_row
 from sweeper.workload import WorkloadCell
 
 #: a curve: pattern, block size, active range
-Curve = tuple[str, int, int | None]
 
 
 @dataclass
@@ -42,7 +41,8 @@ class Measured:
     reason: str | None = None
     #: its runs, as the store reads them
     runs: pd.DataFrame = field(default_factory=pd.DataFrame)
-    #: curve ("pattern/bs[/wsN]") -> why it was stopped before its highest concurrency
+    #: curve (the cell key without its concurrency, ``randread/8k/ws10``) -> why it was
+    #: stopped before its highest concurrency
     curves_stopped: dict[str, str] = field(default_factory=dict)
     #: the cell after which it was pruned
     after: str | None = None
@@ -118,28 +118,21 @@ def cell_order(sweep: Sweep, others: pd.DataFrame | None = None) -> list[Workloa
             order[c.pattern],
             c.block_size,
             c.active_pct or 0,
+            c.curve,
             c.concurrency.outstanding(matrix.engine),
         ),
     )
 
 
 def curve_stop(sweep: Sweep, runs: pd.DataFrame, cell: WorkloadCell) -> str | None:
-    """Why the curve of ``cell`` (its pattern, block size and active range) goes no higher,
-    if it should; ``runs``: the configuration's runs so far."""
+    """Why the curve of ``cell`` (its key without the concurrency: pattern, block size,
+    active range, sync mode, distribution, data profile) goes no higher, if it should;
+    ``runs``: the configuration's runs so far."""
     rule = sweep.spec.matrix.curve_stop
     if rule is None:
         return None
-    # One curve: this pattern, block size and active range, across concurrencies.
-    same_range = (
-        runs["active_pct"].isna()
-        if cell.active_pct is None
-        else runs["active_pct"] == cell.active_pct
-    )
-    mine = runs[
-        (runs["pattern"] == cell.pattern.name)
-        & (runs["block_size"] == cell.block_size)
-        & same_range
-    ]
+    curves = runs["cell_key"].map(lambda key: WorkloadCell.parse(key).curve)
+    mine = runs[curves == cell.curve]
     limit = cell.concurrency.outstanding(sweep.spec.matrix.engine)
     points = [p for p in curve_points(mine) if p.outstanding <= limit]
     if not points or points[-1].outstanding != limit:
@@ -199,7 +192,7 @@ def measure(
     mine = ConfigurationRuns(sweep.store.runs(name, config_key=key))
     dynamic = sweep.spec.matrix.dynamic_repetitions is not None
     measured = mine.iops() if dynamic else {}
-    stopped: dict[Curve, str] = {}
+    stopped: dict[str, str] = {}
     completed = others() if others is not None else None
     pruner = Pruner(completed, sweep.classes) if completed is not None else None
     try:
@@ -208,7 +201,7 @@ def measure(
         except Exception as exc:  # noqa: BLE001 - any cause fails this configuration only
             return Measured("failed", f"preparing the runs failed: {exc}", mine.frame())
         for cell in cell_order(sweep, completed):
-            curve = (cell.pattern.name, cell.block_size, cell.active_pct)
+            curve = cell.curve
             if curve in stopped:
                 outcome.cells_skipped[f"{key} {cell.key}"] = stopped[curve]
                 continue
@@ -249,8 +242,4 @@ def measure(
                     return Measured("pruned", pruned, mine.frame(), after=cell.key)
     finally:
         driver.cleanup()
-    curves = {
-        f"{p}/{bs}" + (f"/ws{ws}" if ws is not None else ""): r
-        for (p, bs, ws), r in stopped.items()
-    }
-    return Measured("complete", runs=mine.frame(), curves_stopped=curves)
+    return Measured("complete", runs=mine.frame(), curves_stopped=stopped)
