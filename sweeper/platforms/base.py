@@ -14,6 +14,12 @@ from sweeper.errors import InputError
 from sweeper.load import LoadDriver
 
 
+def option_vars(prefix: str, options: BaseModel, names: tuple[str, ...]) -> dict[str, Any]:
+    """The role variables ``<prefix><name>`` of these platform options, as the role's
+    defaults name them."""
+    return {f"{prefix}{name}": getattr(options, name) for name in names}
+
+
 def option_errors(exc: Any) -> list[tuple[list[str | int], str]]:
     """A pydantic ValidationError of ``platform_options`` as (location, message) problems."""
     return [

@@ -36,7 +36,7 @@ from sweeper.errors import InputError
 from sweeper.load import TIMEOUT_GRACE_S, FioDriver, FioLoad, LoadDriver, SshFio
 from sweeper.locking import canonical_host
 from sweeper.models import StrictModel
-from sweeper.platforms.base import Platform
+from sweeper.platforms.base import Platform, option_vars
 from sweeper.remote import RemoteHost, RemoteHostError, host_vars, inventory_host, remote_host
 from sweeper.units import parse_duration
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVICE_RE
@@ -52,6 +52,19 @@ MIN_DEVICES = {"raid0": 2, "raid1": 2, "raid5": 3, "raid6": 4, "raid10": 2}
 UNKNOWN_MEMBER_BYTES = 10**12
 LVM_S = 20.0
 KNOB_S = 5.0
+#: the options the role reads, as ``linux_md_<option>``
+ROLE_OPTIONS = (
+    "rank_devices",
+    "chunk_kib",
+    "metadata",
+    "bitmap",
+    "assume_clean",
+    "stripe_cache_size",
+    "read_ahead_kib",
+    "extent_kib",
+    "volume_pct",
+    "lvmcache",
+)
 
 
 def _power_of_two(v: int) -> bool:
@@ -229,20 +242,9 @@ class LinuxMdPlatform(Platform):
         )
 
     def _vars(self) -> dict[str, Any]:
-        o = self.opts
-        return {
-            "raidsweep_platform": "linux_md",
-            "linux_md_rank_devices": o.rank_devices,
-            "linux_md_chunk_kib": o.chunk_kib,
-            "linux_md_metadata": o.metadata,
-            "linux_md_bitmap": o.bitmap,
-            "linux_md_assume_clean": o.assume_clean,
-            "linux_md_stripe_cache_size": o.stripe_cache_size,
-            "linux_md_read_ahead_kib": o.read_ahead_kib,
-            "linux_md_extent_kib": o.extent_kib,
-            "linux_md_volume_pct": o.volume_pct,
-            "linux_md_lvmcache": o.lvmcache,
-        }
+        return {"raidsweep_platform": "linux_md"} | option_vars(
+            "linux_md_", self.opts, ROLE_OPTIONS
+        )
 
     def extravars(self, config: Configuration) -> dict[str, Any]:
         params = config.params()

@@ -48,7 +48,7 @@ from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.load import FioDriver, FioLoad, LoadDriver, SimDriver, SshFio
 from sweeper.locking import canonical_host
-from sweeper.platforms.base import Platform
+from sweeper.platforms.base import Platform, option_vars
 from sweeper.platforms.sim import checked_profile
 from sweeper.platforms.vsan_policy import (
     EC_FTT,
@@ -91,6 +91,13 @@ __all__ = [
 POLICY_CHANGE_S = 900.0
 DATA_REDUCTION_CHANGE_S = 4 * 3600.0
 SNAPSHOT_S = 10.0
+#: the options the role reads, as ``vsan_<option>``
+ROLE_OPTIONS = (
+    "policy_name",
+    "mirror_failures_to_tolerate",
+    "object_space_reservation",
+    "flash_read_cache_reservation",
+)
 
 
 class VsanPlatform(Platform):
@@ -249,15 +256,10 @@ class VsanPlatform(Platform):
         return problems
 
     def _vars(self) -> dict[str, Any]:
-        o = self.opts
         return {
             "raidsweep_platform": "vsan",
             "vsan_state_dir": str(self.state_dir),
-            "vsan_policy_name": o.policy_name,
-            "vsan_mirror_failures_to_tolerate": o.mirror_failures_to_tolerate,
-            "vsan_object_space_reservation": o.object_space_reservation,
-            "vsan_flash_read_cache_reservation": o.flash_read_cache_reservation,
-        }
+        } | option_vars("vsan_", self.opts, ROLE_OPTIONS)
 
     def extravars(self, config: Configuration) -> dict[str, Any]:
         params = config.params()

@@ -29,6 +29,7 @@ from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
 from tests.support.cli import cli as raidsweep
 from tests.support.paths import EXAMPLES
+from tests.support.specs import quick_fio_matrix
 
 pytestmark = pytest.mark.integration
 BY_ID = "/dev/disk/by-id/virtio-data{}"
@@ -106,17 +107,7 @@ def spec(folder: Path, inv: Path, name: str = "md-lab", **space: Any) -> Path:
             "cache_policy": ["wb-ra"],
         }
         | space,
-        "matrix": {
-            "patterns": ["write"],
-            "block_sizes": ["4k"],
-            "concurrency": ["1x1"],
-            "extra_cells": ["randread/4k/qd1x1"],
-            "engine": "libaio",
-            "runtime": "2s",
-            "ramp": "0s",
-            "repetitions": 1,
-            "working_set": "32m",
-        },
+        "matrix": quick_fio_matrix("write", extra_cells=["randread/4k/qd1x1"]),
         "classes": ["redo_log"],
     }
     folder.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ import yaml
 from sweeper.lab import Lab
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
+from tests.support.specs import quick_fio_matrix
 from tests.support.vcsim import Observer, running_vcsim, write_inventory
 
 pytestmark = pytest.mark.integration
@@ -48,16 +49,7 @@ def _spec(tmp_path: Path, inventory: Path) -> Path:
             "layout": ["single_rank"],
             "cache_policy": ["wb-ra"],
         },
-        "matrix": {
-            "patterns": ["randread", "write"],
-            "block_sizes": ["4k"],
-            "concurrency": ["1x1"],
-            "engine": "libaio",
-            "runtime": "2s",
-            "ramp": "0s",
-            "repetitions": 1,
-            "working_set": "32m",
-        },
+        "matrix": quick_fio_matrix("randread", "write"),
         "classes": ["redo_log"],
     }
     path = tmp_path / "vsan-fio.yaml"

@@ -67,6 +67,21 @@ def six_configurations(folder: Path, name: str, block_sizes: list[str], **study:
     return write_spec(folder, spec, name)
 
 
+def quick_fio_matrix(*patterns: str, **more: Any) -> dict[str, Any]:
+    """A matrix real fio runs in seconds on a small test disk: 4k, one job, 2 s a run, once,
+    over 32 MiB."""
+    return {
+        "patterns": list(patterns),
+        "block_sizes": ["4k"],
+        "concurrency": ["1x1"],
+        "engine": "libaio",
+        "runtime": "2s",
+        "ramp": "0s",
+        "repetitions": 1,
+        "working_set": "32m",
+    } | more
+
+
 def class_measuring(folder: Path, matrix: dict[str, Any], name: str = "measured") -> str:
     """A class file in ``folder`` that scores every cell of ``matrix`` alike, for a test
     that measures cells no shipped class scores (a class none of whose cells the matrix
