@@ -111,8 +111,7 @@ def test_output_is_fio_json_the_parser_reads() -> None:
 
 def test_the_job_file_is_what_the_model_reads() -> None:
     cell = WorkloadCell.parse("randrw70/16k/qd4x8")
-    text = render_job(cell, filename="/dev/x", engine="libaio", runtime_s=30, ramp_s=5,
-                      size=GIB)  # fmt: skip
+    text = render_job(cell, filename="/dev/x", engine="libaio", runtime_s=30, ramp_s=5, size=GIB)
     glob, opts, name = read_job_file(text)
     j = job_from_options(glob | opts, 0)
     assert (j.rw, j.read_fraction, j.block_size, j.iodepth, j.numjobs) == (

@@ -40,23 +40,46 @@ def read_job_file(text: str) -> tuple[dict[str, str], dict[str, str], str]:
     )
 
 
+SYNC_OPTIONS = (("fdatasync", "fdatasync"), ("fsync", "fsync"))
+
+
 def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
+    """The model's job from a job file's options (global and job section merged).
+
+    The working set is ``size``; a sequential multi-job cell gives each job its own region
+    (per-job ``size`` with ``offset_increment``), so there it is ``size × numjobs``.
+    """
     rw = options["rw"]
     if rw == "randrw":
         read_fraction = int(options.get("rwmixread", "50")) / 100
     else:
         read_fraction = 1.0 if rw in ("read", "randread") else 0.0
+    numjobs = int(options.get("numjobs", "1"))
     size = options.get("size")
+    working_set = parse_size(size) if size else default_working_set
+    if options.get("offset_increment"):
+        working_set *= numjobs
+    sync = next(
+        (mode for opt, mode in SYNC_OPTIONS if options.get(opt, "0") not in ("", "0")), None
+    )
+    if options.get("sync") == "dsync":
+        sync = "dsync"
+    compress = options.get("buffer_compress_percentage")
+    dedupe = options.get("dedupe_percentage")
     return Job(
         rw=rw,
         read_fraction=read_fraction,
         block_size=parse_size(options["bs"]),
         iodepth=int(options.get("iodepth", "1")),
-        numjobs=int(options.get("numjobs", "1")),
+        numjobs=numjobs,
         engine=options.get("ioengine", "psync"),
         runtime_s=float(options.get("runtime", "60")),
         ramp_s=float(options.get("ramp_time", "0")),
-        working_set=parse_size(size) if size else default_working_set,
+        working_set=working_set,
+        sync=sync,
+        distribution=options.get("random_distribution") or None,
+        compress_pct=int(compress) if compress else None,
+        dedupe_pct=int(dedupe) if dedupe else None,
     )
 
 
@@ -71,6 +94,9 @@ class SimDriver(LoadDriver):
         self.read_state = read_state
         self.state: ArrayState | None = None
         self.state_raw: dict[str, Any] = {}
+        #: per configuration, the write cache's dirty share the last run left (a new
+        #: driver, after a reconfiguration or on a resumed sweep, starts from a clean cache)
+        self.dirty: dict[str, float] = {}
 
     def prepare(self) -> None:
         self.state_raw, self.state = self.read_state()
@@ -96,6 +122,8 @@ class SimDriver(LoadDriver):
         )
         glob, opts, name = read_job_file(job_text)
         job = job_from_options(glob | opts, cell.active_bytes(working_set))
+        key = self.config_key()
+        dirty_start = self.dirty.get(key, 0.0)
         out = simulate_fio(
             self.profile,
             self.state,
@@ -103,10 +131,13 @@ class SimDriver(LoadDriver):
             job_name=name,
             job_options=opts,
             global_options=glob,
-            seed=(self.seed, self.config_key(), cell.key, repetition),
+            seed=(self.seed, key, cell.key, repetition),
             timestamp=int(time.time()),
+            dirty_start=dirty_start,
         )
         explain = out.pop("raidsweep_model")
+        explain["write_cache_dirty_at_start"] = round(dirty_start, 4)
+        self.dirty[key] = float(explain["write_cache_dirty_at_end"])
         return RunOutput(
             stdout=json.dumps(out),
             stderr="",

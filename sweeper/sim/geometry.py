@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from sweeper.sim import backend
 from sweeper.sim.backend import KIB, MIB, Work
 from sweeper.sim.profile import MIRRORED, ArrayProfile
+from sweeper.sim.skew import hot_share
 from sweeper.sim.state import ArrayState, Job
 
 GIB = 1024**3
@@ -50,6 +51,8 @@ class Geometry:
     pool_read_s: float  # the pool's virtualisation path (0 for other layouts)
     pool_write_s: float
     floors: Floors
+    #: a flush after every write (fdatasync, fsync): its round trip, off the write's latency
+    flush_s: float = 0.0
     explain: dict[str, float | str] = field(default_factory=dict)
 
 
@@ -76,11 +79,17 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     owners, cache_share = _servers(profile, state)
     cache = profile.cache
     read_cache = cache.read_gib * GIB * cache_share * cache.efficiency
-    write_cache = cache.write_gib * GIB * cache_share
+    # Each rank may hold only its share of a controller's write cache dirty: the volume's
+    # ranks on each serving controller bound what it can use there.
+    ranks_each = state.ranks / owners
+    write_cache = (
+        cache.write_gib * GIB * cache_share * min(1.0, ranks_each * cache.rank_write_share)
+    )
     tier = cache.flash_tier
     if tier is not None and state.write_back:
         write_cache = tier.capacity_gib * GIB * tier.write_share
     explain["controllers"] = owners
+    explain["write_cache_gib"] = round(write_cache / GIB, 3)
 
     # Host striping: the LVM cuts an I/O at its stripe into k pieces; the pieces that land
     # on the same LUN are contiguous there and merge into one request per LUN.
@@ -110,19 +119,23 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
 
     flash_hit = 0.0
     ws = max(job.working_set, 1)
+    blocks = ws / bs
     if job.sequential:
         read_hit = cache.prefetch_hit if state.read_ahead else 0.0
     else:
-        read_hit = min(1.0, read_cache / ws)
+        # A cache holds the hottest share of the working set; skewed access (fio's
+        # random_distribution) sends more than that share of the I/O there.
+        read_hit = hot_share(job.distribution, read_cache / ws, blocks)
         if tier is not None:
             tier_read = tier.capacity_gib * GIB * (1 - tier.write_share) * cache.efficiency
-            flash_hit = (1 - read_hit) * min(1.0, tier_read / ws)
+            flash_hit = (1 - read_hit) * hot_share(job.distribution, tier_read / ws, blocks)
     miss = max(0.0, 1.0 - read_hit - flash_hit)
     explain["read_hit"] = read_hit
     explain["flash_tier_hit"] = flash_hit
-    # A write to data already dirty in the write cache replaces it there: only the share of
-    # the working set the write cache cannot hold is destaged.
-    destaged = 1.0 if job.sequential else max(0.0, 1.0 - write_cache / ws)
+    # A write to data already dirty in the write cache replaces it there: only the writes
+    # outside the share of the working set the write cache holds are destaged.
+    coalesced = hot_share(job.distribution, write_cache / ws, blocks)
+    destaged = 1.0 if job.sequential else max(0.0, 1.0 - coalesced)
     if write_cache <= 0 or not state.write_back:
         destaged = 1.0
 
@@ -147,8 +160,10 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     extra_r = extra_w = 0.0
     if state.data_reduction and profile.data_reduction is not None:
         dr = profile.data_reduction
-        read_work.bytes /= dr.ratio
-        write_work.bytes /= dr.ratio
+        ratio = reduction_ratio(dr.ratio, job)
+        explain["reduction_ratio"] = round(ratio, 3)
+        read_work.bytes /= ratio
+        write_work.bytes /= ratio
         read_work.positions += miss * dr.metadata_ios
         write_work.positions += dr.metadata_ios
         extra_r += dr.read_us_per_kib * bs / KIB / 1e6
@@ -177,6 +192,13 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     hit_mean = path + hit + pool_w
     miss_floor = hit_floor + backend.min_access_s(profile, piece)
     write_floor = hit_floor if state.write_back else miss_floor
+    # fdatasync/fsync: a second system call and a flush command without data, which the
+    # array answers from its non-volatile write cache (the write it follows is committed
+    # there already); O_DSYNC writes carry FUA, which that cache satisfies on arrival.
+    flush = 0.0
+    if job.sync in ("fdatasync", "fsync") and fw_any(job):
+        flush = host.sync_us / 1e6 + 1 / (host.hbas * host.hba_iops) + 1 / ctl.iops + 0.6 * hit
+        explain["flush_us"] = round(flush * 1e6, 1)
     return Geometry(
         owners=owners,
         luns=luns,
@@ -199,5 +221,24 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
         pool_read_s=pool_r,
         pool_write_s=pool_w,
         floors=Floors(hit_floor, hit_mean, miss_floor, write_floor),
+        flush_s=flush,
         explain=explain,
     )
+
+
+def fw_any(job: Job) -> bool:
+    return job.read_fraction < 1.0
+
+
+#: the most a data profile's buffers can be reduced (fully compressible or repeated data)
+MAX_REDUCTION = 20.0
+
+
+def reduction_ratio(profile_ratio: float, job: Job) -> float:
+    """Bytes written per byte stored: from the job's data profile when it has one,
+    ``1 / ((1 − compress) (1 − dedupe))`` (a repeated buffer is stored once, the rest
+    compressed), at most ``MAX_REDUCTION``; else the profile's ``ratio``."""
+    if job.compress_pct is None and job.dedupe_pct is None:
+        return profile_ratio
+    kept = (1 - (job.compress_pct or 0) / 100) * (1 - (job.dedupe_pct or 0) / 100)
+    return min(MAX_REDUCTION, 1 / kept) if kept > 0 else MAX_REDUCTION

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from sweeper.sim.backend import KIB
-from sweeper.sim.fiojson import Component, direction, empty_direction
+from sweeper.sim.fiojson import Component, direction, empty_direction, lat_block
 from sweeper.sim.geometry import Geometry, geometry
 from sweeper.sim.network import Station, solve
 from sweeper.sim.profile import ArrayProfile
@@ -27,6 +27,8 @@ CV_RANDOM = 0.5
 CV_SEQUENTIAL = 0.25
 CV_FLASH = 0.35
 SMOOTH_MIN = 6.0
+#: a flush's shortest time, as a share of its mean (its round trip without any queueing)
+FLUSH_FLOOR = 0.8
 HARD_LIMITS = ("host_cpu", "host_links", "controllers", "pool_path")
 
 __all__ = ["ArrayState", "Component", "Job", "Phase", "Prediction", "predict", "simulate_fio"]
@@ -52,6 +54,8 @@ class Prediction:
     explain: dict[str, float | str] = field(default_factory=dict)
     #: share of the write cache dirty when the run ends (the next run starts from it)
     dirty_end: float = 0.0
+    #: the flush after every write (fdatasync, fsync), seconds; 0 without one
+    flush_s: float = 0.0
 
     @property
     def iops(self) -> float:
@@ -138,7 +142,7 @@ def _predict(
     stations: list[Station] = []
     for _ in range(4):
         stations = build_stations(profile, state, job, g, queue)
-        sol = solve(stations, fr, fw, hit, hit, n)
+        sol = solve(stations, fr, fw, hit, hit + g.flush_s, n)
         drives = next(s for s in stations if s.name in ("drives", "drive_dies"))
         busy = sol.utilisation.get(drives.name, 0.0)
         per_drive = (sol.queue.get(drives.name, 0.0) + busy * drives.servers) / drives.servers
@@ -179,9 +183,10 @@ def _predict(
             _comp(g.miss, r_miss, _cv(cs, rho), floors.miss),
         )
 
-    def write_parts(r_total: float, rho: float) -> tuple[Component, ...]:
+    def write_parts(r_cycle: float, rho: float) -> tuple[Component, ...]:
         if fw == 0:
             return ()
+        r_total = r_cycle - g.flush_s  # the flush that follows the write is fio's "sync"
         if state.write_back:
             cs = CV_HIT
         elif job.sequential:
@@ -193,7 +198,7 @@ def _predict(
     def explained(x: float) -> Prediction:
         util = {s.name: min(1.0, x * s.demand(fr, fw) / s.servers) for s in stations}
         explain["utilisation"] = round(max(util.values()), 4)
-        return Prediction(phases, explain, dirty_end)
+        return Prediction(phases, explain, dirty_end, g.flush_s)
 
     rho = max(sol.utilisation.values())
     if x_free <= cap * (1 + 1e-9):
@@ -201,7 +206,7 @@ def _predict(
             Phase(1.0, x_free, read_parts(sol.read_s, rho), write_parts(sol.write_s, rho)),
         )
         phases = (replace(phases[0], ceiling=hard),)
-        dirty_end = _drained(dirty_start, g, job, cap - x_free, fw)
+        dirty_end = _drained(dirty_start, g, job, stations, x_free, fr, fw)
         return explained(x_free)
 
     # The back end cannot keep up. Until the write cache fills, writes are absorbed at the
@@ -244,13 +249,26 @@ def _predict(
     return explained(share_free * x_free + (1 - share_free) * x_b)
 
 
-def _drained(start: float | None, g: Geometry, job: Job, spare: float, fw: float) -> float:
-    """The write cache's dirty share after a run the back end keeps up with: destage
-    drains it with the back end's spare throughput."""
-    if start is None or g.write_cache <= 0:
+def _drained(
+    start: float | None,
+    g: Geometry,
+    job: Job,
+    stations: list[Station],
+    x: float,
+    fr: float,
+    fw: float,
+) -> float:
+    """The write cache's dirty share after a run the back end keeps up with: destage drains
+    it with the drives' spare time, ``(1 − U) · m · bs · destaged / D_w`` bytes per second
+    (``D_w`` the drive time of one host write of this job's size and pattern)."""
+    if start is None or g.write_cache <= 0 or start <= 0:
         return 0.0
-    drained = spare * max(fw, 0.1) * job.block_size * (job.ramp_s + job.runtime_s)
-    return max(0.0, start - drained / g.write_cache)
+    drives = next(s for s in stations if s.name in ("drives", "drive_dies"))
+    if drives.write <= 0:
+        return start
+    spare = max(0.0, 1.0 - x * drives.demand(fr, fw) / drives.servers)
+    rate = spare * drives.servers * job.block_size * max(g.destaged, 1e-6) / drives.write
+    return max(0.0, start - rate * (job.ramp_s + job.runtime_s) / g.write_cache)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,6 +323,12 @@ def simulate_fio(
     )
     explain = dict(pred.explain)
     explain["write_cache_dirty_at_end"] = round(pred.dirty_end, 4)
+    sync = empty_direction()
+    flushes = write["total_ios"]
+    if pred.flush_s > 0 and flushes > 0:
+        # fio's "sync" section: the flush after every write (total_ios stays 0 there)
+        flush = Component(1.0, pred.flush_s, CV_HIT, FLUSH_FLOOR * pred.flush_s)
+        sync = {"total_ios": 0, "lat_ns": lat_block([flush], flushes, rng)}
     return {
         "fio version": "fio-3.33",
         "timestamp": timestamp,
@@ -322,6 +346,7 @@ def simulate_fio(
                 "read": read,
                 "write": write,
                 "trim": empty_direction(),
+                "sync": sync,
                 "job_runtime": int(runtime * 1000),
             }
         ],

@@ -93,6 +93,13 @@ class Cache(_Strict):
     prefetch_hit: float = Field(
         default=0.97, ge=0, le=1, description="sequential reads served by read-ahead"
     )
+    rank_write_share: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="share of a controller's write cache one rank may hold dirty (a slow "
+        "rank cannot fill it for all)",
+    )
     flash_tier: FlashTier | None = None
 
 

@@ -40,6 +40,15 @@ class Job:
     runtime_s: float
     ramp_s: float
     working_set: int
+    #: made durable after every write: ``fdatasync``/``fsync`` (a flush call), ``dsync``
+    #: (writes opened O_DSYNC), or None
+    sync: str | None = None
+    #: fio's ``random_distribution`` (``zipf:1.2``, ``pareto:0.9``, ``normal:20``), or None
+    distribution: str | None = None
+    #: the written data's shares that compress away and that repeat (fio's
+    #: buffer_compress_percentage and dedupe_percentage), or None: fio's default buffers
+    compress_pct: int | None = None
+    dedupe_pct: int | None = None
 
     @property
     def synchronous(self) -> bool:
