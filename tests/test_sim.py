@@ -86,9 +86,15 @@ def test_write_back_hides_latency_write_through_does_not() -> None:
 
 def fio_output(rep: int, seed: int = 1) -> dict:
     return simulate_fio(
-        PROFILE, state(), job(), job_name="t", job_options={"rw": "randread"},
-        global_options={}, seed=(seed, "k", "c", rep), timestamp=0,
-    )  # fmt: skip
+        PROFILE,
+        state(),
+        job(),
+        job_name="t",
+        job_options={"rw": "randread"},
+        global_options={},
+        seed=(seed, "k", "c", rep),
+        timestamp=0,
+    )
 
 
 def test_deterministic_for_a_seed_with_noise_between_repetitions() -> None:
@@ -185,9 +191,15 @@ def test_data_reduction_costs_controller_time_on_writes() -> None:
 def test_latency_percentiles_come_from_the_mixture() -> None:
     # 8k random reads with a 32% hit ratio: p50 lies among misses, p1 among hits.
     out = simulate_fio(
-        PROFILE, state("raid5", "host_stripe"), job("randread", jobs=20), job_name="t",
-        job_options={}, global_options={}, seed=(1,), timestamp=0,
-    )  # fmt: skip
+        PROFILE,
+        state("raid5", "host_stripe"),
+        job("randread", jobs=20),
+        job_name="t",
+        job_options={},
+        global_options={},
+        seed=(1,),
+        timestamp=0,
+    )
     pct = {float(k): v for k, v in out["jobs"][0]["read"]["clat_ns"]["percentile"].items()}
     assert pct[1.0] < 1_000_000 < pct[50.0] < pct[99.0] < pct[99.9] < pct[99.99]
 

@@ -49,9 +49,15 @@ def _check(profile_name: str, state: ArrayState, job: Job, seed: int) -> None:
     profile = load_profile(profile_name)
     pred = predict(profile, state, job)
     out = simulate_fio(
-        profile, state, job, job_name="j", job_options={}, global_options={},
-        seed=(seed, state, job), timestamp=0,
-    )  # fmt: skip
+        profile,
+        state,
+        job,
+        job_name="j",
+        job_options={},
+        global_options={},
+        seed=(seed, state, job),
+        timestamp=0,
+    )
     where = (profile_name, state, job.rw, job.block_size, job.numjobs, seed)
     model = out["raidsweep_model"]
     assert 0 <= model["utilisation"] <= 1, where
