@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from sweeper.platforms import operator
 from sweeper.processes import pid_alive
 from sweeper.store import ResultsStore
 
@@ -21,6 +22,9 @@ class SweepStatus:
     runs_failed: int
     array_s_used: float
     array_s_total: float
+    #: what a manual sweep waits for the operator to build ("waiting for the operator:
+    #: build raid10/… (3 of 9)"), also once it stopped while waiting; None otherwise
+    waiting: str | None = None
 
 
 def array_seconds(runs: pd.DataFrame, configurations: pd.DataFrame) -> float:
@@ -44,6 +48,7 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
     if state == "running" and not pid_alive(progress.get("pid")):
         state = "interrupted"
     used = array_seconds(runs, store.configurations(sweep_id))
+    waiting = operator.waiting_in(operator.room(store.sweep_dir(sweep_id) / "array"))
     return SweepStatus(
         sweep_id=sweep_id,
         state=state,
@@ -54,6 +59,7 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
         runs_failed=int((runs["status"] == "failed").sum()) if len(runs) else 0,
         array_s_used=used,
         array_s_total=float(progress.get("array_s_total", 0.0)),
+        waiting=waiting.headline if waiting is not None and state != "finished" else None,
     )
 
 
@@ -78,7 +84,7 @@ def provisional_note(status: SweepStatus) -> str | None:
     decisions stand (an optimize-mode study that stopped on its budget has finished)."""
     if status.state == "finished":
         return None
-    why = _WHY.get(status.state, status.state)
+    why = status.waiting or _WHY.get(status.state, status.state)
     return (
         f"provisional: {status.configurations_done} of {status.configurations_total} "
         f"configurations measured ({why})"

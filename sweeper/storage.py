@@ -14,6 +14,7 @@ from pathlib import Path
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration
 from sweeper.platforms.base import Platform
+from sweeper.platforms.instructions import build_instructions
 
 
 @dataclass
@@ -21,10 +22,19 @@ class ConfigurationPlan:
     """What applying one configuration would do, as the platform's role reported it."""
 
     config: Configuration
-    play: PlayResult
+    #: the role's check-mode play; None where an operator builds the configuration
+    play: PlayResult | None
+    #: what the operator is told to do, where one builds it
+    told: list[str] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.play is None or self.play.ok
 
     @property
     def actions(self) -> list[str]:
+        if self.play is None:
+            return [f"operator: {line}" for line in self.told or []]
         return actions(self.play, done=False) or ["no change"]
 
 
@@ -41,10 +51,18 @@ def actions(play: PlayResult, *, done: bool) -> list[str]:
 def plan_configurations(
     platform: Platform, inventory: Path, configs: list[Configuration]
 ) -> Iterator[ConfigurationPlan]:
-    """Each configuration's plan from the storage as it is now (check mode; no change)."""
+    """Each configuration's plan from the storage as it is now (check mode; no change);
+    where an operator builds them, what the operator will be told, in the sweep's order."""
+    previous = None
     for config in configs:
-        play = run_playbook("reconfigure.yml", inventory, platform.extravars(config), check=True)
-        yield ConfigurationPlan(config, play)
+        if platform.operator_builds:
+            yield ConfigurationPlan(config, None, build_instructions(config, previous))
+        else:
+            extravars = platform.extravars(config)
+            yield ConfigurationPlan(
+                config, run_playbook("reconfigure.yml", inventory, extravars, check=True)
+            )
+        previous = config
 
 
 def teardown(platform: Platform, inventory: Path, *, check: bool = False) -> PlayResult:

@@ -179,6 +179,9 @@ class SweepStudy:
     def has_waiting(self) -> bool:
         return has_waiting(self.study)
 
+    def waiting_keys(self) -> set[str]:
+        return waiting_keys(self.study)
+
     def trials(self, *states: TrialState) -> list[optuna.trial.FrozenTrial]:
         """The study's trials in these states (all without), as stored (not copied)."""
         return self.study.get_trials(deepcopy=False, states=states or None)

@@ -237,6 +237,7 @@ def _inject(data: dict, path: tuple, payload: str) -> None:
 INVENTORY_OF = {
     "sim": ROOT / "inventories" / "sim" / "hosts.yml",
     "local": ROOT / "inventories" / "local" / "hosts.yml",
+    "manual": ROOT / "inventories" / "local" / "hosts.yml",
     "linux_md": ROOT / "tests" / "fixtures" / "linux_md" / "hosts.yml",
     "vsan": ROOT / "inventories" / "vsan" / "hosts.yml",
 }
@@ -249,7 +250,7 @@ def test_the_field_walk_finds_every_section() -> None:
         "name", "description", "platform", "inventory", "platform_options", "config_space",
         "matrix", "classes", "study", "hardware", "prices",
     }  # fmt: skip
-    assert {p for p, _ in LEAVES} == {"sim", "local", "linux_md", "vsan"}
+    assert {p for p, _ in LEAVES} == {"sim", "local", "manual", "linux_md", "vsan"}
     assert len(LEAVES) > 80
 
 
@@ -269,6 +270,7 @@ def test_template_text_in_any_field_is_refused(platform: str, leaf: tuple, tmp_p
     data["platform_options"] = {
         "sim": {"profile": "ds8800-like"},
         "local": {"target": str(tmp_path / "t.img"), "file_size": "16m"},
+        "manual": {},
         "linux_md": {},
         "vsan": {"load": "sim"},
     }[platform]

@@ -18,6 +18,7 @@ import yaml
 
 from sweeper.configuration import Configuration
 from sweeper.platforms import PLATFORMS, Platform, get_platform
+from sweeper.platforms.operator import Answer
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, Matrix
 from tests.support.paths import ROLES
 
@@ -25,6 +26,7 @@ from tests.support.paths import ROLES
 OPTIONS: dict[str, dict[str, Any]] = {
     "sim": {"profile": "ds8800-like"},
     "local": {"target": "/var/tmp/raidsweep-contract.img", "file_size": "64m"},
+    "manual": {"allow": ["/dev/sdz"]},
     "linux_md": {"rank_devices": 4},
     "vsan": {"load": "sim"},
 }
@@ -82,6 +84,13 @@ def _check_vars(variables: dict[str, Any], options: dict[str, Any], where: str) 
             assert key in variables, f"{where}: the role requires {key}"
 
 
+def _built(platform: Platform, config: Configuration) -> None:
+    """Where an operator builds the configurations, their answer for ``config``: the
+    variables then describe what they built."""
+    if platform.operator_builds:
+        platform.answer = Answer(config.key, "/dev/sdz", "built by hand", "prompt")  # type: ignore[attr-defined]
+
+
 class TestPlatformContract:
     def test_role_exists_with_its_entry_points(self, platform: Platform) -> None:
         role = ROLES / platform.name
@@ -93,6 +102,7 @@ class TestPlatformContract:
         assert configs, f"{platform.name} supports no configuration"
         options = _spec(platform, "main")
         for config in configs:
+            _built(platform, config)
             variables = platform.extravars(config)
             assert variables["raidsweep_platform"] == platform.name
             _check_vars(variables, options, f"{platform.name} {config.key}")

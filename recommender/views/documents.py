@@ -106,6 +106,7 @@ def status_document(statuses: Iterable[Any]) -> dict[str, Any]:
             **{f: getattr(s, f) for f in fields},
             "array_s_used": _num(s.array_s_used),
             "array_s_total": _num(s.array_s_total),
+            "waiting": s.waiting,
         }
         for s in statuses
     ]
@@ -224,6 +225,8 @@ STATUS_SCHEMA = _object(
                     "runs_total": _INT,
                     "array_s_used": _NUM,
                     "array_s_total": _NUM,
+                    # a manual sweep's operator: what to build, e.g. "build raid10/… (3 of 9)"
+                    "waiting": {"type": ["string", "null"]},
                 }
             ),
         },

@@ -12,6 +12,7 @@ from sweeper.cli.curves import curves
 from sweeper.cli.disclose import disclose
 from sweeper.cli.drift import drift
 from sweeper.cli.lab import lab_app
+from sweeper.cli.ready import ready
 from sweeper.cli.recommend import recommend
 from sweeper.cli.report import report
 from sweeper.cli.run import run
@@ -25,7 +26,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # locals may hold secrets
     help="Commission a storage array: sweep configurations × fio workloads, rank per class.",
 )
-for command in (run, status, recommend, curves, drift, report, disclose, sql):
+for command in (run, ready, status, recommend, curves, drift, report, disclose, sql):
     app.command()(command)
 app.command(name="app")(run_app)
 for command in (plan, teardown):

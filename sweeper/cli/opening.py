@@ -15,6 +15,7 @@ from sweeper.cli.common import err, fail
 from sweeper.errors import InputError, StoreError
 
 if TYPE_CHECKING:
+    from sweeper.platforms.operator import OperatorPrompt
     from sweeper.store import ResultsStore
     from sweeper.sweep import Progress, Sweeper
 
@@ -88,6 +89,7 @@ def open_sweeper(
     worker: str | None = None,
     progress: Progress | None = None,
     stop: threading.Event | None = None,
+    prompt: OperatorPrompt | None = None,
 ) -> Sweeper:
     """The spec's sweeper (platform, plan, preflight done), or exit 2 naming the problem;
     ``exclusive``: exit 2 before the preflight if another process runs it or its storage."""
@@ -112,6 +114,7 @@ def open_sweeper(
             stop=stop,
             worker=worker,
             exclusive=exclusive,  # refused before the first play if another runs it
+            prompt=prompt,
         )
     except (InputError, ValueError) as exc:
         fail(exc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,6 +38,7 @@ def run(
     """Run (or resume) the sweep of SPEC_FILE."""
     from recommender.classes import matrix_gaps
     from sweeper.cli.progress import BarProgress
+    from sweeper.cli.prompt import TerminalPrompt
     from sweeper.locking import LockHeld
 
     stop = threading.Event()
@@ -47,6 +49,8 @@ def run(
         worker=worker,
         progress=None if quiet or check else BarProgress(console),
         stop=stop,
+        # A person at the terminal can answer a manual sweep right here.
+        prompt=TerminalPrompt(console) if sys.stdin.isatty() and not check else None,
     )
     spec, plan = sweeper.spec, sweeper.plan
     for line in matrix_gaps(sweeper.classes, [c.key for c in spec.matrix.cells()]):

@@ -41,7 +41,7 @@ def status(
         s = sweep_status(results, rec["sweep_id"])
         table.add_row(
             rec["sweep_id"],
-            s.state,
+            s.state if s.waiting is None else f"{s.state}: {s.waiting}",
             f"{s.configurations_done}/{s.configurations_total}",
             f"{s.runs_done}/{s.runs_total}",
             str(s.runs_failed),

@@ -30,7 +30,7 @@ def plan(
     failed = 0
     for item in plan_configurations(sweeper.platform, sweeper.inventory, configs):
         console.print(f"[bold]{item.config.key}[/]", highlight=False)
-        if not item.play.ok:
+        if item.play is not None and not item.play.ok:
             failed += 1
             err.print(f"  [red]would fail:[/] {escape(item.play.failure())}", highlight=False)
             continue

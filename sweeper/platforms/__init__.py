@@ -9,11 +9,12 @@ from sweeper.configuration import enumerate_configurations, space_size
 from sweeper.platforms.base import Platform
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.platforms.local import LocalPlatform
+from sweeper.platforms.manual import ManualPlatform
 from sweeper.platforms.sim import SimPlatform
 from sweeper.platforms.vsan import VsanPlatform
 
 PLATFORMS: dict[str, type[Platform]] = {
-    p.name: p for p in (SimPlatform, LocalPlatform, LinuxMdPlatform, VsanPlatform)
+    p.name: p for p in (SimPlatform, LocalPlatform, ManualPlatform, LinuxMdPlatform, VsanPlatform)
 }
 
 __all__ = [

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -12,6 +13,9 @@ from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.load import LoadDriver
+
+if TYPE_CHECKING:
+    from sweeper.platforms.operator import OperatorPrompt
 
 
 def option_vars(prefix: str, options: BaseModel, names: tuple[str, ...]) -> dict[str, Any]:
@@ -39,6 +43,8 @@ class Platform(ABC):
     #: dimensions ``configuration_problems`` never reads: validation checks them at one
     #: value (a large space is checked in a fraction of the configurations)
     checks_ignore: ClassVar[tuple[str, ...]] = ()
+    #: an operator builds each configuration by hand (``await_configuration`` waits)
+    operator_builds: ClassVar[bool] = False
 
     def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
         self.options = options
@@ -86,6 +92,27 @@ class Platform(ABC):
         if not play.ok:
             raise InputError(str(self.inventory), [f"{self.name} preflight: {play.failure()}"])
         return play.facts
+
+    def await_configuration(
+        self,
+        config: Configuration,
+        *,
+        matrix: Any,
+        position: int,
+        total: int,
+        previous: Configuration | None,
+        stop: threading.Event,
+        prompt: OperatorPrompt | None = None,
+    ) -> bool:
+        """Called before ``config`` is applied: wait until it can be (an operator building it
+        by hand); False when ``stop`` is set while waiting. ``position`` of ``total``: its
+        place in the sweep. Here: at once."""
+        return True
+
+    def pending_configuration(self) -> str | None:
+        """The configuration an operator was asked to build when the sweep last stopped
+        (a resumed sweep takes it first); None: none."""
+        return None
 
     @abstractmethod
     def extravars(self, config: Configuration) -> dict[str, Any]:

@@ -101,6 +101,15 @@ def _loop(sw: Sweeper, state: _State) -> None:
                 trial.set_user_attr("worker", sw.worker)
             taken = config.key in study.running_keys(besides=trial.number)
             queued = study.from_queue(trial)
+            put_back = _put_back(sw, study, config)
+        if put_back:
+            # The operator was asked to build another configuration (before a stop): that
+            # one comes first, this one goes back in line.
+            trial.set_user_attr("error", f"put back: the operator is building {put_back}")
+            study.tell(trial, state=TrialState.FAIL)
+            with study.lock():
+                study.enqueue([config], sw.spec.config_space)
+            continue
         if mode == "grid" and not queued:
             # Another worker took the grid's last configuration meanwhile.
             trial.set_user_attr("error", "the grid's queue was empty")
@@ -139,6 +148,15 @@ def _loop(sw: Sweeper, state: _State) -> None:
         if _stays_on_build(sw, state, config):
             with study.lock():
                 study.enqueue_build(config, sw.spec.config_space)
+
+
+def _put_back(sw: Sweeper, study: SweepStudy, config: Configuration) -> str | None:
+    """The configuration an operator was asked to build when the sweep stopped, if it is
+    still to be measured and is not ``config``; None otherwise."""
+    pending = sw.platform.pending_configuration()
+    if pending is None or pending == config.key or pending not in study.waiting_keys():
+        return None
+    return pending
 
 
 def _answer_from_store(
@@ -205,6 +223,20 @@ def _array_time_used(sw: Sweeper) -> float:
 
 def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configuration) -> None:
     study, outcome, key = state.study, state.outcome, config.key
+    if sw.platform.operator_builds:
+        sw.progress.configuration(key, "waiting for the operator to build")
+    ready = sw.platform.await_configuration(
+        config,
+        matrix=sw.spec.matrix,
+        position=len(study.completed_keys()) + 1,
+        total=sw.plan.space_size,
+        previous=state.previous,
+        stop=sw.stop,
+        prompt=sw.prompt,
+    )
+    if not ready:  # asked to stop while waiting: the sweep resumes at this configuration
+        study.tell(trial, state=TrialState.FAIL)
+        return
     sw.progress.configuration(key, "reconfiguring")
     started = now()
     play = run_playbook(

@@ -14,6 +14,7 @@ from recommender.tradeoffs import merge_hardware
 from sweeper.errors import InputError, StoreError
 from sweeper.locking import LockHeld, describe_holder, hold, holders, lock_record, target_locks
 from sweeper.platforms import get_platform
+from sweeper.platforms.operator import OperatorPrompt
 from sweeper.spec import SweepSpec
 from sweeper.store import ResultsStore
 from sweeper.study import storage_problem
@@ -37,6 +38,7 @@ class Sweeper:
         stop: threading.Event | None = None,
         worker: str | None = None,
         exclusive: bool = False,
+        prompt: OperatorPrompt | None = None,
     ):
         """``exclusive``: for a command that will hold :meth:`locks` (``run``, ``teardown``):
         refused (LockHeld, exit status 2) before the preflight's first play when another
@@ -47,6 +49,8 @@ class Sweeper:
         self.spec_path = spec_path
         self.progress = progress or Progress()
         self.stop = stop or threading.Event()
+        #: the terminal an operator answers at (the manual platform), when a person sits there
+        self.prompt = prompt
         self.sweep_dir = store.sweep_dir(spec.name)
         #: name of this sweeper when several share one study; each has its own array state
         self.worker = worker

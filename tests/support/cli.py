@@ -57,6 +57,7 @@ def start(
     kept = subprocess.PIPE if output else subprocess.DEVNULL
     return subprocess.Popen(
         [str(RAIDSWEEP), *map(str, args)],
+        stdin=subprocess.DEVNULL,  # never the terminal pytest runs in
         stdout=kept,
         stderr=kept,
         text=True,

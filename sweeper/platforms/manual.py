@@ -1,0 +1,236 @@
+"""The ``manual`` platform: an operator in the loop, for arrays nothing can drive.
+
+raidsweep orders the configurations by rebuild cost as for any platform and, for each, tells
+the operator what to build (in the spec's words and in plain ones), then waits. The answer
+names the LUN as this host sees it (a new LUN each time, if the array gives one); it comes
+from the interactive prompt of ``raidsweep run``, from ``raidsweep ready`` anywhere, or from
+the app. Before anything is written, the target is checked by the local platform's safety
+rules: a stable id (``/dev/disk/by-id/…``) or allow-listed, not mounted, not held, no
+foreign signature unless allowed, at least as large as the working set. The manual role then
+records what the host sees of it (lsblk, SCSI vendor, model, serial and VPD pages where
+readable, multipath, queue settings) with the operator's words, and fio measures it here.
+A sweep can wait for days; a resumed sweep continues at the configuration waited for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import stat
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from sweeper.configuration import Configuration
+from sweeper.fio.jobfile import check_filename
+from sweeper.fio.runner import FioMissingError, find_fio
+from sweeper.load import (
+    TIMEOUT_GRACE_S,
+    FioDriver,
+    FioLoad,
+    LoadDriver,
+    LocalFio,
+    Precondition,
+)
+from sweeper.locking import LockHeld, hold, lock_record, target_locks
+from sweeper.models import StrictModel
+from sweeper.platforms import operator
+from sweeper.platforms.base import Platform
+from sweeper.platforms.instructions import build_instructions
+from sweeper.target import inspect_target, target_problems
+from sweeper.units import parse_duration
+from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVICE_RE
+
+#: how often the waiting sweep looks for an answer
+POLL_S = 0.5
+
+
+class ManualOptions(StrictModel):
+    """``platform_options`` of the manual platform."""
+
+    #: devices fio may overwrite besides stable ids (/dev/disk/by-id/…), e.g. /dev/sdc;
+    #: compared by their real path
+    allow: list[str] = Field(default_factory=list)
+    overwrite_signatures: bool = False
+    #: write the working set once before any read, so reads reach the medium
+    fill: bool = True
+    fio: str = "fio"
+    precondition: Precondition | None = None
+    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
+    #: a line shown with every configuration (the array's name, who to call, a runbook)
+    note: str = Field(default="", max_length=500)
+
+    @field_validator("hang_grace_s", mode="before")
+    @classmethod
+    def _grace(cls, v: Any) -> Any:
+        return parse_duration(v) if isinstance(v, str) else v
+
+
+def manual_options(options: dict[str, Any]) -> ManualOptions:
+    return ManualOptions.model_validate(options)
+
+
+def answer_problems(target: str, opts: ManualOptions, working_set: int | None) -> list[str]:
+    """Why fio must not write to ``target`` (empty if it may): the local platform's rules,
+    with a stable id counting as the operator's confirmation."""
+    if not isinstance(target, str) or not target.startswith("/"):
+        return [f"{target!r} is not an absolute path"]
+    try:
+        check_filename(target)
+    except ValueError as exc:
+        return [str(exc)]
+    found = inspect_target(target)
+    if found.kind != "block":
+        kind = {"missing": "does not exist", "file": "is a file"}.get(found.kind, "is no disk")
+        return [f"{target} {kind}: the answer names the LUN as this host sees it, a block device"]
+    allow = [*opts.allow, target] if STABLE_DEVICE_RE.fullmatch(target) else opts.allow
+    found_problems = target_problems(
+        target, allow=allow, file_size=None, overwrite_signatures=opts.overwrite_signatures
+    )
+    stable = "platform_options.allow (or name it by its stable id under /dev/disk/by-id/)"
+    problems = [msg.replace("platform_options.allow", stable) for _, msg in found_problems]
+    if working_set and found.size and working_set > found.size:
+        problems.append(
+            f"{target} holds {found.size} bytes, less than the working set ({working_set} bytes)"
+        )
+    return problems
+
+
+def device_identity(target: str) -> str:
+    """The device by its number (two names of one disk are one), for its lock."""
+    st = os.stat(os.path.realpath(target))
+    if stat.S_ISBLK(st.st_mode):
+        return f"local:dev:{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+    return f"local:path:{os.path.realpath(target)}"
+
+
+class ManualPlatform(Platform):
+    name = "manual"
+    options_model = ManualOptions
+    supported = {"raid_level": RAID_LEVELS, "layout": LAYOUTS, "cache_policy": CACHE_POLICIES}
+    checks_ignore = ("cache_policy",)
+    operator_builds = True
+
+    def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
+        super().__init__(options, state_dir, inventory)
+        self.opts = manual_options(options)
+        self.answer: operator.Answer | None = None
+        self.working_set: int | None = None
+        self._device_lock = contextlib.ExitStack()
+
+    @classmethod
+    def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:
+        problems = super().option_problems(options)
+        if problems:
+            return problems
+        try:
+            find_fio(manual_options(options).fio)
+        except FioMissingError as exc:
+            return [(["platform_options", "fio"], str(exc))]
+        return []
+
+    @property
+    def room(self) -> Path:
+        return operator.room(self.state_dir)
+
+    def pending_configuration(self) -> str | None:
+        waiting = operator.waiting_in(self.room)
+        return waiting.config_key if waiting is not None else None
+
+    def await_configuration(
+        self,
+        config: Configuration,
+        *,
+        matrix: Any,
+        position: int,
+        total: int,
+        previous: Configuration | None,
+        stop: threading.Event,
+        prompt: operator.OperatorPrompt | None = None,
+    ) -> bool:
+        """Tell the operator what to build and wait for a target that passes the safety
+        rules; False when asked to stop while waiting (the sweep resumes here)."""
+        self._device_lock.close()
+        self.answer = None
+        self.working_set = getattr(matrix, "working_set", None)
+        lines = build_instructions(config, previous)
+        if self.opts.note:
+            lines.append(self.opts.note)
+        waiting = operator.Waiting(
+            config.key, position, total, lines, time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        )
+        operator.post(self.room, waiting)
+        if prompt is not None:
+            prompt.show([waiting.headline, *lines, _PROMPT_HELP.format(key=config.key)])
+        while not stop.is_set():
+            answer = operator.take(self.room)
+            if answer is None and prompt is not None:
+                typed = prompt.line(POLL_S)
+                if typed and typed.strip():
+                    target, _, note = typed.strip().partition(" ")
+                    answer = operator.Answer(config.key, target, note.strip(), via="prompt")
+            elif answer is None:
+                stop.wait(POLL_S)
+            if answer is None:
+                continue
+            refusal = self._refusal(answer, config)
+            if refusal is None:
+                self.answer = answer
+                operator.clear(self.room)
+                return True
+            waiting = dataclasses.replace(waiting, refused=[*waiting.refused, refusal])
+            operator.post(self.room, waiting)
+            if prompt is not None:
+                prompt.show([f"refused: {refusal}", "still waiting"])
+        return False
+
+    def _refusal(self, answer: operator.Answer, config: Configuration) -> str | None:
+        if answer.config_key != config.key:
+            return f"the answer is for {answer.config_key}, but the sweep waits for {config.key}"
+        problems = answer_problems(answer.target, self.opts, self.working_set)
+        if problems:
+            return "; ".join(problems)
+        try:
+            self._device_lock.enter_context(
+                hold(target_locks([device_identity(answer.target)]), lock_record("manual sweep"))
+            )
+        except LockHeld as exc:
+            return exc.render()
+        return None
+
+    def extravars(self, config: Configuration) -> dict[str, Any]:
+        assert self.answer is not None, "await_configuration() takes the operator's answer"
+        return {
+            "raidsweep_platform": "manual",
+            "manual_target": self.answer.target,
+            "manual_note": self.answer.note,
+            "manual_via": self.answer.via,
+            "manual_configuration": config.key,
+        }
+
+    def teardown_extravars(self) -> dict[str, Any]:
+        self._device_lock.close()
+        return {"raidsweep_platform": "manual"}
+
+    def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
+        assert self.answer is not None, "await_configuration() takes the operator's answer"
+        o = self.opts
+        load = FioLoad(self.answer.target, o.fio, o.fill, o.precondition, o.hang_grace_s)
+        return FioDriver(load, self.state_dir, matrix, LocalFio())
+
+    def plan_lines(self, matrix: Any) -> list[str]:
+        return [
+            "asks the operator to build each configuration on the array and waits (at the "
+            "prompt, or for `raidsweep ready SWEEP CONFIGURATION --target /dev/disk/by-id/…`)",
+            "fio then writes to the LUN the operator names; its contents are destroyed",
+        ]
+
+
+_PROMPT_HELP = (
+    "type the LUN as this host sees it (e.g. /dev/disk/by-id/wwn-0x…), optionally followed "
+    "by a note, or run: raidsweep ready SWEEP {key} --target DEVICE"
+)
