@@ -238,6 +238,7 @@ INVENTORY_OF = {
     "sim": ROOT / "inventories" / "sim" / "hosts.yml",
     "local": ROOT / "inventories" / "local" / "hosts.yml",
     "manual": ROOT / "inventories" / "local" / "hosts.yml",
+    "ansible": ROOT / "inventories" / "local" / "hosts.yml",
     "linux_md": ROOT / "tests" / "fixtures" / "linux_md" / "hosts.yml",
     "vsan": ROOT / "inventories" / "vsan" / "hosts.yml",
 }
@@ -250,7 +251,7 @@ def test_the_field_walk_finds_every_section() -> None:
         "name", "description", "platform", "inventory", "platform_options", "config_space",
         "matrix", "classes", "study", "hardware", "prices",
     }  # fmt: skip
-    assert {p for p, _ in LEAVES} == {"sim", "local", "manual", "linux_md", "vsan"}
+    assert {p for p, _ in LEAVES} == {"sim", "local", "manual", "ansible", "linux_md", "vsan"}
     assert len(LEAVES) > 80
 
 
@@ -271,6 +272,10 @@ def test_template_text_in_any_field_is_refused(platform: str, leaf: tuple, tmp_p
         "sim": {"profile": "ds8800-like"},
         "local": {"target": str(tmp_path / "t.img"), "file_size": "16m"},
         "manual": {},
+        "ansible": {
+            "role": str(ROOT / "tests" / "fixtures" / "roles" / "loop_array"),
+            "variables": {"raid_level": "loop_array_raid", "layout": "loop_array_layout"},
+        },
         "linux_md": {},
         "vsan": {"load": "sim"},
     }[platform]

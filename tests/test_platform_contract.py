@@ -20,13 +20,17 @@ from sweeper.configuration import Configuration
 from sweeper.platforms import PLATFORMS, Platform, get_platform
 from sweeper.platforms.operator import Answer
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, Matrix
-from tests.support.paths import ROLES
+from tests.support.paths import FIXTURES, ROLES
 
 #: options that build each platform without any storage behind it
 OPTIONS: dict[str, dict[str, Any]] = {
     "sim": {"profile": "ds8800-like"},
     "local": {"target": "/var/tmp/raidsweep-contract.img", "file_size": "64m"},
     "manual": {"allow": ["/dev/sdz"]},
+    "ansible": {
+        "role": str(FIXTURES / "roles" / "loop_array"),
+        "variables": {"raid_level": "loop_array_raid", "layout": "loop_array_layout"},
+    },
     "linux_md": {"rank_devices": 4},
     "vsan": {"load": "sim"},
 }
@@ -60,8 +64,16 @@ def _configurations(platform: Platform) -> list[Configuration]:
 
 
 def _spec(platform: Platform, entry: str) -> dict[str, Any]:
-    doc = yaml.safe_load((ROLES / platform.name / "meta" / "argument_specs.yml").read_text())
-    return doc["argument_specs"][entry]["options"]
+    """The options the platform's role declares for ``entry``; with a role of the user's
+    (platform ansible), the user's role's too, whose variables the configuration fills."""
+    roles = [ROLES / platform.name]
+    if "role" in platform.options:
+        roles.append(Path(platform.options["role"]))
+    options: dict[str, Any] = {}
+    for role in roles:
+        doc = yaml.safe_load((role / "meta" / "argument_specs.yml").read_text())
+        options |= doc["argument_specs"][entry]["options"] or {}
+    return options
 
 
 def _check_vars(variables: dict[str, Any], options: dict[str, Any], where: str) -> None:

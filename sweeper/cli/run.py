@@ -100,6 +100,8 @@ def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
             highlight=False,
             soft_wrap=True,
         )
+    for line in outcome.warnings:
+        err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
     for key, reason in outcome.configurations_pruned.items():
         console.print(f"[yellow]pruned[/] {key}: {escape(reason)}", highlight=False)
     if outcome.cells_skipped:

@@ -67,6 +67,9 @@ class FioResult:
     fio_version: str
     jobs: int  # number of job entries in the JSON
     sync: SyncStats | None = None  # None when the run made no fsync/fdatasync calls
+    #: fio's own CPU use in user and system mode, percent of one CPU summed over jobs
+    usr_cpu_pct: float | None = None
+    sys_cpu_pct: float | None = None
 
 
 def find_document(text: str) -> dict[str, Any]:
@@ -259,7 +262,17 @@ def parse_fio_output(text: str) -> FioResult:
         fio_version=str(document.get("fio version", "")),
         jobs=len(jobs),
         sync=sync,
+        usr_cpu_pct=_cpu_sum(jobs, "usr_cpu"),
+        sys_cpu_pct=_cpu_sum(jobs, "sys_cpu"),
     )
+
+
+def _cpu_sum(jobs: Sequence[Mapping[str, Any]], key: str) -> float | None:
+    """A CPU share fio reports per job (percent of one CPU), summed; None where absent."""
+    values = [job.get(key) for job in jobs]
+    if not all(isinstance(v, int | float) for v in values):
+        return None
+    return float(sum(values))
 
 
 def errno_name(error: object) -> str:

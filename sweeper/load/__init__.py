@@ -15,6 +15,7 @@ from sweeper.load.settings import TIMEOUT_GRACE_S, FioLoad, Precondition
 from sweeper.load.sim import SimDriver
 from sweeper.load.ssh import SshFio
 from sweeper.load.steady import judge_steady_state
+from sweeper.load.telemetry import telemetry_flag
 from sweeper.load.transport import FioTransport, TransportRun
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "SshFio",
     "TransportRun",
     "judge_steady_state",
+    "telemetry_flag",
 ]

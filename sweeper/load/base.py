@@ -36,6 +36,10 @@ class RunOutput:
     load_hosts: list[dict[str, Any]] = field(default_factory=list)
     #: the cell's workload-dependent preconditioning, before its first measured run
     precondition: dict[str, Any] = field(default_factory=dict)
+    #: the purge before the configuration's fill (method, seconds, bytes), when asked for
+    purge: dict[str, Any] = field(default_factory=dict)
+    #: the load hosts' CPU and the target's block-layer view over the run
+    telemetry: dict[str, Any] = field(default_factory=dict)
     #: the storage as the simulated array recorded it (the model's runs only)
     array_state: dict[str, Any] | None = None
     #: which mechanisms of the simulated array decided the run (the model's runs only)

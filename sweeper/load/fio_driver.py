@@ -1,4 +1,4 @@
-"""The fio load driver: fill, precondition, run each cell, judge steady state, over any
+"""The fio load driver: purge, fill, precondition, run each cell, judge steady state, over any
 transport (this host, fio's client/server mode, SSH to one or several hosts)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from sweeper.fio import render_job
 from sweeper.fio.jobfile import check_filename
 from sweeper.fio.runner import exit_reason
 from sweeper.load.base import LoadDriver, RunOutput
+from sweeper.load.purge import zero_job, zero_size
 from sweeper.load.settings import FioLoad
 from sweeper.load.steady import judge_steady_state
 from sweeper.load.transport import FioTransport, TransportRun
@@ -45,6 +46,7 @@ class FioDriver(LoadDriver):
         self._identity = identity or (lambda: transport.identity(load.target))
         self.working_set = 0
         self.fill_record: dict[str, Any] = {}
+        self.purge_record: dict[str, Any] = {}
         self._preconditioned: set[str] = set()
 
     @property
@@ -62,6 +64,9 @@ class FioDriver(LoadDriver):
                 f"{self.load.target} ({size} bytes)"
             )
         (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
+        self.transport.watched = self.load.target
+        if self.load.purge is not None:
+            self.purge_record = self._purge(self.load.purge, size)
         if self.load.precondition is not None:
             self.fill_record = self._fill(self.load.precondition.passes, "128k")
         elif self.load.fill and any(p.reads for p in self.matrix.patterns):
@@ -69,6 +74,29 @@ class FioDriver(LoadDriver):
 
     def cleanup(self) -> None:
         self.transport.stop()
+
+    def _purge(self, method: str, size: int) -> dict[str, Any]:
+        """Purge the whole target (SNIA PTS, before preconditioning): on the device where it
+        can (discard, nvme format), else a zero fill with fio. A fill made before is void."""
+        (self.state_dir / "filled.json").unlink(missing_ok=True)
+        t0 = time.monotonic()
+        fallback = self.transport.purge(self.load.target, method) if method != "zero" else None
+        record: dict[str, Any] = {"asked": method, "target": self.load.target}
+        if method == "zero" or fallback is not None:
+            covered = zero_size(size)
+            path = self.state_dir / "jobs" / "purge.fio"
+            path.write_text(zero_job(self.load.target, covered))
+            out = self.transport.run(path, 24 * 3600, fill=True).output
+            if out.exit_code != 0:
+                raise RuntimeError(
+                    f"purging {self.load.target} failed: {out.stderr.strip()[-500:]}"
+                )
+            record |= {"method": "zero", "bytes": covered}
+            if fallback is not None:
+                record["why"] = fallback
+        else:
+            record |= {"method": method, "bytes": size}
+        return record | {"seconds": round(time.monotonic() - t0, 3)}
 
     def _fill(self, passes: int = 1, bs: str = "1m") -> dict[str, Any]:
         """Write the working set sequentially once: a read of never-written blocks (a sparse
@@ -183,4 +211,6 @@ class FioDriver(LoadDriver):
             host_results=done.host_results,
             load_hosts=self.transport.load_hosts,
             precondition=precondition,
+            purge=self.purge_record,
+            telemetry=done.telemetry,
         )

@@ -42,3 +42,5 @@ class FioLoad:
     precondition: Precondition | None = None
     #: how long fio may run beyond ramp + runtime before it counts as hung and is killed
     hang_grace_s: float = TIMEOUT_GRACE_S
+    #: SNIA PTS purge before the fill and preconditioning: discard | zero | nvme-format
+    purge: str | None = None

@@ -24,6 +24,16 @@ from sweeper.fio.parse import (
     parse_fio_output,
 )
 from sweeper.fio.runner import Fio, FioOutput
+from sweeper.load.local import PURGE_TIMEOUT_S
+from sweeper.load.purge import NVME_NAMESPACE_RE
+from sweeper.load.telemetry import (
+    Snapshot,
+    combine,
+    parse_cpu,
+    parse_disk,
+    safe_device_name,
+    window_figures,
+)
 from sweeper.load.transport import FioTransport, TransportRun
 from sweeper.remote import RemoteHost, RemoteHostError
 
@@ -64,25 +74,77 @@ class SshFio(FioTransport):
     def identity(self, target: str) -> dict[str, Any]:
         return {"target": target, "hosts": [h.name for h in self.remote]}
 
-    def _one(self, host: RemoteHost, job: str, path: Path, timeout_s: float) -> FioOutput:
+    def purge(self, target: str, method: str) -> str | None:
+        quoted = shlex.quote(check_filename(target))
+        name = f'"$(basename "$(readlink -f {quoted})")"'
+        try:
+            if method == "nvme-format":
+                for h in self.remote:
+                    found = h.check(f'basename "$(readlink -f {quoted})"').strip()
+                    if not NVME_NAMESPACE_RE.fullmatch(found) or not h.check(
+                        f"[ -b {quoted} ] && echo block || echo none"
+                    ).startswith("block"):
+                        raise RuntimeError(
+                            f"purge: nvme-format needs an NVMe namespace; {target} on "
+                            f"{h.name} is {found or 'not a device'}"
+                        )
+                command = f"nvme format --ses=1 --force {quoted}"
+            else:
+                # The device's own queue, or for a partition its disk's.
+                probe = (
+                    f"n={name}; q=/sys/class/block/$n/queue; "
+                    '[ -d "$q" ] || q=$(readlink -f /sys/class/block/$n/..)/queue; '
+                    f'[ -b {quoted} ] && cat "$q/discard_max_bytes" || echo 0'
+                )
+                for h in self.remote:
+                    if int(h.check(probe).strip() or 0) <= 0:
+                        return f"{target} on {h.name} does not accept discards"
+                command = f"blkdiscard {quoted}"
+            for h in self.remote:
+                h.check(command, timeout_s=PURGE_TIMEOUT_S)
+        except (RemoteHostError, ValueError) as exc:
+            raise RuntimeError(f"purge: {exc}") from None
+        return None
+
+    def _one(
+        self, host: RemoteHost, job: str, path: Path, timeout_s: float, watch: bool
+    ) -> tuple[FioOutput, dict[str, Any]]:
         # In a fresh folder there; fio's interval logs follow its JSON on stdout, each after
         # a marker line, and are written back beside the job file (tagged with the host when
-        # there are several) for the steady-state rule.
+        # there are several) for the steady-state rule. The CPU and block-layer counters are
+        # read just before fio starts and just after it ends (two reads, no sampler left
+        # running there), and travel back the same way.
         limit = int(timeout_s) + 1
+        snap = ""
+        if watch and self.watched is not None:
+            quoted = shlex.quote(check_filename(self.watched))
+            snap = (
+                '{ date +%s.%N; grep "^cpu" /proc/stat; cat /proc/diskstats; } > "$1" '
+                "2>/dev/null; }; "
+                f'{{ basename "$(readlink -f {quoted})"; [ -b {quoted} ] && echo block; }} '
+                "> device.tel 2>/dev/null; "
+            )
+            snap = "snap() { " + snap + "snap t0.tel; "
         script = (
             'd=$(mktemp -d) && cd "$d" && cat > job.fio && '
-            f"timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio; rc=$?; "
-            'for f in *.log; do [ -e "$f" ] && printf \''
+            + snap
+            + f"timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio; rc=$?; "
+            + ("snap t1.tel; " if snap else "")
+            + 'for f in *.log *.tel; do [ -e "$f" ] && printf \''
             + _LOG_MARK.replace("\n", "\\n")
             + '%s\\n\' "$f" && cat "$f"; done; cd / && rm -rf "$d"; exit $rc'
         )
         out = host.run(script, input_text=job, timeout_s=timeout_s + 30)
         stdout, *logs = out.stdout.split(_LOG_MARK)
+        tel: dict[str, str] = {}
         for part in logs:
             name, _, body = part.partition("\n")
-            if "/" not in name and name.endswith(".log"):
+            if "/" not in name and name.endswith(".tel"):
+                tel[name] = body
+            elif "/" not in name and name.endswith(".log"):
                 suffix = f".{host.name}" if len(self.remote) > 1 else ""
                 (path.parent / f"{name}{suffix}").write_text(body)
+        telemetry = _telemetry(host.name, tel)
         if out.exit_code == 124:  # timeout(1): fio hung past ramp + runtime + grace
             return FioOutput(
                 stdout,
@@ -90,15 +152,20 @@ class SshFio(FioTransport):
                 -9,
                 out.wall_s,
                 timed_out=True,
-            )
-        return FioOutput(stdout, out.stderr, out.exit_code, out.wall_s, out.timed_out)
+            ), telemetry
+        return FioOutput(stdout, out.stderr, out.exit_code, out.wall_s, out.timed_out), telemetry
 
     def run(self, job: Path, timeout_s: float, *, fill: bool = False) -> TransportRun:
         text = job.read_text()
         with ThreadPoolExecutor(max_workers=len(self.remote)) as pool:
-            outs = list(pool.map(lambda h: self._one(h, text, job, timeout_s), self.remote))
+            done = list(
+                pool.map(lambda h: self._one(h, text, job, timeout_s, not fill), self.remote)
+            )
+        outs = [o for o, _ in done]
+        per_host = {h.name: t for h, (_, t) in zip(self.remote, done, strict=True) if t}
+        telemetry = combine(per_host) if per_host else {}
         if len(outs) == 1:
-            return TransportRun(outs[0])
+            return TransportRun(outs[0], telemetry=telemetry)
         wall = max(o.wall_s for o in outs)
         for host, out in zip(self.remote, outs, strict=True):
             if out.exit_code != 0:
@@ -131,7 +198,33 @@ class SshFio(FioTransport):
         output = FioOutput(json.dumps(merged), "".join(o.stderr for o in outs), 0, wall)
         if fill:
             return TransportRun(output)
-        return TransportRun(output, host_results=_shares(docs))
+        return TransportRun(output, host_results=_shares(docs), telemetry=telemetry)
+
+
+def _telemetry(host: str, files: dict[str, str]) -> dict[str, Any]:
+    """One host's telemetry from its two snapshots (empty when they did not come back)."""
+    device_lines = files.get("device.tel", "").splitlines()
+    device = safe_device_name(device_lines[0]) if device_lines else None
+    try:
+        a, b = (_snapshot(files[f"t{i}.tel"], device) for i in (0, 1))
+    except (KeyError, ValueError, IndexError):
+        return {}
+    cpus = sum(
+        1 for line in files["t0.tel"].splitlines() if line[:3] == "cpu" and line[3:4].isdigit()
+    )
+    return {
+        "host": host,
+        "cpus": cpus,
+        "device": device,
+        "target_is_device": device is not None and "block" in device_lines[1:],
+        "window": "fio process",
+        "samples": 2,
+    } | window_figures(a, b)
+
+
+def _snapshot(text: str, device: str | None) -> Snapshot:
+    first, _, rest = text.partition("\n")
+    return Snapshot(float(first), parse_cpu(rest), parse_disk(rest, device))
 
 
 def _shares(docs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -23,6 +23,8 @@ class TransportRun:
     host_results: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: why the run failed although fio exited 0 everywhere
     error: str | None = None
+    #: the load hosts' CPU and the target's block-layer view over the run (see telemetry)
+    telemetry: dict[str, Any] = field(default_factory=dict)
 
 
 class FioTransport(ABC):
@@ -33,6 +35,8 @@ class FioTransport(ABC):
         self.fio: Fio | None = None
         #: the hosts fio runs on, for the disclosure, when not the controller itself
         self.load_hosts: list[dict[str, Any]] = []
+        #: the target whose block-layer view each run's telemetry records (set by the driver)
+        self.watched: str | None = None
 
     @abstractmethod
     def start(self, fio_name: str) -> Fio:
@@ -49,6 +53,14 @@ class FioTransport(ABC):
     def identity(self, target: str) -> dict[str, Any]:
         """What the target is, so that a fill written to it is known again (and a target
         built anew is filled anew)."""
+
+    def purge(self, target: str, method: str) -> str | None:
+        """Purge ``target`` on the device itself (``discard``: blkdiscard; ``nvme-format``):
+        None when done, else why this device cannot (the driver then writes zeros with fio).
+        Raises RuntimeError when the purge fails or ``nvme-format`` is not possible."""
+        if method == "nvme-format":
+            raise RuntimeError(f"purge: nvme-format is not possible through {type(self).__name__}")
+        return f"{type(self).__name__} cannot discard"
 
     @abstractmethod
     def run(self, job: Path, timeout_s: float, *, fill: bool = False) -> TransportRun:

@@ -10,11 +10,20 @@ from sweeper.platforms.base import Platform
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.platforms.local import LocalPlatform
 from sweeper.platforms.manual import ManualPlatform
+from sweeper.platforms.own_role import AnsibleRolePlatform
 from sweeper.platforms.sim import SimPlatform
 from sweeper.platforms.vsan import VsanPlatform
 
 PLATFORMS: dict[str, type[Platform]] = {
-    p.name: p for p in (SimPlatform, LocalPlatform, ManualPlatform, LinuxMdPlatform, VsanPlatform)
+    p.name: p
+    for p in (
+        SimPlatform,
+        LocalPlatform,
+        ManualPlatform,
+        AnsibleRolePlatform,
+        LinuxMdPlatform,
+        VsanPlatform,
+    )
 }
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from sweeper.ansible import run_playbook
+from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.load import LoadDriver
@@ -108,6 +108,22 @@ class Platform(ABC):
         by hand); False when ``stop`` is set while waiting. ``position`` of ``total``: its
         place in the sweep. Here: at once."""
         return True
+
+    @classmethod
+    def resolved_options(cls, options: dict[str, Any], spec_dir: Path) -> dict[str, Any]:
+        """``platform_options`` with the paths in them taken relative to the spec's folder
+        (as its inventory and class files are). Here: as given."""
+        return options
+
+    def applied(self, config: Configuration, play: PlayResult) -> str | None:
+        """Called once ``config`` is applied (its play succeeded): why it cannot be measured
+        (e.g. the role reported no test target), else None."""
+        return None
+
+    def warnings(self) -> list[str]:
+        """What the user should know of the platform after a sweep (e.g. a role that is not
+        idempotent)."""
+        return []
 
     def pending_configuration(self) -> str | None:
         """The configuration an operator was asked to build when the sweep last stopped

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -26,6 +26,7 @@ from sweeper.load import (
     LocalFio,
     Precondition,
 )
+from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.models import StrictModel
 from sweeper.platforms.base import Platform
 from sweeper.target import inspect_target, target_problems
@@ -48,6 +49,8 @@ class LocalOptions(StrictModel):
     #: run fio on every host of the inventory's ``loadgen`` group at once (fio client/server)
     multi_host: bool = False
     precondition: Precondition | None = None
+    #: SNIA PTS purge of the whole target before the fill and preconditioning
+    purge: Literal["discard", "zero", "nvme-format"] | None = None
     #: how long fio may run beyond ramp + runtime before it counts as hung and is killed
     hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
 
@@ -98,6 +101,10 @@ class LocalPlatform(Platform):
                 overwrite_signatures=opts.overwrite_signatures,
             )
         ]
+        if opts.purge == "nvme-format" and not problems:
+            problem = nvme_format_problem(opts.target)
+            if problem is not None:
+                problems.append((["platform_options", "purge"], problem))
         try:
             find_fio(opts.fio)
         except FioMissingError as exc:
@@ -141,7 +148,7 @@ class LocalPlatform(Platform):
 
     def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
         o = self.opts
-        load = FioLoad(o.target, o.fio, o.fill, o.precondition, o.hang_grace_s)
+        load = FioLoad(o.target, o.fio, o.fill, o.precondition, o.hang_grace_s, o.purge)
         transport = FioClients(self.inventory) if o.multi_host else LocalFio()
         return FioDriver(load, self.state_dir, matrix, transport)
 
@@ -169,6 +176,8 @@ class LocalPlatform(Platform):
             f"fio writes to {self.opts.target} ({what}, {format_size(size)}), "
             f"bytes 0 to {format_size(ws)}; its contents there are destroyed"
         )
+        if self.opts.purge is not None:
+            lines.append(purge_plan(self.opts.purge, self.opts.target, size))
         if self.opts.fill and any(p.reads for p in matrix.patterns):
             lines.append(f"fills those {format_size(ws)} sequentially once before any read")
         return lines

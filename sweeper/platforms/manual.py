@@ -21,7 +21,7 @@ import stat
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -36,6 +36,7 @@ from sweeper.load import (
     LocalFio,
     Precondition,
 )
+from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.locking import LockHeld, hold, lock_record, target_locks
 from sweeper.models import StrictModel
 from sweeper.platforms import operator
@@ -60,6 +61,8 @@ class ManualOptions(StrictModel):
     fill: bool = True
     fio: str = "fio"
     precondition: Precondition | None = None
+    #: SNIA PTS purge of each LUN before the fill and preconditioning
+    purge: Literal["discard", "zero", "nvme-format"] | None = None
     hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
     #: a line shown with every configuration (the array's name, who to call, a runbook)
     note: str = Field(default="", max_length=500)
@@ -93,6 +96,8 @@ def answer_problems(target: str, opts: ManualOptions, working_set: int | None) -
     )
     stable = "platform_options.allow (or name it by its stable id under /dev/disk/by-id/)"
     problems = [msg.replace("platform_options.allow", stable) for _, msg in found_problems]
+    if opts.purge == "nvme-format" and (problem := nvme_format_problem(target)) is not None:
+        problems.append(problem)
     if working_set and found.size and working_set > found.size:
         problems.append(
             f"{target} holds {found.size} bytes, less than the working set ({working_set} bytes)"
@@ -219,7 +224,7 @@ class ManualPlatform(Platform):
     def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
         assert self.answer is not None, "await_configuration() takes the operator's answer"
         o = self.opts
-        load = FioLoad(self.answer.target, o.fio, o.fill, o.precondition, o.hang_grace_s)
+        load = FioLoad(self.answer.target, o.fio, o.fill, o.precondition, o.hang_grace_s, o.purge)
         return FioDriver(load, self.state_dir, matrix, LocalFio())
 
     def plan_lines(self, matrix: Any) -> list[str]:
@@ -227,6 +232,7 @@ class ManualPlatform(Platform):
             "asks the operator to build each configuration on the array and waits (at the "
             "prompt, or for `raidsweep ready SWEEP CONFIGURATION --target /dev/disk/by-id/…`)",
             "fio then writes to the LUN the operator names; its contents are destroyed",
+            *([purge_plan(self.opts.purge, "each LUN", None)] if self.opts.purge else []),
         ]
 
 

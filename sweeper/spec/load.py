@@ -11,7 +11,7 @@ from sweeper.configuration import Configuration, in_space
 from sweeper.errors import InputError, SpecError
 from sweeper.inventory import inventory_problems, platform_inventory_problems
 from sweeper.lab import Lab
-from sweeper.platforms import platform_problems
+from sweeper.platforms import PLATFORMS, platform_problems
 from sweeper.spec.models import SweepSpec
 from sweeper.untrusted import control_problem, strings
 from sweeper.yamlsource import YamlSource, format_loc, validated
@@ -96,6 +96,10 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     # Class files are named relative to the spec, like its inventory.
     spec_dir = Path(path).resolve().parent
     spec = spec.model_copy(update={"classes": [resolve_class(c, spec_dir) for c in spec.classes]})
+    platform = PLATFORMS.get(spec.platform)
+    if platform is not None and isinstance(spec.platform_options, dict):
+        options = platform.resolved_options(spec.platform_options, spec_dir)
+        spec = spec.model_copy(update={"platform_options": options})
 
     found = (
         platform_problems(spec)

@@ -24,6 +24,14 @@ DIRECTION_FIELDS = (
     "lat_p999_ms",
     "lat_p9999_ms",
 )
+#: the run's telemetry as columns (the rest is in the disclosure)
+TELEMETRY_FIELDS = (
+    "host_cpu_pct",
+    "disk_iops",
+    "disk_util_pct",
+    "disk_await_ms",
+    "disk_queue",
+)
 #: the latency of the run's fsync/fdatasync calls (sync-write cells), as ``sync_<field>``
 SYNC_FIELDS = (
     "count",
@@ -70,6 +78,15 @@ RUN_SCHEMA = pa.schema(
         ("steady", pa.bool_()),  # SNIA PTS rule over the run's last window; null: not judged
         ("steady_range_pct", pa.float64()),
         ("steady_slope_pct", pa.float64()),
+        # Telemetry over the run (disclosure's "telemetry" has the full record per host).
+        ("host_cpu_pct", pa.float64()),  # the load host's CPUs busy (the busiest host's)
+        ("fio_usr_cpu_pct", pa.float64()),  # fio's own CPU, percent of one CPU over jobs
+        ("fio_sys_cpu_pct", pa.float64()),
+        ("disk_iops", pa.float64()),  # the target's block layer (/proc/diskstats)
+        ("disk_util_pct", pa.float64()),
+        ("disk_await_ms", pa.float64()),
+        ("disk_queue", pa.float64()),
+        ("telemetry_flag", pa.string()),  # why the figures are suspect; null: not flagged
         ("tool", pa.string()),
         ("tool_version", pa.string()),
         ("job_file", pa.string()),

@@ -70,6 +70,7 @@ def run(sw: Sweeper) -> Outcome:
         # Between configurations: stored runs are whole; the sweep resumes when run again.
         outcome.stopped = str(exc)
     finally:
+        outcome.warnings += sw.platform.warnings()
         outcome.interrupted = sw.stop.is_set()
         final = "interrupted" if outcome.interrupted or outcome.stopped else "finished"
         with contextlib.suppress(OSError):  # a full disk may refuse this too
@@ -255,6 +256,10 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
         state.previous = None  # the storage is in an unknown state
         return
     state.previous = config
+    unmeasurable = sw.platform.applied(config, play)
+    if unmeasurable is not None:
+        _fail(sw, study, trial, key, unmeasurable, outcome)
+        return
     driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
     sw.progress.configuration(key, "running")
     others = functools.partial(_completed_runs, state, key) if sw.spec.study.pruning else None

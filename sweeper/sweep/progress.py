@@ -40,6 +40,8 @@ class Outcome:
     stale_locks: list[str] = field(default_factory=list)
     #: why the sweep stopped before its end although nobody asked (e.g. the store's disk full)
     stopped: str | None = None
+    #: what the user should know of the platform (e.g. a role that is not idempotent)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:

@@ -19,10 +19,10 @@ from typing import Any
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
 from sweeper.fio import FioResult
-from sweeper.load import RunOutput
+from sweeper.load import RunOutput, telemetry_flag
 from sweeper.spec import Matrix
 from sweeper.store import RunAddress
-from sweeper.store.records import DIRECTION_FIELDS, SYNC_FIELDS
+from sweeper.store.records import DIRECTION_FIELDS, SYNC_FIELDS, TELEMETRY_FIELDS
 from sweeper.workload import WorkloadCell
 
 
@@ -144,6 +144,7 @@ def run_row(
     row["steady"] = steady.get("steady")
     row["steady_range_pct"] = steady.get("range_pct")
     row["steady_slope_pct"] = steady.get("slope_pct")
+    row |= _telemetry_columns(out, attempt.parsed, row)
     disclosure = _disclosure(ctx, out, row, play)
     if steady:
         disclosure["steady_state"] = steady
@@ -172,6 +173,23 @@ def _figures(parsed: FioResult) -> dict[str, Any]:
     return figures | {"iops": total_iops, "mbps": total_mbps}
 
 
+def _telemetry_columns(
+    out: RunOutput | None, parsed: FioResult | None, row: dict[str, Any]
+) -> dict[str, Any]:
+    """The telemetry's columns, fio's own CPU use, and the flag (a saturated load host, or
+    a block layer that disagrees with fio) where the run's figures could be read."""
+    cols: dict[str, Any] = {}
+    tel = out.telemetry if out else {}
+    for f in TELEMETRY_FIELDS:
+        cols[f] = tel.get(f)
+    if parsed is not None:
+        cols["fio_usr_cpu_pct"] = parsed.usr_cpu_pct
+        cols["fio_sys_cpu_pct"] = parsed.sys_cpu_pct
+        if tel and row["status"] == "ok":
+            cols["telemetry_flag"] = telemetry_flag(tel, row["iops"], row["mbps"])
+    return cols
+
+
 def _disclosure(
     ctx: RunContext, out: RunOutput | None, row: dict[str, Any], play: PlayResult
 ) -> dict[str, Any]:
@@ -192,7 +210,8 @@ def _disclosure(
 
 
 def _load_disclosure(disclosure: dict[str, Any], out: RunOutput | None) -> dict[str, Any]:
-    """What the load driver adds to the disclosure: preconditioning, load hosts, fill, model."""
+    """What the load driver adds to the disclosure: preconditioning, load hosts, purge, fill,
+    telemetry, model."""
     if out is None:
         return {}
     added: dict[str, Any] = {}
@@ -204,8 +223,12 @@ def _load_disclosure(disclosure: dict[str, Any], out: RunOutput | None) -> dict[
         # fio ran on these hosts, not on the controller that started it.
         added["controller"] = disclosure["load_hosts"]
         added["load_hosts"] = out.load_hosts
+    if out.purge:
+        added["purge"] = out.purge
     if out.fill:
         added["fill"] = out.fill
+    if out.telemetry:
+        added["telemetry"] = out.telemetry
     if out.model:
         # The simulated array says which mechanisms decided the run (hit ratio, bottleneck).
         added["model"] = out.model
