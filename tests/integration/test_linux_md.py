@@ -28,6 +28,7 @@ from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
 from tests.support.cli import cli as raidsweep
+from tests.support.lab import clean, guest_state
 from tests.support.paths import EXAMPLES
 from tests.support.specs import quick_fio_matrix
 
@@ -60,27 +61,6 @@ def _task_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return raidsweep(*args, env=env, columns=250, timeout=1800)
-
-
-def guest_state(lab: Lab) -> str:
-    """Everything a change to the test disks would show: arrays, signatures, mounts, LVM."""
-    return lab.ssh(
-        "cat /proc/mdstat; lsblk -rno NAME,FSTYPE,LABEL,MOUNTPOINT; "
-        "for d in /dev/vd?; do echo $d; wipefs --no-act $d; done; vgs; lvs",
-        check=False,
-    ).stdout
-
-
-def clean(lab: Lab) -> None:
-    """Back to ten blank data disks, whatever a test left."""
-    lab.ssh(
-        "umount /mnt 2>/dev/null; vgremove -ff -y raidsweep 2>/dev/null; "
-        'for md in /dev/md/*; do [ -e "$md" ] && mdadm --stop "$md"; done; '
-        "dmsetup remove_all; for d in /dev/vd[a-j]; do mdadm --zero-superblock $d 2>/dev/null; "
-        "pvremove -ff -y $d 2>/dev/null; wipefs -a -q $d; done; "
-        "for d in /dev/vd[a-j]; do blockdev --rereadpt $d 2>/dev/null; done; udevadm settle",
-        check=False,
-    )
 
 
 def inventory(lab: Lab, folder: Path, devices: list[str], wipeable: list[str] = ()) -> Path:

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sweeper.lab import Lab
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
+from tests.support.lab import clean, guest_state
 from tests.support.specs import class_measuring, quick_fio_matrix, write_spec
 
 pytestmark = pytest.mark.integration
@@ -172,3 +174,58 @@ def test_a_role_that_reports_no_target_and_values_outside_its_choices_are_refuse
     refused = "config_space.raid_level[1]: 'raid6' is not supported by platform 'ansible' "
     assert out.returncode == 2 and refused + "(supported: raid5, raid10)" in said, said
     assert not files.exists()
+
+
+@pytest.mark.timeout(1200)
+def test_a_users_md_lvm_role_in_the_lab(
+    lab_vm: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The proof on real md and LVM: a role of stock modules and mdadm builds RAID 1 and RAID
+    5 in the lab VM; --check changes nothing, the sweep measures each with fio over SSH, the
+    guest shows the last array and volume, applying again changes nothing, and teardown
+    leaves the guest as it was."""
+    monkeypatch.setenv("ANSIBLE_TASK_TIMEOUT", "300")  # a hung task names itself
+    clean(lab_vm)
+    doc = yaml.safe_load(lab_vm.inventory_path.read_text())
+    host = doc["all"]["children"]["storage"]["hosts"]["raidsweep-lab"]
+    host["md_lvm_devices"] = host.pop("linux_md_devices")[:3]
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(yaml.safe_dump(doc))
+    spec = write_spec(
+        tmp_path,
+        {
+            "name": "md-lvm-role",
+            "platform": "ansible",
+            "inventory": str(inventory),
+            "platform_options": {
+                "role": str(ROLE.parent / "md_lvm"),
+                "variables": {"raid_level": "md_lvm_raid"},
+                "load": "storage",
+            },
+            "config_space": {"raid_level": ["raid1", "raid5"], "layout": ["single_rank"]},
+            "matrix": MATRIX,
+            "classes": [class_measuring(tmp_path, MATRIX)],
+        },
+        "md-lvm-role",
+    )
+    store = tmp_path / "store"
+    before = guest_state(lab_vm)
+    assert cli("run", spec, "--store", store, "--check").returncode == 0
+    assert guest_state(lab_vm) == before
+    run = cli("run", spec, "--store", store, "-q")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "not idempotent" not in run.stderr
+    configs = ParquetStore(store).configurations("md-lvm-role")
+    assert set(configs["status"]) == {"successful"} and len(configs) == 2
+    runs = ParquetStore(store).runs("md-lvm-role")
+    assert len(runs) == 2 and set(runs["status"]) == {"ok"}
+    # The guest's own view: the last configuration's array, whole, and the volume on it.
+    last = configs.sort_values("finished_at")["config_key"].iloc[-1].split("/")[0]
+    view = "mdadm --detail --export /dev/md/rsbyo; lvs --noheadings -o lv_path"
+    detail = lab_vm.ssh(view).stdout
+    assert f"MD_LEVEL={last}" in detail and "/dev/rsbyo/vol" in detail
+    members = {"raid1": 2, "raid5": 3}[last]
+    assert f"MD_DEVICES={members}" in detail
+    torn = cli("teardown", spec, "--store", store)
+    assert torn.returncode == 0, torn.stdout + torn.stderr
+    assert guest_state(lab_vm) == before

@@ -52,3 +52,24 @@ def lab_vm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     started = time.monotonic()
     if lab.down():
         record("down", time.monotonic() - started)
+
+
+def guest_state(lab: Lab) -> str:
+    """Everything a change to the test disks would show: arrays, signatures, mounts, LVM."""
+    return lab.ssh(
+        "cat /proc/mdstat; lsblk -rno NAME,FSTYPE,LABEL,MOUNTPOINT; "
+        "for d in /dev/vd?; do echo $d; wipefs --no-act $d; done; vgs; lvs",
+        check=False,
+    ).stdout
+
+
+def clean(lab: Lab) -> None:
+    """Back to ten blank data disks, whatever a test left."""
+    lab.ssh(
+        "umount /mnt 2>/dev/null; vgremove -ff -y raidsweep 2>/dev/null; "
+        'for md in /dev/md/*; do [ -e "$md" ] && mdadm --stop "$md"; done; '
+        "dmsetup remove_all; for d in /dev/vd[a-j]; do mdadm --zero-superblock $d 2>/dev/null; "
+        "pvremove -ff -y $d 2>/dev/null; wipefs -a -q $d; done; "
+        "for d in /dev/vd[a-j]; do blockdev --rereadpt $d 2>/dev/null; done; udevadm settle",
+        check=False,
+    )
