@@ -93,9 +93,7 @@ def by_id_names(name: str) -> list[str]:
     except OSError:
         return []
     return [
-        os.path.join(folder, e)
-        for e in entries
-        if kernel_name(os.path.join(folder, e)) == name
+        os.path.join(folder, e) for e in entries if kernel_name(os.path.join(folder, e)) == name
     ]
 
 
