@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:  # started as `streamlit run /abs/path/app.py` fro
 import streamlit as st  # noqa: E402
 
 from app_pages import _common  # noqa: E402
+from recommender import views  # noqa: E402
 from sweeper.untrusted import markdown_text  # noqa: E402
 
 # An emoji favicon is drawn in the page (a data: URL); a page's Material icon would be fetched
@@ -38,6 +39,8 @@ with st.sidebar:
     for problem in damaged:
         st.warning(problem, icon=":material/report:")
     st.caption(f"Store: `{store.root.resolve()}`")
+    with st.expander("Glossary", icon=":material/menu_book:"):
+        st.markdown(views.glossary_markdown())
 
 page = st.navigation(
     [

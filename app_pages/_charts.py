@@ -3,10 +3,13 @@ columns, not only block sizes), and which cell a click chose."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import altair as alt
 import pandas as pd
+
+from recommender.views.shading import DARK_INK, LIGHT_INK
 
 CELL_SELECTION = "cell"
 
@@ -18,34 +21,63 @@ def grid_heatmap(
     x_title: str,
     metric_label: str,
     higher_is_better: bool = True,
+    rows: list[str] | None = None,
+    per_column: bool = False,
+    row_marks: dict[str, str] | None = None,
+    breakers: list[str] | None = None,
 ) -> alt.LayerChart:
-    """Configuration × ``column`` coloured by ``value``; a click selects one cell.
+    """Configuration × ``column`` coloured by ``value`` (or, ``per_column``, by its place
+    within its column); a click selects one cell.
 
-    ``frame`` has config_key, column, value, sd, n (``recommender.views.grid_frame``). The
-    selection is a point selection named CELL_SELECTION over (config_key, column), so the event
-    names the cell whichever layer (square or its label) was clicked.
+    ``frame`` has config_key, column, value, sd, n, and tone, ink, tied, label
+    (``recommender.views.shade``). ``rows``: the configurations in the order shown;
+    ``row_marks``: text after a row's key (its rank, a limit broken); ``breakers``: rows drawn
+    in red. The selection is a point selection named CELL_SELECTION over (config_key,
+    column), so the event names the cell whichever layer (square or its label) was clicked.
     """
     scheme = "viridis" if higher_is_better else "inferno"
     pick = alt.selection_point(
         name=CELL_SELECTION, fields=["config_key", "column"], on="click", clear="dblclick"
     )
+    marks = json.dumps(row_marks or {})
+    red = json.dumps(list(breakers or []))
     base = alt.Chart(frame).encode(
-        x=alt.X("column:O", sort=order, title=x_title, axis=alt.Axis(labelAngle=0)),
+        x=alt.X(
+            "column:O",
+            sort=order,
+            title=x_title,
+            axis=alt.Axis(
+                labelAngle=0 if max(map(len, order), default=0) * len(order) <= 48 else -40,
+                labelLimit=200,
+            ),
+        ),
         y=alt.Y(
             "config_key:N",
             title=None,  # the keys speak for themselves; a title would crowd long labels
-            sort=sorted(frame["config_key"].unique()),
-            axis=alt.Axis(labelLimit=360),
+            sort=rows or sorted(frame["config_key"].unique()),
+            axis=alt.Axis(
+                labelLimit=460,
+                labelExpr=f"datum.value + ({marks}[datum.value] || '')",
+                labelColor=alt.expr(f"indexof({red}, datum.value) >= 0 ? '#b71c1c' : '#222222'"),
+            ),
         ),
     )
+    if per_column:
+        color = alt.Color(
+            "tone:Q",
+            title=["place in its column", "(1 = the column's best)"],
+            scale=alt.Scale(scheme=scheme, domain=[0, 1]),
+        )
+    else:
+        color = alt.Color(
+            "value:Q",
+            title=metric_label,
+            scale=alt.Scale(scheme=scheme, reverse=not higher_is_better),
+        )
     rect = (
         base.mark_rect(cursor="pointer")
         .encode(
-            color=alt.Color(
-                "value:Q",
-                title=metric_label,
-                scale=alt.Scale(scheme=scheme, reverse=not higher_is_better),
-            ),
+            color=color,
             # The clicked cell keeps full colour, the others fade: the choice stays visible.
             opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
             # Outlined only once a cell is clicked (an empty selection selects every cell).
@@ -57,15 +89,20 @@ def grid_heatmap(
                 alt.Tooltip("value:Q", title=metric_label, format=",.2f"),
                 alt.Tooltip("sd:Q", title="sd", format=",.2f"),
                 alt.Tooltip("n:Q", title="repetitions"),
+                alt.Tooltip("tied:N", title="tied with the column's best"),
             ],
         )
         .add_params(pick)
     )
+    # The label's colour is chosen per cell for the colour under it (dark on light).
     text = base.mark_text(fontSize=10, cursor="pointer").encode(
-        text=alt.Text("value:Q", format=",.3~s"),
-        color=alt.value("white"),
+        text=alt.Text("label:N"),
+        color=alt.when(alt.datum.ink == DARK_INK)
+        .then(alt.value(DARK_INK))
+        .otherwise(alt.value(LIGHT_INK)),
     )
-    return (rect + text).properties(height=alt.Step(22), width=alt.Step(64))
+    width = 64 if len(order) <= 8 else 46
+    return (rect + text).properties(height=alt.Step(22), width=alt.Step(width))
 
 
 CELL_SEP = " · "

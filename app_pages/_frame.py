@@ -5,7 +5,7 @@ provisional banner, the class chooser, the live refresh, and a table with its nu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,13 +77,48 @@ def open_page(title: str | None = None) -> SweepPage:
     return page
 
 
-def table(frame: pd.DataFrame, formats: Mapping[str, Any] | None = None, **options: Any) -> Any:
+#: what a missing figure is shown as, in every table
+MISSING = "—"
+#: the background of a row that breaks a limit (a light red that dark text reads on)
+BROKEN_ROW = "background-color: #fde2e2"
+
+
+def _printf(fmt: str) -> Callable[[Any], str]:
+    return lambda v: MISSING if v is None or pd.isna(v) else fmt % v
+
+
+def table(
+    frame: pd.DataFrame,
+    formats: Mapping[str, Any] | None = None,
+    *,
+    broken: Sequence[bool] | None = None,
+    help: Mapping[str, str] | None = None,  # noqa: A002 - Streamlit's own word for a tooltip
+    **options: Any,
+) -> Any:
     """``st.dataframe`` without the index; each column named in ``formats`` a number in its
-    printf format, or shown by the column config given instead of a format."""
-    column_config = {
-        column: st.column_config.NumberColumn(format=fmt) if isinstance(fmt, str) else fmt
-        for column, fmt in (formats or {}).items()
-    }
+    printf format (or shown by the column config given instead), a missing value shown as
+    MISSING; rows where ``broken`` is true on a red background; ``help``: a tooltip per
+    column header."""
+    column_config: dict[str, Any] = {}
+    printf: dict[str, Callable[[Any], str]] = {}
+    for column, fmt in (formats or {}).items():
+        if isinstance(fmt, str):
+            printf[column] = _printf(fmt)
+            continue
+        column_config[column] = fmt
+        inner = (fmt.get("type_config") or {}).get("format") if isinstance(fmt, dict) else None
+        if inner:
+            printf[column] = _printf(inner)
+    for column, words in (help or {}).items():
+        column_config.setdefault(column, {})
+        column_config[column] = dict(column_config[column]) | {"help": words}
     if column_config:
         options["column_config"] = column_config
-    return st.dataframe(frame, hide_index=True, **options)
+    shown = frame.reset_index(drop=True)
+    styler = shown.style.format({c: f for c, f in printf.items() if c in shown}, na_rep=MISSING)
+    if broken is not None:
+        flags = list(broken)
+        styler = styler.apply(
+            lambda row: [BROKEN_ROW if flags[row.name] else ""] * len(row), axis=1
+        )
+    return st.dataframe(styler, hide_index=True, **options)

@@ -8,6 +8,7 @@ import streamlit as st
 from app_pages import _frame
 from recommender import views
 
+GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
 page = _frame.open_page("Compare")
 recs = page.recommendations()
 configs = sorted(page.runs()["config_key"].unique())
@@ -19,9 +20,27 @@ if len(configs) < 2:
 first = next((r for r in recs if r.best is not None and r.runner_up is not None), None)
 default_a = first.best["config_key"] if first is not None else configs[0]
 default_b = first.runner_up["config_key"] if first is not None else configs[1]
+# A configuration chosen on another page (a ranking's row) arrives as a pair to compare.
+if "compare_pick" in st.session_state:
+    pick_a, pick_b = st.session_state.pop("compare_pick")
+    if pick_a in configs and pick_b in configs:
+        st.session_state["compare_a"], st.session_state["compare_b"] = pick_a, pick_b
+for state_key, default in (("compare_a", default_a), ("compare_b", default_b)):
+    if st.session_state.get(state_key) not in configs:
+        st.session_state[state_key] = default
 cols = st.columns(2)
-a = cols[0].selectbox("Configuration A", configs, index=configs.index(default_a), key="compare_a")
-b = cols[1].selectbox("Configuration B", configs, index=configs.index(default_b), key="compare_b")
+a = cols[0].selectbox(
+    "Configuration A",
+    configs,
+    key="compare_a",
+    help=GLOSSARY_HELP,
+)
+b = cols[1].selectbox(
+    "Configuration B",
+    configs,
+    key="compare_b",
+    help=GLOSSARY_HELP,
+)
 
 
 def render() -> None:

@@ -1,5 +1,8 @@
-"""Heatmaps: configuration × block size for a pattern, configuration × pattern for a block size
-(IOPS, MB/s, p99 latency), or configuration × class (score); a click on a cell lists its runs."""
+"""Heatmaps: configuration × block size for a pattern, configuration × pattern for a block size,
+or configuration × every workload cell at once (IOPS, MB/s, p99 latency), or configuration ×
+class (score); colour over the grid or per column, rows sorted by key, a class score or any
+column, each row marked with its rank in a class and a limit it breaks; a click on a cell lists
+its runs."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ from sweeper.units import format_size
 
 CHART_KEY = "heatmap_chart"
 CELL_KEY = "heatmap_cell"
-BY_LABELS = {"block size": "block_size", "pattern": "pattern"}
+BY_LABELS = {"block size": "block_size", "pattern": "pattern", "all cells": "cell"}
+SCALES = ["whole grid", "per column"]
 
 page = _frame.open_page("Heatmaps")
 all_runs = page.runs()
@@ -37,16 +41,19 @@ else:
     )
     by = BY_LABELS[by_label]
     cols = st.columns(3)
-    if by == "block_size":
+    if by == "cell":
+        pass  # the overview: every cell of the sweep, nothing to choose
+    elif by == "block_size":
         pattern = cols[0].selectbox("Pattern", patterns, key="pattern")
     else:
         sizes = views.block_sizes(all_runs)
         block_size = cols[0].selectbox(
             "Block size", sizes, format_func=lambda b: format_size(int(b)), key="block_size"
         )
-    concurrency = cols[1].selectbox("Concurrency", concurrencies, key="concurrency")
+    if by != "cell":
+        concurrency = cols[1].selectbox("Concurrency", concurrencies, key="concurrency")
     ranges = ((page.record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
-    if ranges:
+    if ranges and by != "cell":
         active = cols[2].selectbox("Active range (% of the volume)", ranges, key="active_range")
 
 
@@ -67,6 +74,9 @@ def _grid() -> tuple[pd.DataFrame, list[str], str, bool, dict[str, list[str]] | 
         frame, order = views.score_grid(recs)
         return frame, order, "class", True, {r.name: r.wclass.cell_keys for r in recs}
     metric = HEATMAP_METRICS[metric_label]
+    if by == "cell":
+        frame, order = views.overview_frame(page.runs(), metric)
+        return frame, order, "workload cell", "lat" not in metric, None
     frame, order = views.grid_frame(
         page.runs(),
         metric,
@@ -80,23 +90,87 @@ def _grid() -> tuple[pd.DataFrame, list[str], str, bool, dict[str, list[str]] | 
     return frame, order, x_title, "lat" not in metric, None
 
 
+def _row_marks(class_name: str | None) -> tuple[dict[str, str], list[str]]:
+    """Per configuration its rank in ``class_name`` (and what limit it breaks), and the
+    configurations that break one."""
+    rec = views.find_recommendation(page.recommendations(), class_name or "")
+    if rec is None or rec.ranked.empty:
+        return {}, []
+    marks, breakers = {}, []
+    for _, row in rec.ranked.iterrows():
+        label = f"   {views.rank_label(row['rank'], row['tied'])}"
+        if not bool(row["meets_limits"]):
+            label += f"  ✕ breaks {str(row['violations']).split('; ')[0]}"
+            breakers.append(str(row["config_key"]))
+        marks[str(row["config_key"])] = label
+    return marks, breakers
+
+
 def render() -> None:
     frame, order, x_title, higher_is_better, class_cells = _grid()
     if frame.empty:
-        where = pattern if by == "block_size" else format_size(int(block_size or 0))
+        if by == "cell":
+            where = "any cell"
+        else:
+            where = pattern if by == "block_size" else format_size(int(block_size or 0))
         st.info(f"No {metric_label} values for {where} at {concurrency} yet.")
         return
+    recs = page.recommendations()
+    class_names = [r.name for r in recs if not r.ranked.empty]
+    score_sorts = {f"score in {name}": name for name in class_names}
+    controls = st.columns(3)
+    scale = controls[0].radio(
+        "Colour scale",
+        SCALES,
+        index=1 if by == "cell" else 0,
+        key=f"heatmap_scale_{by}",
+        horizontal=True,
+        help="Per column: each column from its worst to its best, so a 30% spread inside one "
+        "column shows even when another column is ten times larger.",
+    )
+    sort = controls[1].selectbox(
+        "Sort rows by",
+        [views.ROW_ORDER_CONFIGURATION, *score_sorts, *order],
+        key=f"heatmap_sort_{by}",
+        help="By configuration key, by a class's score (best first), or by a column (best first).",
+    )
+    marked = controls[2].selectbox(
+        "Ranks and limits of class",
+        class_names or [None],
+        key="heatmap_mark_class",
+        help="Beside each configuration: its rank in this class (=N: tied with rank N), and "
+        "in red with ✕ the limit it breaks.",
+    )
+    shaded = views.shade(frame, per_column=scale == "per column", higher_is_better=higher_is_better)
+    scores = None
+    if sort in score_sorts:
+        rec = views.find_recommendation(recs, score_sorts[sort])
+        scores = (
+            dict(zip(rec.ranked["config_key"], rec.ranked["score"], strict=True)) if rec else {}
+        )
+    rows = views.row_order(shaded, sort, higher_is_better=higher_is_better, scores=scores)
+    marks, breakers = _row_marks(marked)
     chart = _charts.grid_heatmap(
-        frame, order, x_title=x_title, metric_label=metric_label, higher_is_better=higher_is_better
+        shaded,
+        order,
+        x_title=x_title,
+        metric_label=metric_label,
+        higher_is_better=higher_is_better,
+        rows=rows,
+        per_column=scale == "per column",
+        row_marks=marks,
+        breakers=breakers,
     )
     st.altair_chart(
         chart, on_select=_on_click, selection_mode=_charts.CELL_SELECTION, key=CHART_KEY
     )
     st.caption(
-        "Mean over repetitions; hover a cell for its standard deviation and count, "
-        "click it to list its runs (double-click clears)."
+        "Mean over repetitions; '=' before a figure: its 95% interval overlaps the column's "
+        "best. Hover a cell for its standard deviation and count, click it to list its runs "
+        "(double-click clears)."
     )
     table = views.grid_table(frame, order)
+    table = table.set_index(views.CONFIGURATION).reindex(rows).reset_index()
     _frame.table(table, {c: "%.2f" for c in table.columns if c != views.CONFIGURATION})
 
     cells = frame.sort_values("config_key", kind="stable")

@@ -1,15 +1,24 @@
-"""Recommendations: per workload class the decision, the ranking with its trade-offs, the
-evidence against the runner-up, the Pareto view and the cost of snapshots / data reduction."""
+"""Recommendations: per workload class the decision (its tie-break, its margin to each limit,
+provisional while the sweep is not finished), the ranking with its trade-offs and, apart, the
+configurations that break a limit with what broke, links from a configuration to Compare and
+its runs, the evidence against the runner-up, the Pareto view, the cost of snapshots / data
+reduction, and downloads of the HTML report and the tables."""
 
 from __future__ import annotations
 
+import re
+
+import pandas as pd
 import streamlit as st
 
 from app_pages import _frame
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
+from recommender.recommendations import ClassRecommendation
+from recommender.report import render_report
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
+from sweeper.status import provisional
 from sweeper.untrusted import markdown_text
 
 page = _frame.open_page("Recommendations")
@@ -22,7 +31,6 @@ prices = (page.record.get("spec") or {}).get("prices")
 
 def render() -> None:
     recs = page.recommendations()
-    page.provisional_banner()
     rec = views.find_recommendation(recs, class_name)
     if rec is None:
         st.error(f"The class {class_name} could not be loaded for this sweep.")
@@ -33,27 +41,46 @@ def render() -> None:
             f"No runs of the {class_name} cells are stored yet ({', '.join(wclass.cell_keys)})."
         )
         return
-    st.success(rec.sentence(), icon=":material/recommend:")
+    _decision(rec)
     st.markdown(f"**{markdown_text(wclass.name)}** — {markdown_text(wclass.description)}")
     cells = ", ".join(f"{c.cell} (×{c.weight:g})" for c in wclass.cells)
     limits = views.class_limits_text(wclass.limits)
-    st.caption(f"Class metric: {wclass.metric}; cells (weight): {cells}; limits: {limits}")
+    tie_break = ", ".join(wclass.tie_break) or "none (the higher mean score)"
+    st.caption(
+        f"Class metric: {views.metric_unit(wclass.metric)}; cells (weight): {cells}; "
+        f"limits: {limits}; tie-break: {tie_break}"
+    )
 
     st.subheader("Ranking")
     table = views.recommendation_table(rec.ranked, prices=bool(prices))
     currency = (prices or {}).get("currency", "")
     money = f"%.2f {currency}".strip()
-    _frame.table(
-        table,
-        {
-            "score": "%.1f",
-            "CV %": "%.2f",
-            "usable %": "%.1f",
-            "rebuild h": "%.2f",
-            "data-loss risk / year": "%.2e",
-            "cost per unit": money,
-            "cost per usable GB": money,
-        },
+    # Short headers (the full name in each header's tooltip), so that the ranking fits a
+    # 1440 px window beside the sidebar.
+    formats = {
+        "score": "%.1f",
+        "CV %": _number("CV %", "%.2f", "coefficient of variation of the score"),
+        "repetitions": _number("reps", "%d", "complete repetitions behind the score"),
+        "usable %": "%.1f",
+        "rebuild h": "%.2f",
+        "data-loss risk / year": _number("risk / yr", "%.2e", "data-loss risk per year"),
+        "cost per unit": _number(
+            "cost / unit", money, f"cost per {views.metric_unit(wclass.metric)}"
+        ),
+        "cost per usable GB": _number("cost / GB", money, "cost per usable GB"),
+        "trade-off front": st.column_config.CheckboxColumn(
+            "front", help="on the trade-off front (score, usable capacity, data-loss risk)"
+        ),
+    }
+    keeps = table["limits"] == "ok"
+    headers = {views.CONFIGURATION: GLOSSARY_HELP, "rank": views.RANK_CAPTION}
+    picked = _frame.table(
+        table[keeps].drop(columns=["limits"]),
+        formats,
+        help=headers,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="ranking_rows",
     )
     st.caption(
         f"{views.RANK_CAPTION}.  \n"
@@ -61,15 +88,30 @@ def render() -> None:
         f"**Trade-offs:** {TRADEOFF_FORMULA}."
         + (f" Cost per unit: {currency} per {wclass.metric} of the score." if prices else "")
     )
-    broken = table[table["limits"] != "ok"]
-    if len(broken):
-        st.warning(
-            "Limits broken (these rank after every configuration that keeps them):  \n"
-            + "  \n".join(
-                f"{key}: {why}"
-                for key, why in zip(broken[views.CONFIGURATION], broken["limits"], strict=True)
-            )
+    chosen = _picked_key(picked, table[keeps])
+    if (~keeps).any():
+        broken = table[~keeps]
+        st.subheader(f"Breaking a limit ({len(broken)})")
+        st.caption("These rank after every configuration that keeps the class's limits.")
+        picked_broken = _frame.table(
+            broken,
+            formats,
+            broken=[True] * len(broken),
+            help=headers,
+            on_select="rerun",
+            selection_mode="single-row",
+            key="ranking_broken_rows",
         )
+        chosen = _picked_key(picked_broken, broken) or chosen
+        st.error(
+            "What broke:  \n"
+            + "  \n".join(
+                f"**{key}** — " + "; ".join(markdown_text(v) for v in why.split("; "))
+                for key, why in zip(broken[views.CONFIGURATION], broken["limits"], strict=True)
+            ),
+            icon=":material/block:",
+        )
+    _links(chosen, rec)
     if "cells missing" in table:
         gaps = table.loc[table["cells missing"] != "", [views.CONFIGURATION, "cells missing"]]
         st.warning(
@@ -79,6 +121,7 @@ def render() -> None:
                 for key, cells in zip(gaps[views.CONFIGURATION], gaps["cells missing"], strict=True)
             )
         )
+    _downloads(rec, table)
 
     st.subheader("Evidence")
     if rec.runner_up is None or rec.evidence.empty:
@@ -107,12 +150,14 @@ def render() -> None:
             "usable capacity and rebuild exposure cannot be computed."
         )
     else:
-        st.altair_chart(tradeoff_chart(points, wclass.metric))
+        st.altair_chart(tradeoff_chart(points, views.metric_unit(wclass.metric)))
         front = points.loc[points["front"] == "on the trade-off front", "config_key"]
+        breaking = points.loc[points["front"] == "breaks a limit", "config_key"]
         st.caption(
             "Performance vs usable capacity vs rebuild exposure (data-loss risk per year). "
             f"On the trade-off front (no other configuration is as good in all three and better "
-            f"in one): {', '.join(front) or 'none'}."
+            f"in one): {', '.join(front) or 'none'}. Breaking a limit (red crosses, never on "
+            f"the front): {', '.join(breaking) or 'none'}."
         )
 
     if len(rec.impact):
@@ -122,6 +167,91 @@ def render() -> None:
             views.impact_table(rec.impact),
             {"score off": "%.1f", "score on": "%.1f", "kept %": "%.1f"},
         )
+
+
+GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
+
+
+def _decision(rec: ClassRecommendation) -> None:
+    """The decision box: provisional while the sweep is not finished, the decision with its
+    tie-break, the margin to each limit, and what the recommended key says."""
+    note = provisional(page.store, page.sweep_id)
+    text = markdown_text(rec.sentence())
+    if note:
+        text = f"**{markdown_text(note[0].upper() + note[1:])}.**  \n{text}"
+    margins = rec.margins
+    if len(margins):
+        text += "  \n**Margin to each limit** (worst cell mean of the recommended configuration):"
+        for _, m in margins.iterrows():
+            verb = "to spare" if m["margin ms"] >= 0 else "over"
+            text += (
+                f"  \n{markdown_text(m['limit'])}: worst {m['worst ms']:.2f} ms at {m['cell']}, "
+                f"{abs(m['margin ms']):.2f} ms ({abs(m['margin %']):.0f}% of the limit) {verb}"
+            )
+    elif rec.wclass.limits:
+        text += "  \nMargin to each limit: the limited figures are not measured yet."
+    box = st.warning if note else st.success
+    box(text, icon=":material/hourglass_top:" if note else ":material/recommend:")
+    key = str(rec.best["config_key"])
+    st.markdown(f"Recommended configuration: `{key}`", help=views.explain_key(key))
+
+
+def _number(label: str, fmt: str, words: str) -> object:
+    return st.column_config.NumberColumn(label, format=fmt, help=words)
+
+
+def _picked_key(picked: object, shown: pd.DataFrame) -> str | None:
+    rows = getattr(getattr(picked, "selection", None), "rows", None) or []
+    return str(shown[views.CONFIGURATION].iloc[rows[0]]) if rows else None
+
+
+def _links(key: str | None, rec: ClassRecommendation) -> None:
+    """For the configuration chosen in a ranking: to Compare (against the recommended one, or
+    the runner-up when it is the recommended one) and to its runs in Run details."""
+    if key is None:
+        st.caption("Select a row to compare that configuration or open its runs.")
+        return
+    best = str(rec.best["config_key"])
+    other = (
+        best
+        if key != best
+        else str((rec.runner_up if rec.runner_up is not None else rec.best)["config_key"])
+    )
+    st.session_state["compare_pick"] = (key, other)
+    st.session_state["run_config_pick"] = key
+    cols = st.columns(2)
+    cols[0].page_link(
+        "app_pages/compare.py",
+        label=f"Compare {key} with {other}",
+        icon=":material/compare_arrows:",
+    )
+    cols[1].page_link(
+        "app_pages/run_details.py", label=f"Runs of {key}", icon=":material/description:"
+    )
+
+
+def _file_part(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "sweep"
+
+
+def _downloads(rec: ClassRecommendation, table: pd.DataFrame) -> None:
+    """The HTML report of the sweep and this class's ranking, named by sweep and class."""
+    sweep, name = _file_part(page.sweep_id), _file_part(rec.name)
+    cols = st.columns(2)
+    cols[0].download_button(
+        "Download the HTML report",
+        data=lambda: render_report(page.store, page.record).encode("utf-8"),
+        file_name=f"raidsweep-{sweep}-report.html",
+        mime="text/html",
+        icon=":material/download:",
+    )
+    cols[1].download_button(
+        f"Download the {rec.name} ranking (CSV)",
+        data=table.to_csv(index=False).encode("utf-8"),
+        file_name=f"raidsweep-{sweep}-{name}-ranking.csv",
+        mime="text/csv",
+        icon=":material/download:",
+    )
 
 
 page.live(render)

@@ -20,6 +20,10 @@ if all_runs.empty:
 # A run chosen on another page (a heatmap cell's runs) arrives as its id.
 if "run_pick" in st.session_state:
     st.session_state["run_id"] = st.session_state.pop("run_pick")
+# A configuration chosen on another page (a ranking's row): its runs, to choose from.
+if "run_config_pick" in st.session_state:
+    st.session_state["run_config"] = st.session_state.pop("run_config_pick")
+    st.session_state["run_id"] = ""
 
 typed = st.text_input(
     "Run id", key="run_id", placeholder="24 hex digits, or choose the run below"

@@ -75,17 +75,22 @@ def tradeoff_points(ranked: pd.DataFrame) -> pd.DataFrame:
     for c in cols[1:]:
         out[c] = pd.to_numeric(out[c], errors="coerce")
     out["usable_pct"] = 100 * out["usable_share"]
+    front = ranked.get("tradeoff_front", pd.Series(False, index=ranked.index))
     out["front"] = [
-        "on the trade-off front" if bool(v) else "dominated"
-        for v in ranked.get("tradeoff_front", pd.Series(False, index=ranked.index))
+        "breaks a limit" if not bool(ok) else "on the trade-off front" if bool(v) else "dominated"
+        for v, ok in zip(front, ranked["meets_limits"], strict=True)
     ]
-    out["limits"] = ["ok" if ok else "broken" for ok in ranked["meets_limits"]]
+    out["limits"] = [
+        "ok" if ok else str(why)
+        for ok, why in zip(ranked["meets_limits"], ranked["violations"], strict=True)
+    ]
     return out.dropna(subset=["score", "usable_share", "loss_risk_per_year"])
 
 
 def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
     """Score against usable capacity, coloured by data-loss risk per year (the rebuild
-    exposure), the trade-off front drawn as filled diamonds.
+    exposure), the trade-off front drawn as filled diamonds and the configurations that break
+    a limit as red-outlined crosses.
 
     ``points``: config_key, score, usable_pct, rebuild_h, loss_risk_per_year, front, limits
     (``tradeoff_points``).
@@ -106,12 +111,16 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
                 "front:N",
                 title=None,
                 scale=alt.Scale(
-                    domain=["on the trade-off front", "dominated"], range=["diamond", "circle"]
+                    domain=["on the trade-off front", "dominated", "breaks a limit"],
+                    range=["diamond", "circle", "cross"],
                 ),
             ),
-            stroke=alt.condition(
-                alt.datum.front == "on the trade-off front", alt.value("black"), alt.value(None)
-            ),
+            stroke=alt.when(alt.datum.front == "breaks a limit")
+            .then(alt.value("#d32f2f"))
+            .when(alt.datum.front == "on the trade-off front")
+            .then(alt.value("black"))
+            .otherwise(alt.value(None)),
+            strokeWidth=alt.value(2),
             tooltip=[
                 alt.Tooltip("config_key:N", title="configuration"),
                 alt.Tooltip("score:Q", format=",.1f"),
@@ -119,7 +128,7 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
                 alt.Tooltip("rebuild_h:Q", title="rebuild h", format=".2f"),
                 alt.Tooltip("loss_risk_per_year:Q", title="data-loss risk / year", format=".2e"),
                 alt.Tooltip("front:N", title="trade-off"),
-                alt.Tooltip("limits:N"),
+                alt.Tooltip("limits:N", title="limits (what broke)"),
             ],
         )
         .properties(height=320)

@@ -6,9 +6,9 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from sweeper.errors import InputError
 from sweeper.models import StrictModel
@@ -86,6 +86,30 @@ class Limit(StrictModel):
         return f"{self.metric} ≤ {self.max}{where}{media}"
 
 
+#: the secondary criteria a class may break a tie at the top of its ranking by, in its
+#: ``tie_break`` list (``recommender.tiebreak`` says what each compares)
+TIE_BREAK_CRITERIA = (
+    "usable_capacity",
+    "loss_risk",
+    "rebuild_time",
+    "cost",
+    "cost_per_unit",
+    "cost_per_usable_gb",
+    "drives",
+    "spread",
+)
+
+
+def _tie_break_name(name: str) -> str:
+    if name not in TIE_BREAK_CRITERIA:
+        raise ValueError(
+            f"{name!r} is not a tie-break criterion (one of: {', '.join(TIE_BREAK_CRITERIA)})"
+        )
+    return name
+
+
+TieBreakName = Annotated[str, AfterValidator(_tie_break_name)]
+
 #: a class metric's unit as people write it
 METRIC_UNITS = {"iops": "IOPS", "mbps": "MB/s"}
 
@@ -96,6 +120,9 @@ class WorkloadClass(StrictModel):
     metric: Literal["iops", "mbps"] = "iops"
     cells: list[ClassCell] = Field(min_length=1)
     limits: list[Limit] = Field(default_factory=list)
+    #: how a tie at the top is broken before the higher mean score, e.g.
+    #: ``[usable_capacity, loss_risk, cost]`` (none: by the higher mean score alone)
+    tie_break: list[TieBreakName] = Field(default_factory=list, max_length=len(TIE_BREAK_CRITERIA))
 
     @property
     def objective_name(self) -> str:
@@ -108,6 +135,14 @@ class WorkloadClass(StrictModel):
         problem = control_problem(v)
         if problem or v != v.strip():
             raise ValueError(f"{v!r} {problem or 'begins or ends with a space'}")
+        return v
+
+    @field_validator("tie_break")
+    @classmethod
+    def _tie_break(cls, v: list[str]) -> list[str]:
+        twice = sorted({name for i, name in enumerate(v) if name in v[:i]})
+        if twice:
+            raise ValueError(f"{', '.join(twice)} named twice")
         return v
 
     @model_validator(mode="after")

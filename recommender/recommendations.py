@@ -8,15 +8,16 @@ performance kept with snapshots or data reduction on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from recommender.classes import WorkloadClass
+from recommender.classes import METRIC_UNITS, WorkloadClass
 from recommender.evidence import EVIDENCE_COLUMNS, evidence
 from recommender.features import feature_impact
 from recommender.scoring import rank_classes
+from recommender.tiebreak import MARGIN_COLUMNS, break_tie, limit_margins
 from recommender.tradeoffs import pareto_tradeoffs, with_tradeoffs
 
 
@@ -31,6 +32,10 @@ class ClassRecommendation:
     evidence: pd.DataFrame
     #: feature on vs off per configuration pair (empty without such dimensions)
     impact: pd.DataFrame
+    #: how a tie at the top was broken, in words (empty: no tie)
+    tie_break_note: str = ""
+    #: the recommended configuration's worst figure and margin per limit
+    margins: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MARGIN_COLUMNS))
 
     @property
     def name(self) -> str:
@@ -44,11 +49,11 @@ class ClassRecommendation:
 
     @property
     def tied_set(self) -> list[str]:
-        """The configurations tied with the recommended one (ranked ``=1`` beside it)."""
+        """The configurations tied with the recommended one (its rank's other rows)."""
         if self.best is None:
             return []
         r = self.ranked
-        same = r[(r["rank"] == self.best["rank"]) & r["tied"].astype(bool)]
+        same = r[(r["rank"] == self.best["rank"]) & (r["config_key"] != self.best["config_key"])]
         return [str(k) for k in same["config_key"]]
 
     def sentence(self) -> str:
@@ -56,16 +61,16 @@ class ClassRecommendation:
         if self.best is None:
             return f"{self.name}: no runs measured the class's cells"
         b = self.best
+        unit = METRIC_UNITS[self.wclass.metric]
         text = (
-            f"{self.name}: {b['config_key']} — {b['score']:,.0f} {self.wclass.metric} "
+            f"{self.name}: {b['config_key']} — {b['score']:,.0f} {unit} "
             f"(95% CI {b['score_lo']:,.0f}–{b['score_hi']:,.0f}, {int(b['repetitions'])} reps)"
         )
         tied = self.tied_set
         if tied:
             named = ", ".join(tied[:3]) + (f" and {len(tied) - 3} more" if len(tied) > 3 else "")
-            text += (
-                f"; tied (95% intervals overlap) with {named}, "
-                "ahead of them by the higher mean score"
+            text += f"; tied (95% intervals overlap) with {named}, " + (
+                self.tie_break_note or "ahead of them by the higher mean score"
             )
         if not bool(b["meets_limits"]):
             text += "; no configuration keeps every limit"
@@ -95,8 +100,16 @@ def class_recommendations(
     for wclass in classes:
         part = full[full["class"] == wclass.name].copy()
         part["tradeoff_front"] = pareto_tradeoffs(part) if len(part) else pd.Series(dtype=bool)
-        best = part.iloc[0] if len(part) else None
-        runner = part.iloc[1] if len(part) > 1 else None
+        best = runner = None
+        note = ""
+        if len(part):
+            top = part[part["rank"] == part["rank"].iloc[0]]
+            tie = break_tie(top, wclass.tie_break)
+            note = tie.note() if wclass.tie_break else ""
+            rest = part.drop(index=top.index)
+            order = pd.concat([tie.order, rest]) if wclass.tie_break else part
+            best = order.iloc[0]
+            runner = order.iloc[1] if len(order) > 1 else None
         ev = (
             evidence(runs, wclass, best["config_key"], runner["config_key"])
             if best is not None and runner is not None
@@ -110,6 +123,10 @@ def class_recommendations(
                 runner_up=runner,
                 evidence=ev,
                 impact=impact[impact["class"] == wclass.name].reset_index(drop=True),
+                tie_break_note=note,
+                margins=limit_margins(runs, wclass, best["config_key"])
+                if best is not None
+                else pd.DataFrame(columns=MARGIN_COLUMNS),
             )
         )
     return out

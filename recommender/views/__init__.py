@@ -9,6 +9,7 @@ from recommender.views.compare import (
     compare_tradeoffs,
 )
 from recommender.views.curves import MAX_CURVES, ROLE_PRECEDENCE, curve_points, curve_summary
+from recommender.views.glossary import GLOSSARY, explain_key, glossary_markdown
 from recommender.views.grids import (
     CELL_RUN_COLUMNS,
     GRID_COLUMNS,
@@ -52,8 +53,21 @@ from recommender.views.runs import (
     run_id_problem,
     run_summary,
 )
+from recommender.views.shading import (
+    ROW_ORDER_CONFIGURATION,
+    overview_frame,
+    row_order,
+    shade,
+)
 
 __all__ = [
+    "GLOSSARY",
+    "ROW_ORDER_CONFIGURATION",
+    "explain_key",
+    "glossary_markdown",
+    "overview_frame",
+    "row_order",
+    "shade",
     "CELL_RUN_COLUMNS",
     "COMPARE_METRICS",
     "CONFIGURATION",

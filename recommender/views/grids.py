@@ -225,6 +225,8 @@ def cell_runs(
             concurrency=concurrency,
             active_pct=active_pct,
         )
+    elif by == "cell":
+        sel = mine[mine["cell_key"] == column]
     elif by == "pattern":
         sel = _select(
             mine,
@@ -234,7 +236,7 @@ def cell_runs(
             active_pct=active_pct,
         )
     else:
-        raise ValueError(f"by must be block_size, pattern or class, not {by!r}")
+        raise ValueError(f"by must be block_size, pattern, cell or class, not {by!r}")
     cols = [c for c in CELL_RUN_COLUMNS if c in sel.columns]
     sel = sel.sort_values(["cell_key", "repetition"])[cols]
     return sel.rename(columns=CELL_RUN_COLUMNS).reset_index(drop=True)

@@ -1,0 +1,112 @@
+"""What a heatmap needs beyond its means: each cell's place on the colour scale (over the
+whole grid or within its column), a label colour that reads on it, the cells tied with their
+column's best, the order of the rows, and the overview of every workload cell."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from recommender.views.labels import concurrency_key
+from sweeper.units import parse_size
+
+#: the label colours: dark on the light end of viridis and inferno, light on the dark end
+DARK_INK, LIGHT_INK = "#111111", "#ffffff"
+#: from this place on the scale (0 dark … 1 light) a label is dark
+LIGHT_FROM = 0.6
+ROW_ORDER_CONFIGURATION = "configuration"
+
+
+def shade(frame: pd.DataFrame, *, per_column: bool, higher_is_better: bool) -> pd.DataFrame:
+    """``frame`` (config_key, column, value, sd, n) with ``tone``: the cell's place from worst
+    (0) to best (1) over the grid or within its column, ``ink``: the label colour that reads on
+    that place of the scale (viridis and inferno run dark → light from 0 to 1), and ``tied``:
+    whether the cell's 95% interval overlaps its column's best cell's."""
+    out = frame.copy()
+    value = out["value"].astype(float)
+    groups = out["column"] if per_column else pd.Series(0, index=out.index)
+    lo = value.groupby(groups).transform("min")
+    hi = value.groupby(groups).transform("max")
+    span = (hi - lo).where(hi > lo)
+    tone = ((value - lo) / span).fillna(1.0)
+    out["tone"] = tone if higher_is_better else 1.0 - tone
+    out["ink"] = np.where(out["tone"] >= LIGHT_FROM, DARK_INK, LIGHT_INK)
+    out["tied"] = _tied_with_best(out, higher_is_better)
+    out["label"] = [
+        ("=" if tied else "") + _short(v) for tied, v in zip(out["tied"], value, strict=True)
+    ]
+    return out
+
+
+def _half_width(sd: pd.Series, n: pd.Series) -> pd.Series:
+    n = n.astype(float)
+    tq = pd.Series(stats.t.ppf(0.975, np.maximum(n - 1, 1)), index=n.index).where(n > 1, 0.0)
+    return (tq * sd.astype(float).fillna(0.0) / np.sqrt(n.clip(lower=1))).fillna(0.0)
+
+
+def _tied_with_best(frame: pd.DataFrame, higher_is_better: bool) -> pd.Series:
+    value = frame["value"].astype(float)
+    half = _half_width(frame["sd"], frame["n"])
+    by_column = value.groupby(frame["column"])
+    best_idx = by_column.idxmax() if higher_is_better else by_column.idxmin()
+    best = frame["column"].map(best_idx)
+    b_val, b_half = value.loc[best].to_numpy(), half.loc[best].to_numpy()
+    overlap = (value - half <= b_val + b_half) & (b_val - b_half <= value + half)
+    return overlap & (frame.index.to_numpy() != best.to_numpy())
+
+
+def _short(value: float) -> str:
+    """A cell's label: three significant figures, k and M for thousands and millions."""
+    if not np.isfinite(value):
+        return "—"
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def row_order(
+    frame: pd.DataFrame,
+    by: str,
+    *,
+    higher_is_better: bool,
+    scores: dict[str, float] | None = None,
+) -> list[str]:
+    """The configurations in the order the rows are shown: by key (``by`` is
+    ROW_ORDER_CONFIGURATION), by a class score (``scores``, best first), or by the value in
+    the column ``by`` (best first); configurations without a value last, by key."""
+    keys = sorted(frame["config_key"].unique())
+    if by == ROW_ORDER_CONFIGURATION:
+        return keys
+    if scores is not None:
+        values = pd.Series(scores, dtype=float)
+        best_first = False
+    else:
+        part = frame[frame["column"] == by]
+        values = part.groupby("config_key")["value"].mean().astype(float)
+        best_first = not higher_is_better
+    ranked = values.reindex(keys).sort_values(ascending=best_first, kind="stable")
+    return [k for k in ranked.dropna().index] + [k for k in keys if pd.isna(ranked.get(k))]
+
+
+def cell_order_key(cell_key: str) -> tuple:
+    """Sorts cells by pattern, block size, then concurrency (the rest of the key after)."""
+    parts = cell_key.split("/")
+    try:
+        size = parse_size(parts[1])
+    except (IndexError, ValueError):
+        size = 0
+    qd = concurrency_key(parts[2]) if len(parts) > 2 else [0]
+    return (parts[0], size, qd, parts[3:])
+
+
+def overview_frame(runs: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, list[str]]:
+    """Mean, sd and count of ``metric`` per configuration × workload cell (every cell of the
+    sweep at once), and the cells in order (pattern, block size, concurrency)."""
+    if runs.empty or metric not in runs:
+        return pd.DataFrame(columns=["config_key", "column", "value", "sd", "n"]), []
+    out = runs.groupby(["config_key", "cell_key"])[metric].agg(value="mean", sd="std", n="count")
+    out = out.reset_index().rename(columns={"cell_key": "column"}).dropna(subset=["value"])
+    order = sorted(out["column"].unique(), key=cell_order_key)
+    return out.reset_index(drop=True), order
