@@ -1,0 +1,184 @@
+"""Telemetry of a run: the load host's CPU and the target's block-layer view, and the flag.
+
+Pure functions over the text of ``/proc/stat`` and ``/proc/diskstats``: two snapshots give the
+figures over the window between them. Every figure is over all CPUs and the whole window:
+
+- ``host_cpu_pct``: busy share of every CPU of the load host (user, nice, system, irq,
+  softirq, steal; idle and iowait are not busy).
+- ``disk_iops``: requests the block layer received per second, completed plus merged (a
+  merged request is one fio I/O folded into another), reads and writes; ``disk_mbps`` the
+  bytes moved; ``disk_await_ms`` the mean time a request spent queued and served (iostat's
+  await); ``disk_util_pct`` the share of the window the device was busy; ``disk_queue`` the
+  mean number of requests in flight (iostat's aqu-sz).
+
+A run is flagged (``telemetry_flag``) when a load host was at least ``CPU_SATURATED_PCT`` busy
+(it measured itself, not the storage), or when the target is a block device and the block
+layer saw neither the IOPS nor the bytes fio reports within ``AGREEMENT_PCT`` (the I/O did not
+all reach the device, or something else used it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sweeper.fio.parse import FioParseError, find_document
+
+#: a load host at least this busy, averaged over its CPUs and the window, measured itself
+CPU_SATURATED_PCT = 90.0
+#: the block layer's IOPS (or bytes) and fio's may differ by this much, in percent
+AGREEMENT_PCT = 10.0
+_SECTOR = 512
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The counters at one moment: the time (seconds since the epoch on that host), CPU
+    jiffies (busy, total) over all CPUs, and the device's diskstats fields (None: unseen)."""
+
+    t: float
+    cpu: tuple[int, int]
+    disk: tuple[int, ...] | None
+
+
+def parse_cpu(stat_text: str) -> tuple[int, int]:
+    """(busy, total) jiffies from the ``cpu`` line of ``/proc/stat`` (every CPU together)."""
+    for line in stat_text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "cpu":
+            v = [int(x) for x in parts[1:9]] + [0] * (8 - len(parts[1:9]))
+            user, nice, system, idle, iowait, irq, softirq, steal = v
+            busy = user + nice + system + irq + softirq + steal
+            return busy, busy + idle + iowait
+    raise ValueError("/proc/stat has no cpu line")
+
+
+def parse_disk(diskstats_text: str, device: str | None) -> tuple[int, ...] | None:
+    """The counters of ``device`` in ``/proc/diskstats`` (the fields after its name)."""
+    if not device:
+        return None
+    for line in diskstats_text.splitlines():
+        parts = line.split()
+        if len(parts) >= 14 and parts[2] == device:
+            return tuple(int(x) for x in parts[3:14])
+    return None
+
+
+def window_figures(a: Snapshot, b: Snapshot) -> dict[str, Any]:
+    """The figures over the window from ``a`` to ``b``."""
+    dt = b.t - a.t
+    total = b.cpu[1] - a.cpu[1]
+    out: dict[str, Any] = {
+        "window_s": round(dt, 3),
+        "host_cpu_pct": 100.0 * (b.cpu[0] - a.cpu[0]) / total if total > 0 else None,
+    }
+    if a.disk is None or b.disk is None or dt <= 0:
+        return out
+    d = [y - x for x, y in zip(a.disk, b.disk, strict=True)]
+    reads, rmerged, rsect, rms, writes, wmerged, wsect, wms, _, ticks, weighted = d
+    completed = reads + writes
+    return out | {
+        "disk_iops": (completed + rmerged + wmerged) / dt,
+        "disk_mbps": (rsect + wsect) * _SECTOR / dt / 1e6,
+        "disk_await_ms": (rms + wms) / completed if completed else None,
+        "disk_util_pct": min(100.0, ticks / (dt * 1000) * 100),
+        "disk_queue": weighted / (dt * 1000),
+    }
+
+
+def measured_window(fio_stdout: str) -> tuple[float, float] | None:
+    """fio's measured interval (after the ramp) in seconds since the epoch: it ends when fio
+    wrote its output (``timestamp_ms``) and lasts the longest job's ``job_runtime``."""
+    try:
+        doc = find_document(fio_stdout)
+        end = float(doc["timestamp_ms"]) / 1000
+        runtime = max(float(j.get("job_runtime", 0)) for j in doc["jobs"]) / 1000
+    except (FioParseError, KeyError, TypeError, ValueError):
+        return None
+    return (end - runtime, end) if runtime > 0 else None
+
+
+def series_figures(samples: list[Snapshot], window: tuple[float, float] | None) -> dict[str, Any]:
+    """The figures over the samples inside fio's measured ``window`` (the whole series when
+    fewer than two fall inside), with the busiest sampled interval's CPU share."""
+    inside = [s for s in samples if window and window[0] <= s.t <= window[1] + 0.5]
+    measured = len(inside) >= 2
+    chosen = inside if measured else samples
+    out = window_figures(chosen[0], chosen[-1])
+    peaks = [
+        window_figures(a, b)["host_cpu_pct"] for a, b in zip(chosen[:-1], chosen[1:], strict=True)
+    ]
+    peaks = [p for p in peaks if p is not None]
+    return out | {
+        "window": "measured" if measured else "fio process",
+        "samples": len(chosen),
+        "host_cpu_peak_pct": max(peaks) if peaks else None,
+    }
+
+
+def combine(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """One record over several load hosts, each on its own copy of the target: the busiest
+    host's CPU, the devices' IOPS and bytes summed, await weighted by IOPS, the busiest
+    device's utilisation, the queues summed; each host's record kept under ``hosts``."""
+    if len(hosts) == 1:
+        return dict(next(iter(hosts.values())))
+    recs = list(hosts.values())
+
+    def values(key: str) -> list[float]:
+        return [float(r[key]) for r in recs if r.get(key) is not None]
+
+    out: dict[str, Any] = {"hosts": {k: dict(v) for k, v in hosts.items()}}
+    out["target_is_device"] = all(r.get("target_is_device") for r in recs)
+    out["host_cpu_pct"] = max(values("host_cpu_pct"), default=None)
+    for key in ("disk_iops", "disk_mbps", "disk_queue"):
+        out[key] = sum(values(key)) if values(key) else None
+    out["disk_util_pct"] = max(values("disk_util_pct"), default=None)
+    pairs = [(r["disk_await_ms"], r["disk_iops"]) for r in recs if r.get("disk_await_ms")]
+    weight = sum(w for _, w in pairs)
+    out["disk_await_ms"] = sum(a * w for a, w in pairs) / weight if weight else None
+    return out
+
+
+def _off(seen: float | None, expected: float) -> float | None:
+    if seen is None or expected <= 0:
+        return None
+    return 100.0 * abs(seen - expected) / expected
+
+
+def telemetry_flag(telemetry: Mapping[str, Any], fio_iops: float, fio_mbps: float) -> str | None:
+    """Why the run's figures are suspect (None when they are not): a load host saturated,
+    or the block layer's view disagreeing with fio's where the target is the device."""
+    reasons = []
+    busiest = [(telemetry.get("host_cpu_pct"), telemetry.get("host"))]
+    if telemetry.get("hosts"):
+        busiest = [(r.get("host_cpu_pct"), name) for name, r in telemetry["hosts"].items()]
+    for cpu, host in busiest:
+        if cpu is not None and cpu >= CPU_SATURATED_PCT:
+            where = f"load host {host}" if host else "the load host"
+            reasons.append(
+                f"{where} was {cpu:.0f}% busy (≥ {CPU_SATURATED_PCT:.0f}%): it measured itself"
+            )
+    iops_off = _off(telemetry.get("disk_iops"), fio_iops)
+    bytes_off = _off(telemetry.get("disk_mbps"), fio_mbps)
+    if (
+        telemetry.get("target_is_device")
+        and iops_off is not None
+        and iops_off > AGREEMENT_PCT
+        and (bytes_off is None or bytes_off > AGREEMENT_PCT)
+    ):
+        reasons.append(
+            f"the block layer saw {telemetry['disk_iops']:,.0f} IOPS, fio {fio_iops:,.0f} "
+            f"(differ by {iops_off:.0f}% > {AGREEMENT_PCT:.0f}%)"
+        )
+    return "; ".join(reasons) or None
+
+
+_NAME_RE = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+
+
+def safe_device_name(name: str) -> str | None:
+    """A device name read back from a host, if it looks like one (else None)."""
+    name = name.strip()
+    return name if _NAME_RE.fullmatch(name) else None
