@@ -55,6 +55,7 @@ page = st.navigation(
         st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
         st.Page("app_pages/run_details.py", title="Run details", icon=":material/description:"),
         st.Page("app_pages/what_matters.py", title="What matters", icon=":material/insights:"),
+        st.Page("app_pages/operator.py", title="Operator", icon=":material/construction:"),
     ]
 )
 page.run()

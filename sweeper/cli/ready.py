@@ -8,6 +8,9 @@ import typer
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, fail
 
+#: where each problem the answer has is named, as the command's arguments name it
+PLACES = {"target": "--target", "note": "--note", "configuration": "CONFIGURATION"}
+
 
 def ready(
     sweep: Annotated[str, typer.Argument(help="The manual sweep's name.")],
@@ -32,39 +35,30 @@ def ready(
     exits with status 2 and leaves nothing for the sweep."""
     from sweeper.cli.opening import latest_sweep
     from sweeper.errors import InputError
-    from sweeper.platforms import operator
-    from sweeper.platforms.manual import answer_problems, manual_options
+    from sweeper.platforms.manual import answer_waiting_sweep
     from sweeper.spec import Matrix
     from sweeper.store import open_store
-    from sweeper.untrusted import control_problem
 
-    for place, text in (("--note", note), ("--target", target)):
-        problem = control_problem(text)
-        if problem:
-            fail(InputError(place, [f"{text!r} {problem}"]))
     results = open_store(store)
     record = latest_sweep(results, sweep)
     spec = record.get("spec") or {}
-    if spec.get("platform") != "manual":
-        why = f"runs on platform {spec.get('platform')!r}: only manual sweeps wait for an operator"
-        fail(InputError(f"sweep {sweep!r}", [why]))
-    room = operator.room(results.sweep_dir(record["sweep_id"]) / "array")
-    waiting = operator.waiting_in(room)
-    if waiting is None:
-        fail(InputError(f"sweep {sweep!r}", ["is not waiting for the operator"]))
-    if waiting.config_key != configuration:
-        fail(
-            InputError(
-                "CONFIGURATION",
-                [f"sweep {sweep!r} waits for {waiting.config_key}, not {configuration}"],
-            )
-        )
-    opts = manual_options(spec.get("platform_options") or {})
-    working_set = Matrix.model_validate(spec.get("matrix") or {}).working_set
-    problems = answer_problems(target, opts, working_set)
+    try:
+        working_set = Matrix.model_validate(spec.get("matrix") or {}).working_set
+    except ValueError:
+        working_set = None  # a record of an older raidsweep: the sweep checks the size itself
+    waiting, problems = answer_waiting_sweep(
+        results.sweep_dir(record["sweep_id"]),
+        spec,
+        configuration,
+        target,
+        note,
+        "ready",
+        working_set,
+    )
     if problems:
-        fail(InputError("--target", problems))
-    operator.give(room, operator.Answer(configuration, target, note, via="ready"))
+        place = PLACES.get(problems[0][0], f"sweep {sweep!r}")
+        fail(InputError(place, [msg for _, msg in problems]))
+    assert waiting is not None
     console.print(
         f"answered: sweep {sweep} measures {configuration} on {target} as soon as it sees this "
         f"({waiting.position} of {waiting.total})",

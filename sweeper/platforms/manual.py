@@ -44,6 +44,7 @@ from sweeper.platforms.base import Platform
 from sweeper.platforms.instructions import build_instructions
 from sweeper.target import inspect_target, target_problems
 from sweeper.units import parse_duration
+from sweeper.untrusted import control_problem
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVICE_RE
 
 #: how often the waiting sweep looks for an answer
@@ -240,3 +241,38 @@ _PROMPT_HELP = (
     "type the LUN as this host sees it (e.g. /dev/disk/by-id/wwn-0x…), optionally followed "
     "by a note, or run: raidsweep ready SWEEP {key} --target DEVICE"
 )
+
+
+def answer_waiting_sweep(
+    sweep_dir: Path,
+    spec: dict[str, Any],
+    config_key: str,
+    target: str,
+    note: str = "",
+    via: str = "ready",
+    working_set: int | None = None,
+) -> tuple[operator.Waiting | None, list[tuple[str, str]]]:
+    """The operator's answer to the manual sweep in ``sweep_dir`` (its stored ``spec``, its
+    matrix's ``working_set``), from ``raidsweep ready`` or the app: checked now by the
+    sweep's own rules and left for it; else (place, problem) pairs and nothing left. Returns
+    what the sweep waited for."""
+    for place, text in (("note", note), ("target", target)):
+        problem = control_problem(text)
+        if problem:
+            return None, [(place, f"{text!r} {problem}")]
+    if spec.get("platform") != "manual":
+        why = f"runs on platform {spec.get('platform')!r}: only manual sweeps wait for an operator"
+        return None, [("sweep", why)]
+    room = operator.room(sweep_dir / "array")
+    waiting = operator.waiting_in(room)
+    if waiting is None:
+        return None, [("sweep", "is not waiting for the operator")]
+    if waiting.config_key != config_key:
+        why = f"the sweep waits for {waiting.config_key}, not {config_key}"
+        return waiting, [("configuration", why)]
+    opts = manual_options(spec.get("platform_options") or {})
+    problems = answer_problems(target, opts, working_set)
+    if problems:
+        return waiting, [("target", p) for p in problems]
+    operator.give(room, operator.Answer(config_key, target, note, via=via))
+    return waiting, []
