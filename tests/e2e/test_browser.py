@@ -8,14 +8,6 @@ cell and checks that the cell's runs, by their ids in the store, appear.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,68 +15,29 @@ import pytest
 
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
-from tests.support.net import free_port
-from tests.support.paths import ROOT
-from tests.support.processes import stop
+from tests.support.appserver import chromium, streamlit_run
 from tests.support.specs import described_sweep
 
 pytestmark = pytest.mark.integration
 
-START_TIMEOUT_S = 90  # cold start imports pandas, Altair, Optuna, SciPy: seconds on 2 cores
 UI_TIMEOUT_MS = 60_000  # first render of a page ranks the sweep once
 
 
 def _chromium() -> str:
     """Debian's chromium; its absence fails the test: scripts/test.sh installs it."""
-    for name in ("chromium", "chromium-browser"):
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.fail(
-        "Debian's chromium is not installed, so the browser test cannot run: "
-        "run scripts/test.sh (it installs the system packages), or apt-get install chromium"
-    )
-
-
-def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
-    """Until Streamlit's health endpoint answers (or the server died, or time ran out)."""
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.2)  # polling a server that is still importing; nothing to wait on instead
-    pytest.fail(f"streamlit did not answer within {START_TIMEOUT_S} s:\n{log.read_text()}")
-
-
-@contextlib.contextmanager
-def _serving(store_root: Path, log: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on ``store_root`` at a free loopback port, stopped after."""
-    port = free_port()
-    env = dict(os.environ, RAIDSWEEP_STORE=str(store_root))
-    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-           "--server.headless", "true", "--server.address", "127.0.0.1",
-           "--server.port", str(port), "--server.fileWatcherType", "none"]  # fmt: skip
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(proc, url, log)
-        yield url
-    finally:
-        stop(proc, 15)
+    path = chromium()
+    if path is None:
+        pytest.fail(
+            "Debian's chromium is not installed, so the browser test cannot run: "
+            "run scripts/test.sh (it installs the system packages), or apt-get install chromium"
+        )
+    return path
 
 
 @pytest.fixture(scope="module")
 def app_url(quick_store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    with _serving(quick_store.root, log) as url:
+    with streamlit_run(quick_store.root, log) as url:
         yield url
 
 
@@ -169,7 +122,7 @@ def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
 
     store = described_sweep(tmp_path, HOSTILE)
     asked: list[str] = []
-    with _serving(store.root, tmp_path / "streamlit.log") as url:
+    with streamlit_run(store.root, tmp_path / "streamlit.log") as url:
         page = browser_page.context.browser.new_page(viewport={"width": 1400, "height": 1600})
         try:
             page.on("request", lambda r: asked.append(r.url))

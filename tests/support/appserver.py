@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.net import free_port
+from tests.support.paths import ROOT
 from tests.support.processes import stop
 
 #: the console script the package installs beside the interpreter
@@ -58,7 +59,9 @@ def watcher_lines(log: Path) -> list[str]:
     return [line for line in text.splitlines() if any(w in line.lower() for w in WATCHER_WORDS)]
 
 
-def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
+def wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
+    """Until Streamlit's health endpoint answers; AppError with the server's log if it died
+    or did not answer in time."""
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -85,8 +88,30 @@ def raidsweep_app(store_root: Path, log: Path) -> Iterator[tuple[str, subprocess
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(proc, url, log)
+        wait_healthy(proc, url, log)
         yield url, proc
+    finally:
+        stop(proc, 15)
+
+
+@contextlib.contextmanager
+def streamlit_run(store_root: Path, log: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on ``store_root`` at a free loopback port (the plain way, from
+    the project folder, without raidsweep's launcher); its URL, the server stopped after."""
+    port = free_port()
+    env = dict(os.environ, RAIDSWEEP_STORE=str(store_root))
+    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        "--server.headless", "true", "--server.address", "127.0.0.1",
+        "--server.port", str(port), "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(proc, url, log)
+        yield url
     finally:
         stop(proc, 15)
 
