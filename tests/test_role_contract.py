@@ -7,9 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from sweeper.platforms.role_contract import contract_problems, sets_target
 from tests.support.paths import FIXTURES, ROOT
+from tests.support.specs import problems_of
 
 EXAMPLES = sorted(p for p in (ROOT / "examples" / "roles").iterdir() if p.is_dir())
 MAPPINGS = {
@@ -51,3 +53,17 @@ def test_each_broken_rule_is_named(tmp_path: Path) -> None:
     assert "declares no entry point 'teardown'" in problem[1]
     specs.write_text(": not yaml [")
     assert "not YAML" in contract_problems(role, good, {})[0][1]
+
+
+def test_the_role_choices_bound_each_value_where_it_stands(tmp_path: Path) -> None:
+    """A value per layout (stripe_kib: {pool_stripe: [...]}) outside the role's choices is
+    named at its own place in the spec."""
+    doc = yaml.safe_load((ROOT / "examples" / "ansible-eseries.yaml").read_text())
+    doc["inventory"] = str(ROOT / "inventories" / "eseries-example" / "hosts.yml")
+    doc["platform_options"]["role"] = str(ROOT / "examples" / "roles" / "netapp_eseries")
+    doc["config_space"]["stripe_kib"] = {"pool_stripe": [128, 1024]}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    (problem,) = problems_of(path)
+    assert "config_space.stripe_kib.pool_stripe[1]: 1024 is not supported by platform " in problem
+    assert "(supported: 32, 64, 128, 256, 512)" in problem

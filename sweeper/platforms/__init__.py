@@ -67,12 +67,19 @@ def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
     problems = cls.option_problems(spec.platform_options)
     space = spec.config_space
     for dim, allowed in cls.supported_values(spec.platform_options).items():
-        for i, value in enumerate(getattr(space, dim)):
+        given = getattr(space, dim)
+        # ranks and stripe_kib may be given per layout: {pool_stripe: [...], ...}
+        places = (
+            [([layout, i], v) for layout, vs in given.items() for i, v in enumerate(vs)]
+            if isinstance(given, dict)
+            else [([i], v) for i, v in enumerate(given)]
+        )
+        for where, value in places:
             if value not in allowed:
                 shown = ", ".join(str(a) for a in allowed)
                 problems.append(
                     (
-                        ["config_space", dim, i],
+                        ["config_space", dim, *where],
                         f"{value!r} is not supported by platform {cls.name!r} (supported: {shown})",
                     )
                 )
