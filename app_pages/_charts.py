@@ -49,6 +49,7 @@ def grid_heatmap(
             axis=alt.Axis(
                 labelAngle=0 if max(map(len, order), default=0) * len(order) <= 48 else -40,
                 labelLimit=200,
+                labelOverlap=False,
             ),
         ),
         y=alt.Y(

@@ -100,7 +100,7 @@ def _row_marks(class_name: str | None) -> tuple[dict[str, str], list[str]]:
     for _, row in rec.ranked.iterrows():
         label = f"   {views.rank_label(row['rank'], row['tied'])}"
         if not bool(row["meets_limits"]):
-            label += f"  ✕ breaks {str(row['violations']).split('; ')[0]}"
+            label += "  ✕ breaks a limit"
             breakers.append(str(row["config_key"]))
         marks[str(row["config_key"])] = label
     return marks, breakers
@@ -171,7 +171,15 @@ def render() -> None:
     )
     table = views.grid_table(frame, order)
     table = table.set_index(views.CONFIGURATION).reindex(rows).reset_index()
-    _frame.table(table, {c: "%.2f" for c in table.columns if c != views.CONFIGURATION})
+    # Narrow number columns: the overview's many cells fit a 1440 px window.
+    _frame.table(
+        table,
+        {
+            c: st.column_config.NumberColumn(c, format="%.2f", width="small")
+            for c in table.columns
+            if c != views.CONFIGURATION
+        },
+    )
 
     cells = frame.sort_values("config_key", kind="stable")
     position = {c: i for i, c in enumerate(order)}

@@ -58,21 +58,26 @@ def render() -> None:
     # Short headers (the full name in each header's tooltip), so that the ranking fits a
     # 1440 px window beside the sidebar.
     formats = {
-        "score": "%.1f",
+        "rank": st.column_config.TextColumn("rank", width="small"),
+        "score": _number("score", "%.1f", f"mean score ({views.metric_unit(wclass.metric)})"),
+        "usable %": _number("usable %", "%.1f", "usable share of the raw capacity"),
+        "rebuild h": _number("rebuild h", "%.2f", "hours to rebuild one drive"),
         "CV %": _number("CV %", "%.2f", "coefficient of variation of the score"),
         "repetitions": _number("reps", "%d", "complete repetitions behind the score"),
-        "usable %": "%.1f",
-        "rebuild h": "%.2f",
         "data-loss risk / year": _number("risk / yr", "%.2e", "data-loss risk per year"),
         "cost per unit": _number(
             "cost / unit", money, f"cost per {views.metric_unit(wclass.metric)}"
         ),
         "cost per usable GB": _number("cost / GB", money, "cost per usable GB"),
         "trade-off front": st.column_config.CheckboxColumn(
-            "front", help="on the trade-off front (score, usable capacity, data-loss risk)"
+            "front",
+            help="on the trade-off front (score, usable capacity, data-loss risk)",
+            width="small",
         ),
     }
     keeps = table["limits"] == "ok"
+    # The trade-off front is drawn and named under the chart below: not a column here.
+    table = table.drop(columns=["trade-off front"], errors="ignore")
     headers = {views.CONFIGURATION: GLOSSARY_HELP, "rank": views.RANK_CAPTION}
     picked = _frame.table(
         table[keeps].drop(columns=["limits"]),
@@ -86,15 +91,20 @@ def render() -> None:
         f"{views.RANK_CAPTION}.  \n"
         f"Repetitions: the complete repetitions behind each score.  \n**Score:** {FORMULA}.  \n"
         f"**Trade-offs:** {TRADEOFF_FORMULA}."
-        + (f" Cost per unit: {currency} per {wclass.metric} of the score." if prices else "")
+        + (
+            f" Cost per unit: {currency} per {views.metric_unit(wclass.metric)} of the score."
+            if prices
+            else ""
+        )
     )
     chosen = _picked_key(picked, table[keeps])
     if (~keeps).any():
         broken = table[~keeps]
         st.subheader(f"Breaking a limit ({len(broken)})")
         st.caption("These rank after every configuration that keeps the class's limits.")
+        # What broke is listed in full below the table, not squeezed into a column.
         picked_broken = _frame.table(
-            broken,
+            broken.drop(columns=["limits"]),
             formats,
             broken=[True] * len(broken),
             help=headers,
@@ -103,7 +113,7 @@ def render() -> None:
             key="ranking_broken_rows",
         )
         chosen = _picked_key(picked_broken, broken) or chosen
-        st.error(
+        st.warning(
             "What broke:  \n"
             + "  \n".join(
                 f"**{key}** — " + "; ".join(markdown_text(v) for v in why.split("; "))
@@ -129,12 +139,14 @@ def render() -> None:
     else:
         st.markdown(
             f"Recommended **{rec.best['config_key']}** against the runner-up "
-            f"**{rec.runner_up['config_key']}**, per cell ({wclass.metric}, mean over "
-            "repetitions); the share is how much of the score difference the cell makes."
+            f"**{rec.runner_up['config_key']}**, per cell "
+            f"({views.metric_unit(wclass.metric)}, mean over repetitions); the share is how "
+            "much of the score difference the cell makes."
         )
         _frame.table(
             views.evidence_table(rec.evidence),
             {
+                "weight": "%g",
                 "recommended": "%.1f",
                 "runner-up": "%.1f",
                 "ratio": "%.3f",
@@ -190,14 +202,13 @@ def _decision(rec: ClassRecommendation) -> None:
             )
     elif rec.wclass.limits:
         text += "  \nMargin to each limit: the limited figures are not measured yet."
-    box = st.warning if note else st.success
-    box(text, icon=":material/hourglass_top:" if note else ":material/recommend:")
+    st.success(text, icon=":material/hourglass_top:" if note else ":material/recommend:")
     key = str(rec.best["config_key"])
     st.markdown(f"Recommended configuration: `{key}`", help=views.explain_key(key))
 
 
 def _number(label: str, fmt: str, words: str) -> object:
-    return st.column_config.NumberColumn(label, format=fmt, help=words)
+    return st.column_config.NumberColumn(label, format=fmt, help=words, width="small")
 
 
 def _picked_key(picked: object, shown: pd.DataFrame) -> str | None:

@@ -85,7 +85,7 @@ def test_decision_ranking_chart_links_and_downloads(page, rec, tmp_path: Path) -
     breakers = rec.ranked[~rec.ranked["meets_limits"].astype(bool)]
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name=f"Breaking a limit ({len(breakers)})")).to_be_visible()
-    broke = page.get_by_test_id("stAlertContentError")
+    broke = page.get_by_test_id("stAlertContentWarning").filter(has_text="What broke")
     for key, why in zip(breakers["config_key"], breakers["violations"], strict=True):
         expect(broke).to_contain_text(f"{key} — {why}")
     # ... and in the trade-off chart as breaking a limit, not as dominated.
