@@ -29,10 +29,11 @@ from sweeper.load.purge import NVME_NAMESPACE_RE
 from sweeper.load.telemetry import (
     Snapshot,
     combine,
+    measured_window,
     parse_cpu,
     parse_disk,
     safe_device_name,
-    window_figures,
+    series_figures,
 )
 from sweeper.load.transport import FioTransport, TransportRun
 from sweeper.remote import RemoteHost, RemoteHostError
@@ -112,24 +113,26 @@ class SshFio(FioTransport):
         # In a fresh folder there; fio's interval logs follow its JSON on stdout, each after
         # a marker line, and are written back beside the job file (tagged with the host when
         # there are several) for the steady-state rule. The CPU and block-layer counters are
-        # read just before fio starts and just after it ends (two reads, no sampler left
-        # running there), and travel back the same way.
+        # read there before fio starts, each second while it runs (a shell loop that ends
+        # with the run) and after it ends, and travel back the same way.
         limit = int(timeout_s) + 1
-        snap = ""
+        snap = sample = ""
         if watch and self.watched is not None:
             quoted = shlex.quote(check_filename(self.watched))
             snap = (
+                "snap() { "
                 '{ date +%s.%N; grep "^cpu" /proc/stat; cat /proc/diskstats; } > "$1" '
                 "2>/dev/null; }; "
                 f'{{ basename "$(readlink -f {quoted})"; [ -b {quoted} ] && echo block; }} '
-                "> device.tel 2>/dev/null; "
+                "> device.tel 2>/dev/null; snap 0.tel; "
+                '( i=1; while [ ! -e done ]; do sleep 1; i=$((i+1)); snap "$i.tel"; done ) & '
             )
-            snap = "snap() { " + snap + "snap t0.tel; "
+            sample = "touch done; wait; snap 99999.tel; "
         script = (
             'd=$(mktemp -d) && cd "$d" && cat > job.fio && '
             + snap
             + f"timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio; rc=$?; "
-            + ("snap t1.tel; " if snap else "")
+            + sample
             + 'for f in *.log *.tel; do [ -e "$f" ] && printf \''
             + _LOG_MARK.replace("\n", "\\n")
             + '%s\\n\' "$f" && cat "$f"; done; cd / && rm -rf "$d"; exit $rc'
@@ -144,7 +147,7 @@ class SshFio(FioTransport):
             elif "/" not in name and name.endswith(".log"):
                 suffix = f".{host.name}" if len(self.remote) > 1 else ""
                 (path.parent / f"{name}{suffix}").write_text(body)
-        telemetry = _telemetry(host.name, tel)
+        telemetry = _telemetry(host.name, tel, measured_window(stdout))
         if out.exit_code == 124:  # timeout(1): fio hung past ramp + runtime + grace
             return FioOutput(
                 stdout,
@@ -201,25 +204,28 @@ class SshFio(FioTransport):
         return TransportRun(output, host_results=_shares(docs), telemetry=telemetry)
 
 
-def _telemetry(host: str, files: dict[str, str]) -> dict[str, Any]:
-    """One host's telemetry from its two snapshots (empty when they did not come back)."""
-    device_lines = files.get("device.tel", "").splitlines()
+def _telemetry(
+    host: str, files: dict[str, str], window: tuple[float, float] | None
+) -> dict[str, Any]:
+    """One host's telemetry from its snapshots (empty when they did not come back)."""
+    device_lines = files.pop("device.tel", "").splitlines()
     device = safe_device_name(device_lines[0]) if device_lines else None
     try:
-        a, b = (_snapshot(files[f"t{i}.tel"], device) for i in (0, 1))
-    except (KeyError, ValueError, IndexError):
+        ordered = sorted(files.items(), key=lambda kv: int(kv[0].removesuffix(".tel")))
+        samples = [_snapshot(text, device) for _, text in ordered]
+    except (ValueError, IndexError):
         return {}
-    cpus = sum(
-        1 for line in files["t0.tel"].splitlines() if line[:3] == "cpu" and line[3:4].isdigit()
-    )
+    if len(samples) < 2:
+        return {}
+    first = ordered[0][1].splitlines()
+    cpus = sum(1 for line in first if line[:3] == "cpu" and line[3:4].isdigit())
     return {
         "host": host,
         "cpus": cpus,
         "device": device,
         "target_is_device": device is not None and "block" in device_lines[1:],
-        "window": "fio process",
-        "samples": 2,
-    } | window_figures(a, b)
+        "interval_s": 1.0,
+    } | series_figures(samples, window)
 
 
 def _snapshot(text: str, device: str | None) -> Snapshot:

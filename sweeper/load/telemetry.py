@@ -102,9 +102,15 @@ def measured_window(fio_stdout: str) -> tuple[float, float] | None:
 
 def series_figures(samples: list[Snapshot], window: tuple[float, float] | None) -> dict[str, Any]:
     """The figures over the samples inside fio's measured ``window`` (the whole series when
-    fewer than two fall inside), with the busiest sampled interval's CPU share."""
+    those span less than half of it), with the busiest sampled interval's CPU share."""
     inside = [s for s in samples if window and window[0] <= s.t <= window[1] + 0.5]
-    measured = len(inside) >= 2
+    # Samples a second apart cover a short run poorly: inside it only where they span at
+    # least half of it.
+    measured = (
+        window is not None
+        and len(inside) >= 2
+        and inside[-1].t - inside[0].t >= 0.5 * (window[1] - window[0])
+    )
     chosen = inside if measured else samples
     out = window_figures(chosen[0], chosen[-1])
     peaks = [

@@ -178,7 +178,7 @@ def _telemetry_columns(
 ) -> dict[str, Any]:
     """The telemetry's columns, fio's own CPU use, and the flag (a saturated load host, or
     a block layer that disagrees with fio) where the run's figures could be read."""
-    cols: dict[str, Any] = {}
+    cols: dict[str, Any] = {"telemetry_flag": None}
     tel = out.telemetry if out else {}
     for f in TELEMETRY_FIELDS:
         cols[f] = tel.get(f)
