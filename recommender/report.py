@@ -311,19 +311,10 @@ def render_markdown(
         "",
     ]
     rankings = tables["rankings"]
-    shown = [
-        "rank",
-        "config_key",
-        "score",
-        "score_lo",
-        "score_hi",
-        "cv_pct",
-        "repetitions",
-        "usable_share",
-        "loss_risk_per_year",
-        "cost_per_unit",
-        "violations",
-    ]
+    # The ranking's own leading columns (the class and the tie mark are said otherwise here),
+    # then the trade-offs and what broke.
+    leading = [c for c in SCORE_COLUMNS if c not in ("class", "tied")]
+    shown = [*leading, "usable_share", "loss_risk_per_year", "cost_per_unit", "violations"]
     for s in ctx["sections"]:
         part = rankings[rankings["class"] == s["name"]].copy()
         part["rank"] = [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)]

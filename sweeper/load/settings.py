@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -44,3 +44,25 @@ class FioLoad:
     hang_grace_s: float = TIMEOUT_GRACE_S
     #: SNIA PTS purge before the fill and preconditioning: discard | zero | nvme-format
     purge: str | None = None
+
+
+class FioTargetOptions(StrictModel):
+    """The fio side of ``platform_options`` where a person or a role names the target (the
+    manual and ansible platforms): what fio may overwrite and how it measures."""
+
+    #: device paths fio may overwrite besides stable ids (/dev/disk/by-id/…), compared by
+    #: their real path
+    allow: list[str] = Field(default_factory=list)
+    overwrite_signatures: bool = False
+    #: write the working set once before any read, so reads reach the medium
+    fill: bool = True
+    fio: str = Field(default="fio", pattern=r"^[A-Za-z0-9_./-]+$")
+    precondition: Precondition | None = None
+    #: SNIA PTS purge of each target before the fill and preconditioning
+    purge: Literal["discard", "zero", "nvme-format"] | None = None
+    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
+
+    @field_validator("hang_grace_s", mode="before")
+    @classmethod
+    def _grace(cls, v: Any) -> Any:
+        return parse_duration(v) if isinstance(v, str) else v

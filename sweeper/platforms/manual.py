@@ -21,29 +21,26 @@ import stat
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from sweeper.configuration import Configuration
 from sweeper.fio.jobfile import check_filename
 from sweeper.fio.runner import FioMissingError, find_fio
 from sweeper.load import (
-    TIMEOUT_GRACE_S,
     FioDriver,
     FioLoad,
     LoadDriver,
     LocalFio,
-    Precondition,
 )
 from sweeper.load.purge import nvme_format_problem, purge_plan
+from sweeper.load.settings import FioTargetOptions
 from sweeper.locking import LockHeld, hold, lock_record, target_locks
-from sweeper.models import StrictModel
 from sweeper.platforms import operator
 from sweeper.platforms.base import Platform
 from sweeper.platforms.instructions import build_instructions
 from sweeper.target import inspect_target, target_problems
-from sweeper.units import parse_duration
 from sweeper.untrusted import control_problem
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVICE_RE
 
@@ -51,27 +48,11 @@ from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVI
 POLL_S = 0.5
 
 
-class ManualOptions(StrictModel):
+class ManualOptions(FioTargetOptions):
     """``platform_options`` of the manual platform."""
 
-    #: devices fio may overwrite besides stable ids (/dev/disk/by-id/…), e.g. /dev/sdc;
-    #: compared by their real path
-    allow: list[str] = Field(default_factory=list)
-    overwrite_signatures: bool = False
-    #: write the working set once before any read, so reads reach the medium
-    fill: bool = True
-    fio: str = "fio"
-    precondition: Precondition | None = None
-    #: SNIA PTS purge of each LUN before the fill and preconditioning
-    purge: Literal["discard", "zero", "nvme-format"] | None = None
-    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
     #: a line shown with every configuration (the array's name, who to call, a runbook)
     note: str = Field(default="", max_length=500)
-
-    @field_validator("hang_grace_s", mode="before")
-    @classmethod
-    def _grace(cls, v: Any) -> Any:
-        return parse_duration(v) if isinstance(v, str) else v
 
 
 def manual_options(options: dict[str, Any]) -> ManualOptions:

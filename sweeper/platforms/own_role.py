@@ -33,24 +33,21 @@ from sweeper.configuration import Configuration
 from sweeper.errors import InputError
 from sweeper.fio.jobfile import check_filename
 from sweeper.load import (
-    TIMEOUT_GRACE_S,
     FioDriver,
     FioLoad,
     LoadDriver,
     LocalFio,
-    Precondition,
     SshFio,
 )
-from sweeper.models import StrictModel
+from sweeper.load.settings import FioTargetOptions
 from sweeper.platforms.base import Platform
 from sweeper.platforms.manual import answer_problems, manual_options
 from sweeper.platforms.role_contract import argument_specs, contract_problems
 from sweeper.remote import RemoteHostError, inventory_host
-from sweeper.units import parse_duration
 from sweeper.vocabulary import CACHE_POLICIES, CONFIGURATION_COLUMNS, LAYOUTS, RAID_LEVELS
 
 
-class RoleOptions(StrictModel):
+class RoleOptions(FioTargetOptions):
     """``platform_options`` of the ansible platform."""
 
     #: the role's folder (relative to the spec's folder)
@@ -59,19 +56,7 @@ class RoleOptions(StrictModel):
     variables: dict[str, str] = Field(min_length=1)
     #: where fio runs: this host, or the inventory's storage host (over SSH)
     load: Literal["local", "storage"] = "local"
-    #: device paths fio may overwrite besides stable ids (/dev/disk/by-id/…), as patterns
-    #: (``/dev/sd*``: a role builds new LUNs); with load: local
-    allow: list[str] = Field(default_factory=list)
-    overwrite_signatures: bool = False
-    fill: bool = True
-    fio: str = Field(default="fio", pattern=r"^[A-Za-z0-9_./-]+$")
-    precondition: Precondition | None = None
-    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
-
-    @field_validator("hang_grace_s", mode="before")
-    @classmethod
-    def _grace(cls, v: Any) -> Any:
-        return parse_duration(v) if isinstance(v, str) else v
+    # allow (with load: local) may name patterns, /dev/sd*: a role builds new LUNs
 
     @field_validator("variables")
     @classmethod
@@ -206,7 +191,7 @@ class AnsibleRolePlatform(Platform):
     def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
         assert self.target is not None, "applied() takes the role's test target"
         o = self.opts
-        load = FioLoad(self.target, o.fio, o.fill, o.precondition, o.hang_grace_s)
+        load = FioLoad(self.target, o.fio, o.fill, o.precondition, o.hang_grace_s, o.purge)
         if o.load == "local":
             return FioDriver(load, self.state_dir, matrix, LocalFio())
         if self.inventory is None:
