@@ -94,6 +94,8 @@ def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
         f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
         f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
     )
+    if outcome.evidence is not None:
+        _print_evidence(outcome.evidence)
     for line in outcome.stale_locks:  # a killed sweep's: its runs were resumed
         err.print(
             f"[yellow]took over a lock left by a process that is gone:[/] {escape(line)}",
@@ -118,6 +120,35 @@ def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
     if outcome.interrupted:
         console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")
         raise typer.Exit(130)
+
+
+def _print_evidence(decision: Any) -> None:
+    """Stopping by evidence: why the sweep stopped, and per class how sure it is of its pick."""
+    within, level = f"{decision.within_pct:g}%", f"{decision.confidence:.0%}"
+    if decision.stop:
+        console.print(
+            f"[green]stopped by evidence:[/] every class's pick is within {within} of the best "
+            f"of all {decision.space} configurations with at least {level} confidence "
+            f"({decision.measured} measured)"
+        )
+    else:
+        console.print(
+            f"[yellow]the evidence does not yet show[/] every class's pick within {within} of "
+            f"the best of all {decision.space} configurations with {level} confidence "
+            f"({decision.measured} measured); the pick is provisional where it says so"
+        )
+    width = max(len(c.name) for c in decision.classes)
+    for c in decision.classes:
+        if c.unsure:
+            why = f"not judged: {c.unsure}"
+        else:
+            # 2000 samples of the surrogate: nothing above 99.9% is resolved
+            sure = "> 99.9%" if c.confidence > 0.999 else f"{c.confidence:.1%}"
+            why = f"{sure} sure it is within {within} of the best"
+            if not c.confident and c.threat:
+                why += f" (might be beaten by {c.threat}, not ruled out)"
+        mark = "" if c.confident else " [yellow]provisional[/]"
+        console.print(f"  {c.name:{width}s} {escape(c.pick or '-')}: {escape(why)}{mark}")
 
 
 def _print_plan(spec: Any, plan: Any) -> None:

@@ -108,6 +108,21 @@ def _budget(v: Any) -> Any:
     raise ValueError(f"{v!r} is not a budget")
 
 
+class StopRule(StrictModel):
+    """Optimize mode: stop once every class's pick is within ``within_pct`` of the best
+    configuration of the space with probability ``confidence`` (sweeper/sweep/stopping.py)."""
+
+    within_pct: float = Field(default=3.0, gt=0, lt=50)
+    confidence: float = Field(default=0.95, ge=0.5, lt=1)
+
+
+def _stop_rule(v: Any) -> Any:
+    """``stop: true`` is the default rule; ``stop: false`` none."""
+    if v is True:
+        return {}
+    return None if v is False else v
+
+
 class StudySettings(StrictModel):
     mode: Literal["grid", "optimize"] = "grid"
     budget: Annotated[Budget | None, BeforeValidator(_budget)] = None
@@ -123,6 +138,8 @@ class StudySettings(StrictModel):
     #: optimize mode: up to this many configurations on one RAID build (level, layout, ranks)
     #: while each is a contender for a class, before a format moves the search on
     same_build: int | None = Field(default=None, ge=1, le=64)
+    #: optimize mode: stop by evidence (every class's pick near the best, stated confidence)
+    stop: Annotated[StopRule | None, BeforeValidator(_stop_rule)] = None
     #: where the Optuna study lives: a journal file beside the results (default), or a
     #: PostgreSQL database that several sweepers share (postgresql://user@host:port/db)
     storage: str | None = None
@@ -140,6 +157,14 @@ class StudySettings(StrictModel):
         if self.measure is None:
             return self.mode == "optimize"
         return self.measure == "classes"
+
+    @model_validator(mode="after")
+    def _stop_needs_optimize(self) -> StudySettings:
+        if self.stop is not None and self.mode != "optimize":
+            raise ValueError(
+                "stop: stopping by evidence needs mode: optimize (a grid measures all)"
+            )
+        return self
 
     @field_validator("storage")
     @classmethod
@@ -197,6 +222,7 @@ _LATER_KEYS = [
     ("matrix", "data_profile", None),
     ("study", "measure", None),
     ("study", "same_build", None),
+    ("study", "stop", None),
 ]
 
 

@@ -15,7 +15,7 @@ from optuna.trial import TrialState
 
 from recommender.scoring import objective_values, rank_classes
 from sweeper.ansible import run_playbook
-from sweeper.configuration import Configuration
+from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.status import array_seconds
 from sweeper.store import RunAddress
 from sweeper.study import StudyLockedError, SweepStudy, open_sweep_study, suggest_configuration
@@ -23,6 +23,7 @@ from sweeper.sweep.books import KnownRuns
 from sweeper.sweep.measure import Measured, Sweep, measure
 from sweeper.sweep.progress import Outcome, progress_record
 from sweeper.sweep.records import configuration_row, now
+from sweeper.sweep.stopping import judge
 
 if TYPE_CHECKING:
     from sweeper.sweep.sweeper import Sweeper
@@ -41,6 +42,8 @@ class _State:
     done: set[RunAddress]
     known: KnownRuns | None
     previous: Configuration | None = None  # what the storage is built as; None: unknown
+    space: list[Configuration] | None = None  # the whole space (stopping by evidence)
+    judged_at: int = -1  # configurations completed when the evidence was last weighed
 
 
 def run(sw: Sweeper) -> Outcome:
@@ -59,7 +62,7 @@ def run(sw: Sweeper) -> Outcome:
     done = sw.store.done_addresses(sw.spec.name)
     done_configs = study.completed_keys()
     outcome.array_s = _array_time_used(sw)
-    wants_runs = sw.spec.study.pruning or _follows_builds(sw)
+    wants_runs = sw.spec.study.pruning or _follows_builds(sw) or _stops_by_evidence(sw)
     known = KnownRuns(sw.store, sw.spec.name, study) if wants_runs else None
     state = _State(study, outcome, done, known)
     sw.progress.start(sw.plan, len(done), len(done_configs))
@@ -87,7 +90,9 @@ def _loop(sw: Sweeper, state: _State) -> None:
         with study.lock():  # another worker may be enqueueing the same grid right now
             study.enqueue(seeds + grid, sw.spec.config_space)
     repeats = 0
-    while not sw.stop.is_set() and not _budget_spent(sw, study, outcome):
+    while not sw.stop.is_set() and not _evidence_enough(sw, state):
+        if _budget_spent(sw, study, outcome):
+            break
         if mode == "grid" and not study.has_waiting():
             break
         if mode == "optimize" and _space_exhausted(sw, study):
@@ -213,6 +218,36 @@ def _budget_spent(sw: Sweeper, study: SweepStudy, outcome: Outcome) -> bool:
     if budget.configurations is not None and len(study.completed_keys()) >= budget.configurations:
         return True
     return budget.array_time_s is not None and outcome.array_s >= budget.array_time_s
+
+
+def _stops_by_evidence(sw: Sweeper) -> bool:
+    return sw.spec.study.mode == "optimize" and sw.spec.study.stop is not None
+
+
+def _evidence_enough(sw: Sweeper, state: _State) -> bool:
+    """Whether the evidence says every class's pick is near enough the best of the space
+    (``study.stop``); weighed again whenever a configuration completed, kept in the outcome."""
+    rule, study = sw.spec.study.stop, state.study
+    completed = study.completed_keys()
+    if rule is None or not _stops_by_evidence(sw) or len(completed) == state.judged_at:
+        return state.outcome.evidence is not None and state.outcome.evidence.stop
+    assert state.known is not None  # kept whenever the sweep stops by evidence
+    state.known.sync(study)
+    if state.space is None:
+        state.space = enumerate_configurations(sw.spec.config_space)
+    pruned = {t.user_attrs.get("config_key") for t in study.trials(TrialState.PRUNED)}
+    state.outcome.evidence = judge(
+        rank_classes(state.known.runs(), sw.classes),
+        state.space,
+        {k for k in pruned if k} | set(state.outcome.configurations_failed),
+        [c.name for c in sw.classes],
+        measured=len(completed),
+        within_pct=rule.within_pct,
+        confidence=rule.confidence,
+        seed=sw.spec.study.seed,
+    )
+    state.judged_at = len(completed)
+    return state.outcome.evidence.stop
 
 
 def _array_time_used(sw: Sweeper) -> float:

@@ -9,6 +9,7 @@ from typing import Any
 from sweeper.store import RunAddress
 from sweeper.sweep.plan import Plan
 from sweeper.sweep.records import now
+from sweeper.sweep.stopping import StopDecision
 
 
 class Progress:
@@ -42,6 +43,9 @@ class Outcome:
     stopped: str | None = None
     #: what the user should know of the platform (e.g. a role that is not idempotent)
     warnings: list[str] = field(default_factory=list)
+    #: optimize mode with study.stop: the evidence last weighed (stop or not, and per class
+    #: how sure the sweep is of its pick); None without a stop rule
+    evidence: StopDecision | None = None
 
     @property
     def complete(self) -> bool:
@@ -59,4 +63,5 @@ def progress_record(state: str, plan: Plan, outcome: Outcome) -> dict[str, Any]:
         "array_s_total": plan.array_s,
         "array_s_used": outcome.array_s,
         "configurations_failed": sorted(outcome.configurations_failed),
+        **({"evidence": outcome.evidence.record()} if outcome.evidence is not None else {}),
     }
