@@ -39,8 +39,8 @@ class Snapshot:
     jiffies (busy, total) over all CPUs, and the device's diskstats fields (None: unseen)."""
 
     t: float
-    cpu: tuple[int, int]
-    disk: tuple[int, ...] | None
+    cpu: tuple[float, float]
+    disk: tuple[float, ...] | None
 
 
 def parse_cpu(stat_text: str) -> tuple[int, int]:
@@ -100,26 +100,46 @@ def measured_window(fio_stdout: str) -> tuple[float, float] | None:
     return (end - runtime, end) if runtime > 0 else None
 
 
+def _at(samples: list[Snapshot], t: float) -> Snapshot:
+    """The counters at time ``t``, interpolated between the samples on either side of it."""
+    before = [s for s in samples if s.t <= t]
+    after = [s for s in samples if s.t >= t]
+    if not before or not after:
+        return (before or after)[-1 if before else 0]
+    x, y = before[-1], after[0]
+    if y.t == x.t:
+        return x
+    f = (t - x.t) / (y.t - x.t)
+
+    def mix(p: tuple[float, ...], q: tuple[float, ...]) -> tuple[float, ...]:
+        return tuple(u + f * (v - u) for u, v in zip(p, q, strict=True))
+
+    disk = mix(x.disk, y.disk) if x.disk is not None and y.disk is not None else None
+    return Snapshot(t, mix(x.cpu, y.cpu), disk)  # type: ignore[arg-type]
+
+
 def series_figures(samples: list[Snapshot], window: tuple[float, float] | None) -> dict[str, Any]:
-    """The figures over the samples inside fio's measured ``window`` (the whole series when
-    those span less than half of it), with the busiest sampled interval's CPU share."""
-    inside = [s for s in samples if window and window[0] <= s.t <= window[1] + 0.5]
-    # Samples a second apart cover a short run poorly: inside it only where they span at
-    # least half of it.
-    measured = (
-        window is not None
-        and len(inside) >= 2
-        and inside[-1].t - inside[0].t >= 0.5 * (window[1] - window[0])
-    )
-    chosen = inside if measured else samples
+    """The figures over fio's measured ``window`` (its edges interpolated between the samples
+    around them; the whole series when fio gave no window or the samples do not enclose
+    it), with the busiest sampled interval's CPU share."""
+    measured = window is not None and len(samples) >= 2 and samples[0].t <= window[0] < window[1]
+    if measured:
+        assert window is not None
+        ends = [_at(samples, window[0]), _at(samples, min(window[1], samples[-1].t))]
+        inner = [s for s in samples if window[0] < s.t < ends[1].t]
+        chosen = [ends[0], *inner, ends[1]]
+    else:
+        chosen = samples
     out = window_figures(chosen[0], chosen[-1])
     peaks = [
-        window_figures(a, b)["host_cpu_pct"] for a, b in zip(chosen[:-1], chosen[1:], strict=True)
+        window_figures(a, b)["host_cpu_pct"]
+        for a, b in zip(chosen[:-1], chosen[1:], strict=True)
+        if b.t - a.t >= 0.5
     ]
     peaks = [p for p in peaks if p is not None]
     return out | {
         "window": "measured" if measured else "fio process",
-        "samples": len(chosen),
+        "samples": len(samples),
         "host_cpu_peak_pct": max(peaks) if peaks else None,
     }
 
