@@ -125,7 +125,7 @@ def test_purge_and_telemetry_over_ssh(tmp_path: Path, loop_device: str) -> None:
     out = driver.run(Matrix.model_validate(WRITE_ONLY).cells()[0], 1)
     tel = out.telemetry
     assert tel["host"] == "worker-1" and tel["device"] == os.path.basename(loop_device)
-    assert tel["target_is_device"] is True and tel["window"] == "fio process"
+    assert tel["target_is_device"] is True and tel["window"] == "measured"
     assert 0 <= tel["host_cpu_pct"] <= 100 and 0 <= tel["disk_util_pct"] <= 100
     assert tel["disk_iops"] > 0 and tel["disk_mbps"] > 0
 
