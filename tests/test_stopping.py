@@ -98,6 +98,9 @@ def test_a_winner_not_yet_measured_keeps_the_sweep_going() -> None:
     (ev,) = decision.classes
     assert not decision.stop
     assert ev.p_beaten > 0.05 and ev.pick != best.key
+    # what the sweep measures next: an unmeasured RAID 10 configuration
+    assert ev.threat is not None and ev.threat.startswith("raid10/") and ev.p_threat > 0.5
+    assert ev.threat not in {c.key for c in measured}
 
 
 def test_too_little_evidence_is_never_judged() -> None:

@@ -247,7 +247,23 @@ def _evidence_enough(sw: Sweeper, state: _State) -> bool:
         seed=sw.spec.study.seed,
     )
     state.judged_at = len(completed)
+    if not state.outcome.evidence.stop:
+        _measure_threat(sw, state)
     return state.outcome.evidence.stop
+
+
+def _measure_threat(sw: Sweeper, state: _State) -> None:
+    """A configuration predicted to beat a pick is measured before the pick is recommended:
+    the least sure class's most likely challenger goes first in line (once the evidence
+    covers the space; until then the sampler chooses)."""
+    assert state.outcome.evidence is not None
+    judged = [c for c in state.outcome.evidence.classes if c.unsure is None and c.threat]
+    if not judged:
+        return
+    doubt = min(judged, key=lambda c: c.confidence)
+    assert doubt.threat is not None
+    with state.study.lock():
+        state.study.enqueue([Configuration.from_key(doubt.threat)], sw.spec.config_space)
 
 
 def _array_time_used(sw: Sweeper) -> float:

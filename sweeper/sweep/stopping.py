@@ -57,7 +57,8 @@ class ClassEvidence:
     confident: bool
     #: configurations the surrogate was fitted on
     fitted: int
-    #: the other configuration most likely to beat the pick (by its own chance), and that chance
+    #: the unmeasured configuration most likely to beat the pick (by its own chance), and that
+    #: chance: what the sweep measures next
     threat: str | None = None
     p_threat: float = 0.0
     #: why the class could not be judged (too little evidence), or None
@@ -214,15 +215,22 @@ def class_evidence(
     if pick in breakers:
         breakers = set()  # nothing keeps the limits: the pick stands against every score
     others = [c.key for c in space if c.key not in excluded | breakers | {pick}]
-    p, threat, p_threat = beaten(surrogate, pick, others, within_pct, seed)
+    measured = set(table["config_key"])
+    p, threat, p_threat = beaten(surrogate, pick, others, within_pct, seed, measured)
     return ClassEvidence(name, pick, p, 1.0 - p, p < 1.0 - confidence, fitted, threat, p_threat)
 
 
 def beaten(
-    surrogate: Surrogate, pick: str, others: list[str], within_pct: float, seed: int = 0
+    surrogate: Surrogate,
+    pick: str,
+    others: list[str],
+    within_pct: float,
+    seed: int = 0,
+    measured: set[str] | None = None,
 ) -> tuple[float, str | None, float]:
     """Probability that the best of ``others`` beats ``pick`` by more than ``within_pct`` (the
-    pick below (1 - within) of it), with the most threatening other and its own probability."""
+    pick below (1 - within) of it), with the most threatening of ``others`` not ``measured``
+    and its own probability."""
     if not others:
         return 0.0, None, 0.0
     margin = -math.log(1.0 - within_pct / 100.0)
@@ -238,8 +246,10 @@ def beaten(
     rng = np.random.default_rng(seed)
     draws = rng.multivariate_normal(mean, cov, size=SAMPLES, method="eigh")
     joint = float(np.mean(draws[:, 1:].max(axis=1) - draws[:, 0] > margin))
-    first = int(order[0])
-    return min(1.0, joint + rest), others[first], float(own[first])
+    fresh = [int(i) for i in order if others[i] not in (measured or set())]
+    if not fresh:
+        return min(1.0, joint + rest), None, 0.0
+    return min(1.0, joint + rest), others[fresh[0]], float(own[fresh[0]])
 
 
 def judge(

@@ -1,0 +1,49 @@
+"""A real sweep (Ansible, the simulated array, the store) in optimize mode with study.stop:
+it stops by evidence before it has measured the space, keeps the decision in its progress
+record, and run again it resumes into the same decision without measuring anything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.specs import quick_base, write_spec
+from tests.support.sweeps import sweep
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_self_stopping_sweep_stops_early_and_resumes_into_its_decision(tmp_path: Path) -> None:
+    spec = quick_base()
+    spec["matrix"] |= {
+        "patterns": ["write", "randread", "randwrite", "randrw70"],
+        "block_sizes": ["4k", "8k", "16k", "64k"],
+        "repetitions": 2,
+    }
+    spec["config_space"] = {
+        "raid_level": ["raid5", "raid6", "raid10"],
+        "layout": ["single_rank", "host_stripe"],
+        "ranks": [2, 4, 8],
+        "stripe_kib": [64],
+        "cache_policy": ["wb-ra", "wt-ra"],
+    }
+    spec["study"] = {"mode": "optimize", "seed": 3, "stop": {"within_pct": 5}}
+    path = write_spec(tmp_path, spec, "selfstop")
+    store, outcome = sweep(path, tmp_path / "store")
+    space = 3 * 4 * 2
+    decision = outcome.evidence
+    assert decision is not None and decision.stop, decision
+    assert outcome.configurations_done < space
+    assert {c.name for c in decision.classes} == {"redo_log", "data_file"}
+    assert all(c.confident and c.confidence >= 0.95 for c in decision.classes)
+    record = json.loads((tmp_path / "store" / spec["name"] / "progress.json").read_text())
+    assert record["state"] == "finished" and record["evidence"]["stop"] is True
+    assert [c["pick"] for c in record["evidence"]["classes"]] == [c.pick for c in decision.classes]
+    runs = len(store.runs(spec["name"]))
+    _, again = sweep(path, tmp_path / "store")
+    assert again.configurations_done == 0 and again.runs_written == 0
+    assert again.evidence is not None and again.evidence.stop
+    assert [c.pick for c in again.evidence.classes] == [c.pick for c in decision.classes]
+    assert len(store.runs(spec["name"])) == runs
