@@ -98,7 +98,10 @@ def test_report_shows_the_curves(tmp_path: Path) -> None:
     html = render_report(store, store.get_sweep("curves") or {})
     section = html[html.index("<h2>Concurrency curves</h2>") : html.index("<h2>Disclosure</h2>")]
     assert "raid10/single_rank/wb-ra · randread/8k" in section
-    assert "1: " in section and "512: " in section and "<svg" in section
+    (row,) = curves_table(store.runs("curves")).itertuples()
+    for point in (row.speed, row.optimum, row.maximum):  # "N: IOPS @ latency"
+        assert f"<td>{point.outstanding}: {point.iops:,.0f} @ " in section
+    assert row.speed.outstanding == 1 and "<svg" in section
 
 
 def test_each_active_range_is_a_curve_of_its_own(tmp_path: Path) -> None:
