@@ -11,7 +11,7 @@ from typing import Any
 from sweeper.configuration import Configuration
 from sweeper.fio import render_job
 from sweeper.load.base import LoadDriver, RunOutput
-from sweeper.sim.model import ArrayState, Job, simulate_fio
+from sweeper.sim.model import ArrayState, Job, predict, simulate_fio
 from sweeper.sim.profile import ArrayProfile
 from sweeper.units import parse_size
 from sweeper.vocabulary import CONFIGURATION_COLUMNS, MULTI_RANK_COLUMNS
@@ -94,9 +94,8 @@ class SimDriver(LoadDriver):
         self.read_state = read_state
         self.state: ArrayState | None = None
         self.state_raw: dict[str, Any] = {}
-        #: per configuration, the write cache's dirty share the last run left (a new
-        #: driver, after a reconfiguration or on a resumed sweep, starts from a clean cache)
-        self.dirty: dict[str, float] = {}
+        #: the matrix's cells in their order, which decides the run before each one
+        self.order: list[WorkloadCell] = []
 
     def prepare(self) -> None:
         self.state_raw, self.state = self.read_state()
@@ -108,8 +107,8 @@ class SimDriver(LoadDriver):
             params |= {k: int(s[k]) for k in MULTI_RANK_COLUMNS}
         return Configuration.from_params(params).key
 
-    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
-        assert self.state is not None, "prepare() reads the array state first"
+    def _job(self, cell: WorkloadCell) -> tuple[str, dict[str, str], dict[str, str], str, Job]:
+        """The cell's job file as fio would get it, and the job the model reads from it."""
         m = self.matrix
         working_set = m.working_set or DEFAULT_WORKING_SET
         job_text = render_job(
@@ -121,9 +120,38 @@ class SimDriver(LoadDriver):
             size=cell.active_bytes(working_set),
         )
         glob, opts, name = read_job_file(job_text)
-        job = job_from_options(glob | opts, cell.active_bytes(working_set))
+        return (
+            job_text,
+            glob,
+            opts,
+            name,
+            job_from_options(glob | opts, cell.active_bytes(working_set)),
+        )
+
+    def dirty_before(self, cell: WorkloadCell, repetition: int) -> float:
+        """The write cache's dirty share as the run before this one leaves it, from the run
+        order alone, so that a resumed sweep answers every run as the uninterrupted one
+        would: the previous repetition of the cell, or for a first repetition the cell before
+        it in the matrix, each as it runs from a clean cache; the first run starts clean."""
+        assert self.state is not None, "prepare() reads the array state first"
+        if repetition > 1:
+            previous: WorkloadCell | None = cell
+        else:
+            if not self.order:
+                self.order = list(self.matrix.cells())
+            keys = [c.key for c in self.order]
+            at = keys.index(cell.key) if cell.key in keys else 0
+            previous = self.order[at - 1] if at > 0 else None
+        if previous is None:
+            return 0.0
+        *_, job = self._job(previous)
+        return float(predict(self.profile, self.state, job, dirty_start=0.0).dirty_end)
+
+    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        assert self.state is not None, "prepare() reads the array state first"
+        job_text, glob, opts, name, job = self._job(cell)
         key = self.config_key()
-        dirty_start = self.dirty.get(key, 0.0)
+        dirty_start = self.dirty_before(cell, repetition)
         out = simulate_fio(
             self.profile,
             self.state,
@@ -137,7 +165,6 @@ class SimDriver(LoadDriver):
         )
         explain = out.pop("raidsweep_model")
         explain["write_cache_dirty_at_start"] = round(dirty_start, 4)
-        self.dirty[key] = float(explain["write_cache_dirty_at_end"])
         return RunOutput(
             stdout=json.dumps(out),
             stderr="",
