@@ -228,8 +228,8 @@ def test_fio_writes_data_of_the_asked_profile(tmp_path: Path) -> None:
     data = tmp_path / "data.bin"
     data.write_bytes(os.urandom(size))  # anything not overwritten would count as random
     job = tmp_path / "profile.fio"
-    # A generous runtime: fio stops at the size; a busy machine must not cut the write short.
-    job.write_text(render("write/64k/qd1x1/cmp50dd30", size=size, direct=False, runtime_s=120))
+    # Time-based like every job of ours: long enough that a busy machine writes the whole file.
+    job.write_text(render("write/64k/qd1x1/cmp50dd30", size=size, direct=False, runtime_s=10))
     result = parse_fio_output(run_fio(job, "--output-format=json"))
     assert result.write is not None and result.write.total_ios * 64 * 1024 >= size
     content = data.read_bytes()
