@@ -37,7 +37,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 
 from sweeper.configuration import Configuration
-from sweeper.vocabulary import MULTI_RANK_LAYOUTS
+from sweeper.vocabulary import CONFIGURATION_COLUMNS, MULTI_RANK_LAYOUTS, OPTIONAL_COLUMNS
 
 #: the others sampled jointly with the pick; the rest by their own probabilities
 JOINT = 300
@@ -108,7 +108,7 @@ def missing_values(measured: Iterable[Configuration], space: list[Configuration]
     measured = list(measured)
     seen = [c.params() for c in measured]
     gaps = []
-    for dim in ("raid_level", "layout", "ranks", "stripe_kib", "cache_policy"):
+    for dim in (d for d in CONFIGURATION_COLUMNS if d not in OPTIONAL_COLUMNS):
         values = {p.get(dim) for p in (c.params() for c in space)} - {None}
         have = {p.get(dim) for p in seen}
         gaps += [f"{dim} {v}" for v in sorted(values - have, key=str)]
