@@ -4,7 +4,8 @@ and whether its picks are then within 3% of the true best, for the six shipped c
 
 On the simulated array (profile ``--profile``, ds8800-like by default), over a config space of
 456 configurations (RAID 5/6/10 × single rank, host stripe of 2/4/8 ranks × 4 stripe sizes,
-pool of 2/4/8 ranks × 2 extents × 4 cache policies × snapshots on/off): the ground truth is
+pool of 2/4/8 ranks × 2 extents × 4 cache policies × snapshots on/off; 312 on the other
+profiles, whose arrays allow 2 or 4 ranks and extents of 1 and 16 MiB): the ground truth is
 each configuration's class scores from the model without run-to-run noise. For each seed a
 real sweep (Ansible, the simulated runner, the store) runs in optimize mode with the stop rule,
 TPE and random search alike, its budget 15% of the lean grid's array time (``--cap``). Its
@@ -67,6 +68,12 @@ def spec_dict(
         "cache_policy": ["wb-ra", "wb-nora", "wt-ra", "wt-nora"],
         "snapshots": [False, True],
     }
+    if profile != "ds8800-like":
+        # the other profiles' arrays: 4 ranks at most, extents of 1 and 16 MiB (312 configurations)
+        spec["config_space"] |= {
+            "ranks": [2, 4],
+            "stripe_kib": {"host_stripe": [16, 64, 256, 1024], "pool_stripe": [1024, 16384]},
+        }
     cells = {c.cell for w in load_classes(CLASSES) for c in w.cells}
     spec["matrix"] |= {"repetitions": 2, "working_set": "100g", "extra_cells": sorted(cells)}
     spec["study"] = {"mode": mode, "seed": seed, "sampler": sampler, "measure": "classes"}
