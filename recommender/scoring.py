@@ -59,6 +59,7 @@ RANK_COLUMNS = [
     "key_value",
     "worst_latency",
     "unsteady_runs",
+    "flagged_runs",
 ]
 
 
@@ -152,6 +153,14 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
         out["unsteady_runs"] = unsteady.reindex(out.index).fillna(0).astype(int)
     else:
         out["unsteady_runs"] = 0
+    if "telemetry_flag" in runs:
+        # Runs whose telemetry casts doubt on them (a saturated load host, a block layer that
+        # disagrees with fio): counted beside the figures like unsteady runs.
+        suspect = runs.loc[keep, "telemetry_flag"].fillna("").astype(str).ne("").astype(int)
+        flagged_n = suspect.groupby(runs.loc[keep, "config_key"]).sum()
+        out["flagged_runs"] = flagged_n.reindex(out.index).fillna(0).astype(int)
+    else:
+        out["flagged_runs"] = 0
     out["class"] = wclass.name
     out = out.rename_axis("config_key").reset_index()
     return out[columns]

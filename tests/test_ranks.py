@@ -70,6 +70,7 @@ def scored(intervals: list[tuple[float, float, float]]) -> pd.DataFrame:
             "key_value": 1.0,
             "worst_latency": "",
             "unsteady_runs": 0,
+            "flagged_runs": 0,
         }
     )[[c for c in RANK_COLUMNS if c not in ("rank", "tied")]]
 

@@ -50,6 +50,7 @@ def _ranking_row(r: Mapping[str, Any]) -> dict[str, Any]:
         "loss_risk_per_year": _num(r.get("loss_risk_per_year")),
         "cost_per_unit": _num(r.get("cost_per_unit")),
         "unsteady_runs": int(r.get("unsteady_runs") or 0),
+        "flagged_runs": int(r.get("flagged_runs") or 0),
     }
 
 
@@ -175,6 +176,7 @@ _RANKING = _object(
         "loss_risk_per_year": _NUM,
         "cost_per_unit": _NUM,
         "unsteady_runs": _INT,
+        "flagged_runs": _INT,
     }
 )
 RECOMMEND_SCHEMA = _object(

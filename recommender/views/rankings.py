@@ -64,6 +64,10 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
     unsteady = part["unsteady_runs"].fillna(0).astype(int).to_numpy()
     if unsteady.any():
         out["unsteady runs"] = unsteady
+    if "flagged_runs" in part:
+        flagged = part["flagged_runs"].fillna(0).astype(int).to_numpy()
+        if flagged.any():
+            out["flagged runs"] = flagged
     missing = part["cells_missing"].fillna("").astype(str).to_numpy()
     if any(missing):
         out["cells missing"] = missing

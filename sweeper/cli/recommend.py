@@ -83,6 +83,13 @@ def recommend(
                 f"[yellow]{unsteady} run(s) behind these figures did not reach steady state "
                 "(SNIA PTS rule); `raidsweep disclose RUN` shows their rounds[/]"
             )
+        flagged = int(part["flagged_runs"].sum()) if "flagged_runs" in part and len(part) else 0
+        if flagged:
+            console.print(
+                f"[yellow]{flagged} run(s) behind these figures are flagged by their telemetry "
+                "(a saturated load host, or a block layer that disagrees with fio); "
+                "`raidsweep disclose RUN` shows why[/]"
+            )
         if rec.missing:
             console.print(f"[yellow]cells not measured for {escape(wclass.name)}: {rec.missing}[/]")
         mark = "(provisional) " if note else ""
