@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from sweeper.models import StrictModel
+from sweeper.spec.acceptance import AcceptanceField
 from sweeper.spec.fields import no_duplicates
 from sweeper.spec.matrix import Matrix
 from sweeper.units import parse_duration
@@ -240,6 +241,9 @@ class SweepSpec(StrictModel):
     study: StudySettings = StudySettings()
     hardware: Hardware = Hardware()
     prices: Prices | None = None
+    #: the gates the sweep must clear for hand-over (after matrix and classes: checked
+    #: against them)
+    acceptance: AcceptanceField = None
 
     @field_validator("name")
     @classmethod
@@ -257,7 +261,9 @@ class SweepSpec(StrictModel):
 
     def fingerprint(self) -> str:
         """Hash of what decides the runs' addresses and meaning (not name or description)."""
-        data = self.model_dump(mode="json", exclude={"name", "description", "hardware", "prices"})
+        data = self.model_dump(
+            mode="json", exclude={"name", "description", "hardware", "prices", "acceptance"}
+        )
         # Keys added later leave the hash of sweeps that do not use them as it was.
         for section, key, default in _LATER_KEYS:
             if data[section].get(key) == default:
