@@ -8,6 +8,7 @@ import streamlit as st
 from app_pages import _frame
 from recommender import views
 from recommender.charts import curve_chart
+from recommender.views.runs import run_list
 from sweeper.units import format_size
 
 page = _frame.open_page("Curves")
@@ -61,6 +62,23 @@ def render() -> None:
     _frame.table(
         summary,
         {c: fmt for c in summary.columns for end, fmt in formats.items() if c.endswith(end)},
+    )
+    runs = page.runs()
+    mine = runs[
+        runs["config_key"].isin(sel["config_key"])
+        & (runs["pattern"] == pattern)
+        & (runs["block_size"] == block_size)
+    ]
+    st.markdown(f"**The curves' {len(mine)} runs**, each with a link to its details")
+    _frame.table(
+        run_list(mine.sort_values(["config_key", "cell_key", "repetition"])),
+        {
+            "IOPS": "%.1f",
+            "MB/s": "%.2f",
+            "p99 read ms": "%.2f",
+            "p99 write ms": "%.2f",
+            "details": st.column_config.LinkColumn("details", display_text="open"),
+        },
     )
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_pages import _frame
 from recommender import views
+from recommender.views.runs import RUN_QUERY, run_telemetry
 
 page = _frame.open_page("Run details")
 store, sweep_id = page.store, page.sweep_id
@@ -17,6 +18,12 @@ if all_runs.empty:
     st.info("No runs are stored for this sweep yet.")
     st.stop()
 
+# A run linked from another page (a curve's runs: run_details?run=ID) opens on that run, once
+# per link followed; the run shown is kept in the address, so it can be shared.
+linked = st.query_params.get(RUN_QUERY)
+if linked and linked != st.session_state.get("run_linked"):
+    st.session_state["run_linked"] = linked
+    st.session_state["run_id"] = linked
 # A run chosen on another page (a heatmap cell's runs) arrives as its id.
 if "run_pick" in st.session_state:
     st.session_state["run_id"] = st.session_state.pop("run_pick")
@@ -65,6 +72,10 @@ cols[4].metric("Steady", "not judged" if steady is None else ("yes" if steady el
 st.caption(f"Run id `{detail.get('run_id')}` · {detail.get('tool')} {detail.get('tool_version')}")
 if detail.get("error"):
     st.error(f"Error: {detail['error']}")
+if detail.get("telemetry_flag"):
+    st.warning(f"Telemetry flag: {detail['telemetry_flag']}", icon=":material/report:")
+st.query_params[RUN_QUERY] = str(detail.get("run_id"))
+st.session_state["run_linked"] = str(detail.get("run_id"))
 
 
 def _parsed(text: Any) -> Any:
@@ -77,9 +88,9 @@ def _parsed(text: Any) -> Any:
         return str(text)
 
 
-tabs = st.tabs(["Disclosure record", "Job file", "fio JSON", "Figures"])
+disclosure = _parsed(detail.get("disclosure"))
+tabs = st.tabs(["Disclosure record", "Job file", "fio JSON", "Figures", "Telemetry"])
 with tabs[0]:
-    disclosure = _parsed(detail.get("disclosure"))
     if disclosure is None:
         st.info("No disclosure record was stored with this run.")
     else:
@@ -103,3 +114,15 @@ with tabs[2]:
         st.code(detail["fio_stderr"], language="text")
 with tabs[3]:
     _frame.table(views.run_summary(detail))
+with tabs[4]:
+    record = disclosure if isinstance(disclosure, dict) else None
+    if not (record or {}).get("telemetry") and detail.get("host_cpu_pct") is None:
+        st.info("No telemetry was recorded with this run.")
+    else:
+        st.caption(
+            "Over fio's measured interval: the load host's CPU (all its CPUs), fio's own CPU "
+            "(percent of one CPU, summed over jobs) and the target's block layer "
+            "(/proc/diskstats) beside fio's IOPS."
+        )
+        shown = run_telemetry(detail, record)
+        _frame.table(shown, {c: "%.1f" for c in shown.columns if c != "host"})

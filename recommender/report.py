@@ -12,6 +12,7 @@ import jinja2
 import pandas as pd
 import vl_convert as vlc
 
+from recommender.acceptance_io import report_section
 from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_points
 from recommender.curves import sweep_curves
 from recommender.data import load_recommendations
@@ -21,6 +22,7 @@ from recommender.importance import class_importances
 from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
 from recommender.scoring import FORMULA, SCORE_COLUMNS
+from recommender.telemetry_summary import SUMMARY_COLUMNS, telemetry_summary
 from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
 from recommender.views import (
     CONFIGURATION,
@@ -151,6 +153,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "n_failed": len(attempts) - len(runs),
         "n_configs": runs["config_key"].nunique() if len(runs) else 0,
         "provisional": provisional(store, record["sweep_id"]),
+        "acceptance": report_section(store, record),
         "array_time": format_duration(array_seconds(attempts, configs)),
         "matrix": {
             "patterns": ", ".join(matrix["patterns"]),
@@ -173,6 +176,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "job_files": disclosure["job_files"],
         "measurement": to_yaml(disclosure["measurement"]),
         "repeatability": disclosure["repeatability"],
+        "telemetry": {"rows": telemetry_summary(runs), "labels": [c[1] for c in SUMMARY_COLUMNS]},
         "facts": {
             c["configuration"]: to_yaml(c["facts"] or {}) for c in disclosure["configurations"]
         },

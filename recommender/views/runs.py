@@ -67,3 +67,60 @@ def run_summary(detail: dict[str, Any]) -> pd.DataFrame:
         if k not in skip
     ]
     return pd.DataFrame(rows, columns=["field", "value"])
+
+
+#: the run's telemetry columns, as shown: (column, label)
+TELEMETRY_SHOWN = (
+    ("host_cpu_pct", "load host CPU %"),
+    ("fio_usr_cpu_pct", "fio user CPU %"),
+    ("fio_sys_cpu_pct", "fio system CPU %"),
+    ("disk_iops", "block layer IOPS"),
+    ("disk_util_pct", "device busy %"),
+    ("disk_await_ms", "block layer await ms"),
+    ("disk_queue", "block layer queue"),
+)
+
+
+def run_telemetry(detail: dict[str, Any], disclosure: dict[str, Any] | None) -> pd.DataFrame:
+    """One row per load host (one row, ``all``, where fio ran on one host or none is named):
+    the load host's CPU, fio's own CPU and the block layer's view over fio's measured
+    interval, beside fio's IOPS for comparison."""
+    record = (disclosure or {}).get("telemetry") or {}
+    hosts = record.get("hosts") or {}
+    rows = [{"host": "all"} | {label: detail.get(col) for col, label in TELEMETRY_SHOWN}]
+    for name, rec in hosts.items():
+        rows.append({"host": str(name)} | {label: rec.get(col) for col, label in TELEMETRY_SHOWN})
+    table = pd.DataFrame(rows, columns=["host", *(label for _, label in TELEMETRY_SHOWN)])
+    table.insert(1, "fio IOPS", [detail.get("iops")] + [None] * len(hosts))
+    return table
+
+
+#: the query parameter that opens the Run details page on a run
+RUN_QUERY = "run"
+
+
+def run_link(run_id: str) -> str:
+    """The app's address of the Run details page opened on ``run_id`` (relative to the app)."""
+    return f"run_details?{RUN_QUERY}={run_id}"
+
+
+def run_list(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs as listed in the app: where, figures, the steadiness and telemetry verdicts, and a
+    link to each run's details."""
+    cols = {
+        "config_key": CONFIGURATION,
+        "cell_key": "cell",
+        "repetition": "repetition",
+        "iops": "IOPS",
+        "mbps": "MB/s",
+        "read_lat_p99_ms": "p99 read ms",
+        "write_lat_p99_ms": "p99 write ms",
+        "steady": "steady",
+        "telemetry_flag": "telemetry flag",
+    }
+    have = [c for c in cols if c in runs]
+    out = runs[have].rename(columns=cols).reset_index(drop=True)
+    if "telemetry flag" in out:
+        out["telemetry flag"] = out["telemetry flag"].fillna("").astype(str)
+    out["details"] = [run_link(str(r)) for r in runs["run_id"]]
+    return out

@@ -1,0 +1,104 @@
+"""A run's telemetry where people read it: the app's Run details page (opened from a link in
+the Curves page's list of runs) and the report, after a sweep with real fio on a loop device."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from streamlit.testing.v1 import AppTest
+
+from recommender.views.runs import run_link
+from tests.support import devices
+from tests.support.cli import cli
+from tests.support.paths import ROOT
+from tests.support.specs import class_measuring
+from tests.support.sweeps import sweep
+
+pytestmark = pytest.mark.integration
+INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, pd.DataFrame]]:
+    """A two-point concurrency curve measured with real fio on a loop device: the store."""
+    tmp = tmp_path_factory.mktemp("shown")
+    with devices.loop_device(tmp / "loop.img", 32) as dev:
+        matrix = {
+            "patterns": ["randread"],
+            "block_sizes": ["4k"],
+            "concurrency": ["1x1", "1x4"],
+            "engine": "libaio",
+            "runtime": "2s",
+            "ramp": "0s",
+            "repetitions": 1,
+            "working_set": "32m",
+        }
+        spec = {
+            "name": "shown",
+            "platform": "local",
+            "inventory": INVENTORY,
+            "platform_options": {"target": dev, "allow": [dev], "fill": False},
+            "config_space": {"raid_level": ["raid0"]},
+            "matrix": matrix,
+            "classes": [class_measuring(tmp, matrix)],
+        }
+        path = tmp / "spec.yaml"
+        path.write_text(yaml.safe_dump(spec))
+        store, _ = sweep(path, tmp / "s")
+        yield tmp / "s", store.runs("shown")
+
+
+def _app(monkeypatch: pytest.MonkeyPatch, root: Path) -> AppTest:
+    monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_curves_list_their_runs_with_links_to_run_details(
+    monkeypatch: pytest.MonkeyPatch, swept: tuple[Path, pd.DataFrame]
+) -> None:
+    root, runs = swept
+    at = _app(monkeypatch, root)
+    at.switch_page("app_pages/curves.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    listed = at.dataframe[-1].value
+    assert sorted(listed["details"]) == sorted(run_link(r) for r in runs["run_id"])
+
+
+def test_run_details_opens_on_a_linked_run_and_shows_its_telemetry(
+    monkeypatch: pytest.MonkeyPatch, swept: tuple[Path, pd.DataFrame]
+) -> None:
+    root, runs = swept
+    run = runs.sort_values("cell_key").iloc[-1]
+    at = _app(monkeypatch, root)
+    at.query_params["run"] = run["run_id"]
+    at.switch_page("app_pages/run_details.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert at.text_input(key="run_id").value == run["run_id"]
+    assert any(run["cell_key"] in s.value for s in at.subheader)
+    telemetry = at.dataframe[-1].value
+    first = telemetry.iloc[0]
+    assert first["load host CPU %"] == pytest.approx(run["host_cpu_pct"])
+    assert first["block layer IOPS"] == pytest.approx(run["disk_iops"])
+    assert first["fio IOPS"] == pytest.approx(run["iops"])
+    assert first["fio system CPU %"] == pytest.approx(run["fio_sys_cpu_pct"])
+
+
+def test_the_report_shows_the_runs_telemetry(swept: tuple[Path, pd.DataFrame]) -> None:
+    root, runs = swept
+    out = root.parent / "report.html"
+    made = cli("report", "shown", "--store", root, "-o", out)
+    assert made.returncode == 0, made.stderr
+    section = out.read_text().split("<h3>Telemetry</h3>")[1].split("<h3>")[0]
+    rows = section.split("<tr>")[2:]
+    assert len(rows) == len(runs)
+    for _, run in runs.iterrows():
+        (row,) = [r for r in rows if f"<td>{run['cell_key']}</td>" in r]
+        for col in ("disk_iops", "host_cpu_pct", "fio_sys_cpu_pct", "disk_util_pct"):
+            assert f'<td class="num">{run[col]:,.1f}</td>' in row, (col, row)
