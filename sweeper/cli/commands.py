@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import typer
 
+from sweeper.cli.accept import accept
 from sweeper.cli.browser import run_app
+from sweeper.cli.compare import compare
 from sweeper.cli.curves import curves
 from sweeper.cli.disclose import disclose
 from sweeper.cli.drift import drift
@@ -30,6 +32,8 @@ for command in (run, ready, status, recommend, curves, drift, report, disclose, 
     app.command()(command)
 app.command(name="app")(run_app)
 for command in (plan, teardown):
+    app.command()(command)
+for command in (compare, accept):
     app.command()(command)
 app.add_typer(lab_app, name="lab")
 

@@ -1,0 +1,240 @@
+"""Two sweeps compared (the new array against the old, after a firmware update against
+before, a rehearsal against the simulated array): per workload class and per cell, B's change
+against A with its interval, and whether it is significantly better or worse.
+
+Configurations are paired three ways: the ones chosen (``pairs``), else every configuration
+measured in both sweeps under one key, and per class the configuration each sweep recommends
+(what the new array offers against what the old one did). A class is scored on the cells both
+configurations have, so the two scores are of the same thing; a cell on the figures both
+measured. The intervals and the verdict are ``recommender.sweepstats``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from recommender.classes import METRIC_UNITS, WorkloadClass
+from recommender.scoring import rank, score_class
+from recommender.sweepstats import (
+    HIGHER_IS_BETTER,
+    Interval,
+    cell_values,
+    change_verdict,
+    class_scores,
+    figure_column,
+    mean_interval,
+    per_repetition,
+    ratio_interval,
+)
+
+#: the figures compared per cell: throughput, and the p99 latency of each direction
+CELL_FIGURES = ("iops", "mbps", "read_lat_p99", "write_lat_p99")
+#: how a pair of configurations came to be compared
+SAME, RECOMMENDED, CHOSEN = "same configuration", "recommended", "chosen"
+
+CLASS_COLUMNS = [
+    "class",
+    "unit",
+    "pairing",
+    "config_a",
+    "config_b",
+    "cells",
+    "a",
+    "a_lo",
+    "a_hi",
+    "a_n",
+    "b",
+    "b_lo",
+    "b_hi",
+    "b_n",
+    "change_pct",
+    "change_lo_pct",
+    "change_hi_pct",
+    "verdict",
+]
+CELL_COLUMNS = [
+    "config_a",
+    "config_b",
+    "cell",
+    "figure",
+    "a",
+    "a_n",
+    "b",
+    "b_n",
+    "change_pct",
+    "change_lo_pct",
+    "change_hi_pct",
+    "verdict",
+]
+
+
+@dataclass(frozen=True)
+class Pairing:
+    config_a: str
+    config_b: str
+    why: str
+    #: the class a ``recommended`` pairing belongs to (None: every class)
+    wclass: str | None = None
+
+
+@dataclass
+class SweepComparison:
+    """Per class and per cell, B against A."""
+
+    level: float
+    pairings: list[Pairing] = field(default_factory=list)
+    classes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CLASS_COLUMNS))
+    cells: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CELL_COLUMNS))
+
+
+def _pct(x: float) -> float:
+    return 100 * (x - 1)
+
+
+def _change(ratio: Interval) -> dict[str, float]:
+    return {
+        "change_pct": _pct(ratio.value),
+        "change_lo_pct": _pct(ratio.lo),
+        "change_hi_pct": _pct(ratio.hi),
+    }
+
+
+def recommended(runs: pd.DataFrame, wclass: WorkloadClass) -> str | None:
+    """The configuration the sweep recommends for ``wclass`` (the first of its ranking)."""
+    ranked = rank(score_class(runs, wclass))
+    return None if ranked.empty else str(ranked["config_key"].iloc[0])
+
+
+def default_pairings(
+    runs_a: pd.DataFrame, runs_b: pd.DataFrame, classes: list[WorkloadClass]
+) -> list[Pairing]:
+    """Each class's recommended configurations, then every configuration both sweeps have."""
+    out = []
+    for wclass in classes:
+        a, b = recommended(runs_a, wclass), recommended(runs_b, wclass)
+        if a is not None and b is not None:
+            out.append(Pairing(a, b, RECOMMENDED, wclass.name))
+    common = sorted(set(runs_a["config_key"]) & set(runs_b["config_key"]))
+    return out + [Pairing(k, k, SAME) for k in common]
+
+
+def compare_sweeps(
+    runs_a: pd.DataFrame,
+    runs_b: pd.DataFrame,
+    classes: list[WorkloadClass],
+    pairings: list[Pairing] | None = None,
+    level: float = 0.95,
+) -> SweepComparison:
+    """B against A, per class (each pairing that applies to it) and per cell (each pair of
+    configurations once)."""
+    pairings = default_pairings(runs_a, runs_b, classes) if pairings is None else pairings
+    out = SweepComparison(level, pairings)
+    class_rows, cell_rows = [], []
+    for wclass in classes:
+        for p in pairings:
+            if p.wclass in (None, wclass.name):
+                row = _class_row(runs_a, runs_b, wclass, p, level)
+                if row is not None:
+                    class_rows.append(row)
+    seen = set()
+    for p in pairings:
+        if (p.config_a, p.config_b) not in seen:
+            seen.add((p.config_a, p.config_b))
+            cell_rows += _cell_rows(runs_a, runs_b, p, level)
+    if class_rows:
+        out.classes = pd.DataFrame(class_rows, columns=CLASS_COLUMNS)
+    if cell_rows:
+        out.cells = pd.DataFrame(cell_rows, columns=CELL_COLUMNS)
+    return out
+
+
+def _class_row(
+    runs_a: pd.DataFrame, runs_b: pd.DataFrame, wclass: WorkloadClass, p: Pairing, level: float
+) -> dict[str, object] | None:
+    wide_a = per_repetition(runs_a, p.config_a, wclass.metric)
+    wide_b = per_repetition(runs_b, p.config_b, wclass.metric)
+    both = set(wide_a.columns) & set(wide_b.columns)
+    weights = {c.cell: c.weight for c in wclass.cells if c.cell in both}
+    if not weights:
+        return None
+    a, b = class_scores(wide_a, weights), class_scores(wide_b, weights)
+    ia, ib = mean_interval(a, level), mean_interval(b, level)
+    ratio = ratio_interval(a, b, level)
+    return {
+        "class": wclass.name,
+        "unit": METRIC_UNITS[wclass.metric],
+        "pairing": f"{p.why} for {p.wclass}" if p.wclass else p.why,
+        "config_a": p.config_a,
+        "config_b": p.config_b,
+        "cells": len(weights),
+        "a": ia.value,
+        "a_lo": ia.lo,
+        "a_hi": ia.hi,
+        "a_n": ia.n,
+        "b": ib.value,
+        "b_lo": ib.lo,
+        "b_hi": ib.hi,
+        "b_n": ib.n,
+        **_change(ratio),
+        "verdict": change_verdict(ratio, True),
+    }
+
+
+def _cell_rows(
+    runs_a: pd.DataFrame, runs_b: pd.DataFrame, p: Pairing, level: float
+) -> list[dict[str, object]]:
+    rows = []
+    for figure in CELL_FIGURES:
+        wide_a = per_repetition(runs_a, p.config_a, figure_column(figure))
+        wide_b = per_repetition(runs_b, p.config_b, figure_column(figure))
+        for cell in sorted(set(wide_a.columns) & set(wide_b.columns)):
+            a, b = cell_values(wide_a, cell), cell_values(wide_b, cell)
+            if not len(a) or not len(b):
+                continue  # a direction the cell does not have (a read latency of writes)
+            ratio = ratio_interval(a, b, level)
+            rows.append(
+                {
+                    "config_a": p.config_a,
+                    "config_b": p.config_b,
+                    "cell": cell,
+                    "figure": figure,
+                    "a": float(a.mean()),
+                    "a_n": len(a),
+                    "b": float(b.mean()),
+                    "b_n": len(b),
+                    **_change(ratio),
+                    "verdict": change_verdict(ratio, HIGHER_IS_BETTER.get(figure, False)),
+                }
+            )
+    return rows
+
+
+#: the JSON document's schema name (fields are only added within a version)
+COMPARE_SCHEMA = "raidsweep.compare/1"
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """Rows as JSON objects, a figure that does not exist as null."""
+    return [
+        {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+        for row in frame.to_dict("records")
+    ]
+
+
+def compare_document(comparison: SweepComparison, a: str, b: str) -> dict[str, object]:
+    """``raidsweep compare --json``: every class row and cell row, B against A; changes in
+    percent of A with their interval's bounds."""
+    return {
+        "schema": COMPARE_SCHEMA,
+        "a": a,
+        "b": b,
+        "confidence": comparison.level,
+        "pairings": [
+            {"config_a": p.config_a, "config_b": p.config_b, "why": p.why, "class": p.wclass}
+            for p in comparison.pairings
+        ],
+        "classes": _records(comparison.classes),
+        "cells": _records(comparison.cells),
+    }

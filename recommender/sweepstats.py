@@ -1,0 +1,126 @@
+"""The figures of one configuration, repetition by repetition, and the intervals that
+``raidsweep compare`` and ``raidsweep accept`` decide by. Pure functions over run tables.
+
+- A class score per repetition is the ranking's: the weighted geometric mean of the metric
+  over the class's cells (``recommender.scoring``), from the repetitions that have every cell.
+- A figure's interval is the ranking's too: the mean of the repetitions with a Student-t
+  interval (``scoring.mean_ci``). With one repetition there is no interval (NaN), never a
+  point taken for certainty.
+- A change between two sets of repetitions is the ratio of their geometric means, with
+  Welch's t-interval on the logarithms (unequal variances and counts; performance changes
+  are multiplicative). ``ratio_interval(a, b)`` is B over A; NaN bounds when either side has
+  fewer than two repetitions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from recommender.scoring import mean_ci
+
+#: the figures of a cell that compare and accept read: the higher the better, or the lower
+HIGHER_IS_BETTER = {"iops": True, "mbps": True}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean (or a ratio) with its interval; ``lo``/``hi`` NaN when it has none."""
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+
+    @property
+    def known(self) -> bool:
+        return not (math.isnan(self.lo) or math.isnan(self.hi))
+
+
+def cell_of(key: str) -> str:
+    """A run's cell as classes and gates name it (the whole working set, ``ws100``, unsaid)."""
+    return key.removesuffix("/ws100")
+
+
+def figure_column(figure: str) -> str:
+    """The run column of a figure: ``iops``, ``mbps`` or a latency (``read_lat_p99_ms``)."""
+    return figure if figure in HIGHER_IS_BETTER else f"{figure}_ms"
+
+
+def per_repetition(runs: pd.DataFrame, config_key: str, column: str) -> pd.DataFrame:
+    """Repetition × cell: ``column`` of one configuration's runs (NaN where not measured)."""
+    mine = runs[runs["config_key"] == config_key]
+    if mine.empty or column not in mine:
+        return pd.DataFrame()
+    return (
+        mine.assign(cell=mine["cell_key"].map(cell_of), v=mine[column].astype(float))
+        .pivot_table(index="repetition", columns="cell", values="v", aggfunc="mean")
+        .sort_index()
+    )
+
+
+def class_scores(wide: pd.DataFrame, weights: Mapping[str, float]) -> np.ndarray:
+    """Per repetition that has every cell of ``weights``: the weighted geometric mean."""
+    cells = [c for c in weights if c in wide.columns]
+    if not cells or len(cells) < len(weights):
+        return np.array([])
+    part = wide[cells].dropna()
+    w = np.array([weights[c] for c in cells], dtype=float)
+    logs = np.log(part.clip(lower=1e-9).to_numpy())
+    return np.exp(logs @ w / w.sum())
+
+
+def cell_values(wide: pd.DataFrame, cell: str) -> np.ndarray:
+    """One cell's figure per repetition (those measured)."""
+    if cell not in wide.columns:
+        return np.array([])
+    return wide[cell].dropna().to_numpy(dtype=float)
+
+
+def mean_interval(values: np.ndarray, level: float = 0.95) -> Interval:
+    """The mean of ``values`` with its Student-t interval (NaN bounds below two values)."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, 0)
+    mean, lo, hi, _ = mean_ci(values, level)
+    if n < 2:
+        return Interval(mean, math.nan, math.nan, n)
+    return Interval(mean, lo, hi, n)
+
+
+def ratio_interval(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> Interval:
+    """B's geometric mean over A's, with Welch's t-interval on the logarithms; ``n`` is the
+    smaller count. NaN bounds when either side has fewer than two values."""
+    a = np.log(np.clip(np.asarray(a, dtype=float), 1e-12, None))
+    b = np.log(np.clip(np.asarray(b, dtype=float), 1e-12, None))
+    na, nb = len(a), len(b)
+    if not na or not nb:
+        return Interval(math.nan, math.nan, math.nan, 0)
+    d = float(b.mean() - a.mean())
+    if na < 2 or nb < 2:
+        return Interval(math.exp(d), math.nan, math.nan, min(na, nb))
+    va, vb = float(a.var(ddof=1)) / na, float(b.var(ddof=1)) / nb
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return Interval(math.exp(d), math.exp(d), math.exp(d), min(na, nb))
+    df = (va + vb) ** 2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
+    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    return Interval(math.exp(d), math.exp(d - half), math.exp(d + half), min(na, nb))
+
+
+def change_verdict(ratio: Interval, higher_is_better: bool) -> str:
+    """``better``, ``worse`` (B against A: the interval excludes no change), ``no significant
+    change``, or ``unknown`` (no interval: fewer than two repetitions on a side)."""
+    if not ratio.known:
+        return "unknown"
+    if ratio.lo > 1:
+        return "better" if higher_is_better else "worse"
+    if ratio.hi < 1:
+        return "worse" if higher_is_better else "better"
+    return "no significant change"

@@ -1,0 +1,154 @@
+"""``raidsweep accept``: the spec's acceptance gates judged on a sweep by the intervals of its
+repetitions; exit 0 when every check passes, 3 when one fails, 4 when none fails but one is
+undecided (2 is bad input, as for every command)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, fail
+from sweeper.cli.opening import open_sweep, warn_damaged
+from sweeper.cli.stores import checked_path
+from sweeper.errors import InputError, StoreError
+
+if TYPE_CHECKING:
+    from recommender.acceptance import Verdict
+    from sweeper.spec.acceptance import Acceptance
+    from sweeper.store import ResultsStore
+
+_COLOUR = {"pass": "green", "fail": "red", "undecided": "yellow"}
+
+
+def accept(
+    sweep: SweepArg = None,
+    store: StoreOpt = DEFAULT_STORE,
+    spec: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec",
+            help="Take the acceptance block from this spec file (gates written after the "
+            "sweep) instead of the spec the sweep ran with.",
+        ),
+    ] = None,
+    baseline_store: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline-store",
+            help="The store that holds the baseline sweep (default: --store).",
+            callback=checked_path,
+        ),
+    ] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option("--report", help="Also write the HTML report carrying this verdict."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.accept/1).")
+    ] = False,
+) -> None:
+    """Judge the sweep against its acceptance gates: pass, fail or undecided per check, by
+    the 95% intervals. Exit status 0 pass, 3 fail, 4 undecided, 2 bad input."""
+    from recommender.acceptance_io import (
+        accept_document,
+        check_rows,
+        sweep_acceptance,
+        verdict_for,
+    )
+    from sweeper.spec import load_spec
+    from sweeper.status import provisional
+    from sweeper.store import open_store
+
+    if report is not None and report.suffix.lower() not in (".html", ".htm"):
+        fail(ValueError(f"--report {report}: the report is HTML; name it *.html"))
+    results, record = open_sweep(store, sweep)
+    try:
+        if spec is not None:
+            acceptance = load_spec(spec)[0].acceptance
+            if acceptance is None:
+                fail(ValueError(f"--spec {spec}: the spec has no acceptance block"))
+        else:
+            acceptance = sweep_acceptance(record)
+            if acceptance is None:
+                fail(
+                    ValueError(
+                        f"sweep {record['sweep_id']}: its spec has no acceptance block; add one "
+                        "(README: acceptance gates) and give the spec with --spec"
+                    )
+                )
+        others = open_store(baseline_store) if baseline_store else None
+        verdict = verdict_for(results, record, acceptance, others)
+    except (InputError, StoreError, ValueError, typer.BadParameter) as exc:
+        fail(exc)
+    warn_damaged(results)
+    note = provisional(results, record["sweep_id"])
+    if report is not None:
+        _write_report(results, record, acceptance, verdict, note, report)
+    if as_json:
+        print(json.dumps(accept_document(verdict, note), indent=2))
+        raise typer.Exit(verdict.exit_status)
+    if note:
+        console.print(f"[bold yellow]{escape(note)}[/]", highlight=False)
+    title = f"acceptance of sweep {record['sweep_id']}"
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=title, title_justify="left")
+    for heading in ("gate", "target", "configuration", "criterion", "required"):
+        table.add_column(heading, overflow="fold")
+    table.add_column(f"measured ({verdict.confidence:.0%} CI)", justify="right")
+    table.add_column("verdict", no_wrap=True)
+    for r in check_rows(verdict):
+        colour = _COLOUR[r["verdict"]]
+        table.add_row(
+            str(r["gate"]),
+            escape(r["target"].replace(" · ", "\n")),
+            escape(r["configuration"]),
+            escape(r["criterion"]),
+            escape(r["required"]),
+            escape(r["measured"]),
+            f"[{colour}]{r['verdict']}[/]",
+        )
+    console.print(table)
+    counts = verdict.counts
+    colour = _COLOUR[verdict.verdict]
+    console.print(
+        f"[bold {colour}]verdict: {verdict.verdict.upper()}[/] — {counts['pass']} passed, "
+        f"{counts['fail']} failed, {counts['undecided']} undecided (exit status "
+        f"{verdict.exit_status})",
+        highlight=False,
+    )
+    console.print(
+        "[dim]pass: the whole interval clears the bound; fail: the whole interval misses it; "
+        "undecided: the interval straddles it (more repetitions decide), or there is none[/]"
+    )
+    raise typer.Exit(verdict.exit_status)
+
+
+def _write_report(
+    results: ResultsStore,
+    record: dict[str, Any],
+    acceptance: Acceptance,
+    verdict: Verdict,
+    note: str | None,
+    path: Path,
+) -> None:
+    """The HTML report (and its Markdown and CSV) with this verdict as its acceptance."""
+    from recommender.acceptance_io import section_of
+    from recommender.report import build_context, render_report, write_tables
+    from sweeper.store.files import atomic_write_bytes
+
+    spec = record["spec"] | {"acceptance": acceptance.model_dump(mode="json")}
+    record = record | {"spec": spec}
+    ctx = build_context(results, record) | {"acceptance": section_of(verdict, note)}
+    try:
+        atomic_write_bytes(path, render_report(results, record, ctx).encode(), replace=True)
+        others = write_tables(record, path, ctx)
+    except OSError as exc:
+        fail(StoreError(f"{path}: cannot be written ({exc.strerror}); choose another --report"))
+    console.print(f"report written: {path}", highlight=False)
+    for extra in others:
+        console.print(f"  and {extra}", highlight=False)
