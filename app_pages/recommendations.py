@@ -59,6 +59,8 @@ def render() -> None:
     # 1440 px window beside the sidebar.
     formats = {
         "rank": st.column_config.TextColumn("rank", width="small"),
+        "drives": _number("drives", "%d", "drives the configuration's RAID groups take"),
+        "usable TB": _number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)"),
         "score": _number("score", "%.1f", f"mean score ({views.metric_unit(wclass.metric)})"),
         "usable %": _number("usable %", "%.1f", "usable share of the raw capacity"),
         "rebuild h": _number("rebuild h", "%.2f", "hours to rebuild one drive"),

@@ -31,6 +31,11 @@ def _num(value: Any) -> float | None:
     return None if math.isnan(out) or math.isinf(out) else out
 
 
+def _int(value: Any) -> int | None:
+    number = _num(value)
+    return None if number is None else int(number)
+
+
 def _ranking_row(r: Mapping[str, Any]) -> dict[str, Any]:
     violations = str(r.get("violations") or "")
     return {
@@ -46,6 +51,8 @@ def _ranking_row(r: Mapping[str, Any]) -> dict[str, Any]:
         "meets_limits": bool(r["meets_limits"]),
         "violations": violations.split("; ") if violations else [],
         "usable_share": _num(r.get("usable_share")),
+        "drives": _int(r.get("drives")),
+        "usable_gb": _num(r.get("usable_gb")),
         "rebuild_h": _num(r.get("rebuild_h")),
         "loss_risk_per_year": _num(r.get("loss_risk_per_year")),
         "cost_per_unit": _num(r.get("cost_per_unit")),
@@ -172,6 +179,8 @@ _RANKING = _object(
         "meets_limits": {"type": "boolean"},
         "violations": {"type": "array", "items": _STR},
         "usable_share": _NUM,
+        "drives": {"type": ["integer", "null"], "minimum": 0},
+        "usable_gb": _NUM,
         "rebuild_h": _NUM,
         "loss_risk_per_year": _NUM,
         "cost_per_unit": _NUM,

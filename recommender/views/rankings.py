@@ -32,13 +32,31 @@ def number(value: Any) -> float:
     return out
 
 
+#: decimal terabytes, as drive sizes are given (GB = 10⁹ bytes)
+GB_PER_TB = 1000
+
+
+def _size(part: pd.DataFrame) -> dict[str, list[float]]:
+    """Beside each configuration: its drives and usable TB, as ``recommender.tradeoffs``
+    counts them from the platform's geometry (none where the hardware facts lack them)."""
+    if "drives" not in part:
+        return {}
+    usable = part["usable_gb"] if "usable_gb" in part else [None] * len(part)
+    return {
+        "drives": [number(v) for v in part["drives"]],
+        "usable TB": [number(v) / GB_PER_TB for v in usable],
+    }
+
+
 def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
-    """The ranked rows of one class as shown: rank (``=3``: a tie), score with interval and
-    repetitions, the limits kept or the cells that broke them, and the trade-offs."""
+    """The ranked rows of one class as shown: rank (``=3``: a tie), the configuration with its
+    drives and usable TB, score with interval and repetitions, the limits kept or the cells
+    that broke them, and the trade-offs."""
     part = ranked
     columns: dict[str, Any] = {
         "rank": [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)],
         CONFIGURATION: part["config_key"].to_numpy(),
+        **_size(part),
         "score": part["score"].astype(float).to_numpy(),
         "95% interval": [
             f"{lo:,.1f} – {hi:,.1f}"
