@@ -9,6 +9,8 @@ import typer
 
 from sweeper.cli.accept import accept
 from sweeper.cli.browser import run_app
+from sweeper.cli.capture import capture
+from sweeper.cli.characterize import characterize
 from sweeper.cli.compare import compare
 from sweeper.cli.curves import curves
 from sweeper.cli.disclose import disclose
@@ -34,6 +36,8 @@ app.command(name="app")(run_app)
 for command in (plan, teardown):
     app.command()(command)
 for command in (compare, accept):
+    app.command()(command)
+for command in (capture, characterize):
     app.command()(command)
 app.add_typer(lab_app, name="lab")
 

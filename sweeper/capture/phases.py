@@ -1,0 +1,100 @@
+"""Where a workload changes (pure): idle intervals set aside, then binary segmentation of
+the busy ones on what a class is made of.
+
+Each busy interval is described by its read share of requests, the log2 of its mean request
+size, the log2 of its request rate and (traced) its sequential share, each divided by the
+change that matters (``SCALES``: 10 points of read share, a factor of 2 in size, a factor of
+4 in rate, 20 points of sequential share). The series is split where the split removes the
+most squared deviation; the split is kept when both sides last at least the minimum phase and
+their medians differ by at least one unit in some feature; then each side is split again."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sweeper.capture.seconds import Second
+
+#: the change in each feature that makes a new phase
+SCALES = {"read_share": 0.10, "log2_size": 1.0, "log2_rate": 2.0, "sequential_share": 0.20}
+#: an interval is idle (noise) below this many requests per second …
+IDLE_IOPS = 5.0
+#: … or below this share of the capture's busy rate (its 95th percentile)
+IDLE_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class Phase:
+    """Busy intervals ``start`` to ``stop`` (indices into the busy list) and their times."""
+
+    start: int
+    stop: int
+    t_start: float
+    t_end: float
+
+
+def busy(series: list[Second]) -> tuple[list[Second], list[Second]]:
+    """(busy intervals, idle ones): idle below ``IDLE_IOPS`` or ``IDLE_SHARE`` of the 95th
+    percentile rate."""
+    if not series:
+        return [], []
+    p95 = float(np.percentile([s.iops for s in series], 95))
+    floor = max(IDLE_IOPS, IDLE_SHARE * p95)
+    return [s for s in series if s.iops >= floor], [s for s in series if s.iops < floor]
+
+
+def features(s: Second) -> list[float]:
+    requests = max(s.requests, 1)
+    size = max((s.read_bytes + s.write_bytes) / requests, 512)
+    row = [
+        s.reads / requests / SCALES["read_share"],
+        math.log2(size) / SCALES["log2_size"],
+        math.log2(max(s.iops, 1.0)) / SCALES["log2_rate"],
+    ]
+    if s.groups is not None:
+        issued = sum(g.requests for g in s.groups) or 1
+        seq = sum(g.requests for g in s.groups if g.sequential) / issued
+        row.append(seq / SCALES["sequential_share"])
+    return row
+
+
+def phases(series: list[Second], min_phase_s: float) -> list[Phase]:
+    """The phases of the busy intervals ``series`` (in time order), at least ``min_phase_s``
+    long each."""
+    if not series:
+        return []
+    width = min(len(features(s)) for s in series)
+    x = np.array([features(s)[:width] for s in series])
+    dt = float(np.median([s.dt for s in series]))
+    min_len = max(2, math.ceil(min_phase_s / dt))
+    cuts = sorted(_split(x, 0, len(series), min_len))
+    bounds = [0, *cuts, len(series)]
+    return [
+        Phase(a, b, series[a].t - series[a].dt, series[b - 1].t)
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _split(x: np.ndarray, a: int, b: int, min_len: int) -> list[int]:
+    if b - a < 2 * min_len:
+        return []
+    seg = x[a:b]
+    n = len(seg)
+    csum = np.cumsum(seg, axis=0)
+    total = csum[-1]
+    best_k, best_gain = None, 0.0
+    for k in range(min_len, n - min_len + 1):
+        left_mean = csum[k - 1] / k
+        right_mean = (total - csum[k - 1]) / (n - k)
+        gain = float(np.sum((left_mean - right_mean) ** 2) * k * (n - k) / n)
+        if gain > best_gain:
+            best_k, best_gain = k, gain
+    if best_k is None:
+        return []
+    left, right = seg[:best_k], seg[best_k:]
+    if float(np.max(np.abs(np.median(left, axis=0) - np.median(right, axis=0)))) < 1.0:
+        return []
+    cut = a + best_k
+    return [*_split(x, a, cut, min_len), cut, *_split(x, cut, b, min_len)]

@@ -1,0 +1,130 @@
+"""The kernel's block tracer (``blk``, the events blktrace records) through tracefs: whether
+it can be used here, switching it on for the observed devices only, and reading its lines.
+
+It changes tracing state, never a device's data: ``current_tracer`` (refused when another
+tracer is in use), ``trace_clock`` (``mono``, so events fall into the sampler's intervals),
+``buffer_size_kb``, and each device's ``trace/act_mask`` (queue, issue and complete only) and
+``trace/enable``; ``stop`` puts back what was found. blktrace itself reads the same events
+through relay files in debugfs, which some kernels (and containers) refuse; tracefs's text
+pipe works wherever the ``blk`` tracer is built in."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+TRACEFS_PLACES = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
+ACT_MASK = "queue,issue,complete"
+#: the tracer's buffer per CPU while capturing (KiB): a second of a busy device's events
+BUFFER_KB = 16384
+
+
+def tracefs() -> Path | None:
+    """The mounted tracefs folder, if any."""
+    for place in TRACEFS_PLACES:
+        if (place / "available_tracers").exists():
+            return place
+    return None
+
+
+def unavailable(devices: list[str]) -> str | None:
+    """Why the block tracer cannot be used for ``devices`` (None when it can)."""
+    if os.geteuid() != 0:
+        return "the block tracer needs root"
+    root = tracefs()
+    if root is None:
+        return "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)"
+    if "blk" not in (root / "available_tracers").read_text().split():
+        return "this kernel has no blk tracer (CONFIG_BLK_DEV_IO_TRACE)"
+    current = (root / "current_tracer").read_text().strip()
+    if current not in ("nop", "blk"):
+        return f"the kernel's tracer is in use ({current})"
+    for name in devices:
+        if not (_sysfs(name) / "enable").exists():
+            return f"{name} cannot be traced (no {_sysfs(name)})"
+        if (_sysfs(name) / "enable").read_text().strip() != "0":
+            return f"{name} is already being traced"
+    return None
+
+
+def _sysfs(name: str) -> Path:
+    return Path("/sys/class/block") / name / "trace"
+
+
+def device_numbers(devices: list[str]) -> dict[str, str]:
+    """The tracer's "major,minor" for each device name."""
+    out = {}
+    for name in devices:
+        major, minor = (Path("/sys/class/block") / name / "dev").read_text().strip().split(":")
+        out[f"{major},{minor}"] = name
+    return out
+
+
+class BlockTracer:
+    """The ``blk`` tracer switched on for ``devices``; each trace line goes to ``feed`` from
+    a reader thread until ``stop``."""
+
+    def __init__(self, devices: list[str], feed: Callable[[str], None]):
+        root = tracefs()
+        assert root is not None
+        self.root, self.devices, self.feed = root, devices, feed
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="blk-trace", daemon=True)
+        self._tracer = (root / "current_tracer").read_text().strip()
+        clock = (root / "trace_clock").read_text()
+        self._clock = clock[clock.index("[") + 1 : clock.index("]")]
+        self._buffer_kb = (root / "buffer_size_kb").read_text().split()[0]
+        #: events the kernel dropped because this reader fell behind
+        self.lost = 0
+
+    def start(self) -> None:
+        """Switches the tracer on; its clock is then ``time.monotonic()``'s."""
+        (self.root / "trace_clock").write_text("mono")
+        (self.root / "buffer_size_kb").write_text(str(BUFFER_KB))
+        (self.root / "current_tracer").write_text("blk")
+        (self.root / "trace").write_text("")
+        for name in self.devices:
+            (_sysfs(name) / "act_mask").write_text(ACT_MASK)
+            (_sysfs(name) / "enable").write_text("1")
+        self._pipe = os.open(self.root / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+        self._thread.start()
+
+    def _read(self) -> None:
+        rest = b""
+        while True:
+            try:
+                chunk = os.read(self._pipe, 1 << 16)
+            except BlockingIOError:
+                chunk = b""
+            if not chunk:
+                if self._stopping.is_set():  # stopped, and the pipe drained
+                    return
+                time.sleep(0.05)
+                continue
+            *lines, rest = (rest + chunk).split(b"\n")
+            for line in lines:
+                self.feed(line.decode("ascii", "replace"))
+
+    def stop(self) -> None:
+        for name in self.devices:
+            (_sysfs(name) / "enable").write_text("0")  # drops the device's trace and mask
+        self._stopping.set()
+        self._thread.join()
+        os.close(self._pipe)
+        self.lost = sum(_lost(stats.read_text()) for stats in self.root.glob("per_cpu/*/stats"))
+        (self.root / "current_tracer").write_text(self._tracer)
+        (self.root / "buffer_size_kb").write_text(self._buffer_kb)
+        (self.root / "trace_clock").write_text(self._clock)
+
+
+def _lost(stats: str) -> int:
+    """Events a CPU's buffer overwrote or dropped before they were read."""
+    total = 0
+    for line in stats.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() in ("overrun", "dropped events"):
+            total += int(value.strip() or 0)
+    return total

@@ -1,0 +1,114 @@
+"""``raidsweep capture``: record this host's block I/O into a capture file."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sweeper.cli.common import console, fail
+
+
+class TraceMode(StrEnum):
+    auto = "auto"
+    on = "on"
+    off = "off"
+
+
+def capture(
+    device: Annotated[
+        list[str],
+        typer.Option(
+            "--device", "-d", help="A block device to observe (sda, /dev/disk/by-id/…); repeat."
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The capture file to create (JSON lines).")
+    ],
+    duration: Annotated[
+        str, typer.Option("--duration", help="How long to capture (90s, 30m, 24h).")
+    ] = "1h",
+    interval: Annotated[
+        str, typer.Option("--interval", help="Seconds between samples (0.1s to 60s).")
+    ] = "1s",
+    trace: Annotated[
+        TraceMode,
+        typer.Option(
+            "--trace",
+            help="The kernel's block tracer (every request's size, direction, place and "
+            "service time): auto uses it where it can be, on requires it, off never.",
+        ),
+    ] = TraceMode.auto,
+) -> None:
+    """Record the block I/O of DEVICEs: /proc/diskstats every interval and, where the kernel's
+    block tracer can be used, every request summed per interval. Reads counters only: nothing
+    is written to the observed devices. Ctrl-C ends the capture early and keeps it."""
+    from sweeper.capture import diskstats, tracefs
+    from sweeper.capture.sampler import header_for, record
+    from sweeper.errors import InputError
+    from sweeper.units import parse_duration
+
+    problems: list[str] = []
+    try:
+        duration_s = parse_duration(duration)
+        if duration_s < 2:
+            problems.append(f"--duration: {duration!r} is shorter than 2 s")
+    except ValueError as exc:
+        problems.append(f"--duration: {exc}")
+        duration_s = 0.0
+    try:
+        interval_s = parse_duration(interval)
+        if not 0.1 <= interval_s <= 60:
+            problems.append(f"--interval: {interval!r} is not between 0.1 s and 60 s")
+    except ValueError as exc:
+        problems.append(f"--interval: {exc}")
+        interval_s = 1.0
+    with open(diskstats.DISKSTATS) as fh:
+        known = diskstats.known_devices(fh.read())
+    names: list[str] = []
+    for given in device:
+        try:
+            name = diskstats.device_name(given, known)
+        except ValueError as exc:
+            problems.append(f"--device: {exc}")
+            continue
+        if name not in names:
+            names.append(name)
+    if output.exists() or output.is_symlink():
+        problems.append(f"--output: {output} exists (a capture is never overwritten)")
+    elif not output.parent.is_dir():
+        problems.append(f"--output: the folder {output.parent} does not exist")
+    else:
+        beneath = diskstats.devices_beneath(str(output.parent)) & set(names)
+        if beneath:
+            problems.append(
+                f"--output: {output} would be written to {', '.join(sorted(beneath))}, "
+                "an observed device; write the capture elsewhere"
+            )
+    note = None
+    use_trace = False
+    if names and trace is not TraceMode.off:
+        note = tracefs.unavailable(names)
+        if note is not None and trace is TraceMode.on:
+            problems.append(f"--trace on: {note}")
+        use_trace = note is None
+    elif trace is TraceMode.off:
+        note = "off (--trace off)"
+    if problems:
+        fail(InputError("raidsweep capture", problems))
+    header = header_for(names, duration_s, interval_s, use_trace, note)
+    sources = ", ".join(header.sources) + ("" if use_trace else f" (block tracer: {note})")
+    console.print(
+        f"capturing {', '.join(names)} every {interval_s:g} s for {duration_s:g} s into "
+        f"{output}; sources: {sources}; Ctrl-C ends it early",
+        highlight=False,
+    )
+    end = record(output, header)
+    share = 100 * end["cpu_s"] / end["wall_s"] if end["wall_s"] else 0.0
+    console.print(
+        f"{end['samples']} samples in {end['wall_s']:.0f} s ({end['stopped']}); the capture "
+        f"used {end['cpu_s']:.2f} CPU s, {share:.2f}% of one core",
+        highlight=False,
+    )

@@ -1,0 +1,125 @@
+"""``raidsweep characterize``: a capture file into workload classes, one per phase."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sweeper.cli.common import console, fail
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
+
+
+def _percent(text: str, place: str, problems: list[str], top: float) -> float:
+    m = re.fullmatch(r"\s*(\d{1,4}(?:\.\d{1,3})?)\s*%?\s*", text)
+    if not m or not 0 <= float(m.group(1)) <= top:
+        problems.append(f"{place}: {text!r} is not a percentage from 0 to {top:g} (e.g. 5%)")
+        return 0.0
+    return float(m.group(1)) / 100
+
+
+def characterize(
+    capture: Annotated[Path, typer.Argument(help="A capture file (raidsweep capture).")],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Folder for the class files (default: CAPTURE-classes)."
+        ),
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name", help="The class's name (default: the capture's); phases get _phaseN."
+        ),
+    ] = None,
+    device: Annotated[
+        list[str] | None,
+        typer.Option("--device", "-d", help="Characterise these captured devices only; repeat."),
+    ] = None,
+    min_phase: Annotated[
+        str, typer.Option("--min-phase", help="The shortest phase that makes its own class.")
+    ] = "30s",
+    min_share: Annotated[
+        str, typer.Option("--min-share", help="A cell with a smaller share of the I/O is noise.")
+    ] = "5%",
+    headroom: Annotated[
+        str,
+        typer.Option("--headroom", help="Latency limits: the observed p99 plus this much."),
+    ] = "50%",
+) -> None:
+    """Turn a capture into workload classes: weighted cells, latency limits, a class per
+    phase, each explained (printed and kept as comments in the class file)."""
+    from recommender.classes import WorkloadClass, load_class
+    from sweeper.capture.characterize import Options
+    from sweeper.capture.characterize import characterize as run
+    from sweeper.capture.classfile import render
+    from sweeper.capture.format import read_capture
+    from sweeper.capture.seconds import seconds
+    from sweeper.errors import InputError
+    from sweeper.units import parse_duration
+
+    problems: list[str] = []
+    try:
+        min_phase_s = parse_duration(min_phase)
+        if min_phase_s < 2:
+            problems.append(f"--min-phase: {min_phase!r} is shorter than 2 s")
+    except ValueError as exc:
+        problems.append(f"--min-phase: {exc}")
+        min_phase_s = 30.0
+    share = _percent(min_share, "--min-share", problems, 50)
+    room = _percent(headroom, "--headroom", problems, 1000)
+    class_name = name if name is not None else re.sub(r"[^A-Za-z0-9_.-]", "_", capture.stem)
+    if not _NAME.fullmatch(class_name):
+        problems.append(
+            f"--name: {class_name!r} is not a class name (letters, digits, _ . -; at most 48)"
+        )
+    folder = output if output is not None else capture.with_name(capture.stem + "-classes")
+    if problems:
+        fail(InputError("raidsweep characterize", problems))
+    try:
+        data = read_capture(capture)
+    except InputError as exc:
+        fail(exc)
+    unknown = [d for d in device or [] if d not in data.header.devices]
+    if unknown:
+        fail(
+            InputError(
+                "--device",
+                [
+                    f"{d!r} is not in the capture (it has {', '.join(data.header.devices)})"
+                    for d in unknown
+                ],
+            )
+        )
+    series = seconds(data, device or None)
+    classes, notes = run(series, Options(class_name, min_phase_s, share, room))
+    if not classes:
+        fail(InputError(str(capture), ["has no busy interval: nothing to characterise"]))
+    targets = [folder / f"{c.name}.yaml" for c in classes]
+    taken = [str(t) for t in targets if t.exists() or t.is_symlink()]
+    if taken:
+        fail(
+            InputError(
+                "--output", [f"{t} exists (a class file is never overwritten)" for t in taken]
+            )
+        )
+    if folder.exists() and not folder.is_dir():
+        fail(InputError("--output", [f"{folder} is not a folder"]))
+    texts = []
+    for phase in classes:
+        WorkloadClass.model_validate(phase.document)  # a class the loader takes, or a bug here
+        texts.append(render(phase, capture.name))
+    folder.mkdir(parents=True, exist_ok=True)
+    for target, text in zip(targets, texts, strict=True):
+        with open(target, "x", encoding="utf-8") as fh:
+            fh.write(text)
+        load_class(target)
+    for line in notes:
+        console.print(line, highlight=False)
+    for phase, target in zip(classes, targets, strict=True):
+        console.print(f"\n[bold]{phase.name}[/] → {target}", highlight=False)
+        for line in phase.explanation:
+            console.print(line, highlight=False, markup=False)
