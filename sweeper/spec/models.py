@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from sweeper.models import StrictModel
 from sweeper.spec.acceptance import AcceptanceField
@@ -33,8 +33,12 @@ class ConfigSpace(StrictModel):
     ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts; each is either one list
     for both, or a mapping from layout to its own list (a host LVM stripe of 16 KiB and a
     pool extent of 1 GiB are different things). ``snapshots`` and ``data_reduction`` are
-    optional dimensions, off unless the spec lists ``true``.
+    optional dimensions, off unless the spec lists ``true``. Any further key is a dimension
+    the platform declares (``sweeper.dimensions``), checked against its declaration with the
+    platform (``sweeper.platforms.platform_problems``).
     """
+
+    model_config = ConfigDict(extra="allow")
 
     raid_level: list[Literal[RAID_LEVELS]] = Field(min_length=1)  # type: ignore[valid-type]
     layout: list[Literal[LAYOUTS]] = Field(default=["single_rank"], min_length=1)  # type: ignore[valid-type]
@@ -80,6 +84,13 @@ class ConfigSpace(StrictModel):
                     if layout in MULTI_RANK_LAYOUTS and layout not in value:
                         raise ValueError(f"{dim} has no values for layout {layout}")
         return self
+
+    @property
+    def dimensions(self) -> dict[str, list[Any]]:
+        """The declared dimensions the space sweeps, in the spec's order, with their values."""
+        return {
+            k: list(v) if isinstance(v, list) else [v] for k, v in (self.model_extra or {}).items()
+        }
 
     def values(self, dim: str, layout: str) -> list[int]:
         """The ``ranks`` or ``stripe_kib`` values a multi-rank ``layout`` sweeps."""
