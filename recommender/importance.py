@@ -6,7 +6,8 @@ Optuna's fANOVA evaluator (Hutter et al. 2014, Optuna's default) says how much o
 variance each dimension explains on its own. Conditional dimensions are given a value everywhere
 (one rank, no stripe) so that every trial has them all; dimensions that always change together
 in the sweep (e.g. layout and stripe, when each layout has one stripe) cannot be told apart and
-are reported as one, named ``layout + stripe``.
+are reported as one, named ``layout + stripe``. The dimensions a platform declares (chunk
+size, drives per rank, a role's own variables) are read from the key like the built-in ones.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from optuna.distributions import CategoricalDistribution
 from optuna.importance import FanovaImportanceEvaluator, get_param_importances
 
 from sweeper.configuration import Configuration
+from sweeper.dimensions import value_text
 from sweeper.vocabulary import CONFIGURATION_COLUMNS
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)  # no "study created" line per class
@@ -37,13 +39,15 @@ def _dimensions(key: str) -> dict[str, str]:
         "cache_policy": c.cache_policy,
         "snapshots": str(c.snapshots),
         "data_reduction": str(c.data_reduction),
-    }
+    } | {name: value_text(value) for name, value in c.dimensions}
 
 
 def _depends(a: str, b: str, dims: list[dict[str, str]]) -> bool:
     """Whether dimension ``a`` is a function of ``b`` in this sweep (b's value decides a's)."""
     seen: dict[str, str] = {}
-    return all(seen.setdefault(x[b], x[a]) == x[a] for x in dims)
+    return all(
+        seen.setdefault(x.get(b, "none"), x.get(a, "none")) == x.get(a, "none") for x in dims
+    )
 
 
 def _merge_confounded(dims: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -51,20 +55,21 @@ def _merge_confounded(dims: list[dict[str, str]]) -> list[dict[str, str]]:
 
     Dimensions that never vary are dropped first (they explain nothing).
     """
-    groups = [[d] for d in DIMENSIONS if len({x[d] for x in dims}) > 1]
+    names = [*DIMENSIONS, *sorted({n for x in dims for n in x} - set(DIMENSIONS))]
+    groups = [[d] for d in names if len({x.get(d, "none") for x in dims}) > 1]
     merged = True
     while merged:
         merged = False
         for i, g in enumerate(groups):
             for j, h in enumerate(groups):
                 if i != j and _depends(g[0], h[0], dims):
-                    groups[j] = [n for n in DIMENSIONS if n in g + h]
+                    groups[j] = [n for n in names if n in g + h]
                     del groups[i]
                     merged = True
                     break
             if merged:
                 break
-    return [{" + ".join(names): "/".join(x[n] for n in names) for names in groups} for x in dims]
+    return [{" + ".join(g): "/".join(x.get(n, "none") for n in g) for g in groups} for x in dims]
 
 
 def class_importances(ranked: pd.DataFrame) -> pd.DataFrame:

@@ -15,7 +15,9 @@ The last is the rebuild exposure: how often, on average, a rebuild would end in 
 the figure behind "RAID 5 on large drives is a risk". It ignores unrecoverable read errors
 and correlated failures, which only make every level worse, not reorder them. With prices:
 cost = fixed + drives · per-drive price; cost per usable GB; per class, cost per unit of the
-class metric (IOPS or MB/s of the score). Pure functions over tables.
+class metric (IOPS or MB/s of the score). Pure functions over tables. Where the sweep
+varies the drives of a RAID group (a declared ``drives_per_rank``), each configuration's
+group follows its own width, not the platform's one figure.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from sweeper.configuration import Configuration
+from sweeper.dimensions import WIDTH, raid_group
 from sweeper.platforms import get_platform
 
 HOURS_PER_YEAR = 8760.0
@@ -102,7 +105,12 @@ def tradeoffs(
     for key in config_keys:
         config = Configuration.from_key(key)
         row: dict[str, Any] = {"config_key": key, "raid_level": config.raid_level}
-        group = groups.get(config.raid_level)
+        width = config.dimension(WIDTH)
+        group = (
+            raid_group(config.raid_level, int(width))
+            if width is not None
+            else groups.get(config.raid_level)
+        )
         if group is None:
             rows.append(row)
             continue

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sweeper.vocabulary import CONFIGURATION_KEY_RE, LAYOUTS, MULTI_RANK_LAYOUTS, RAID_LEVELS
+from sweeper.dimensions import name_problem, value_of, value_text
+from sweeper.vocabulary import (
+    CONFIGURATION_KEY_RE,
+    LAYOUTS,
+    MULTI_RANK_LAYOUTS,
+    RAID_LEVELS,
+)
 
 if TYPE_CHECKING:
     from sweeper.spec import ConfigSpace
@@ -29,7 +38,9 @@ class Configuration:
 
     ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts: ``stripe_kib`` is the
     unit in which the volume is spread over the ranks (the host LVM stripe size for
-    ``host_stripe``, the extent size for ``pool_stripe``).
+    ``host_stripe``, the extent size for ``pool_stripe``). ``dimensions``: the values of the
+    dimensions the platform declares (``sweeper.dimensions``), by name; given as a mapping or
+    pairs, kept as pairs sorted by name.
     """
 
     raid_level: str
@@ -39,8 +50,19 @@ class Configuration:
     stripe_kib: int | None = None
     snapshots: bool = False
     data_reduction: bool = False
+    dimensions: tuple[tuple[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
+        pairs = (
+            self.dimensions.items() if isinstance(self.dimensions, Mapping) else self.dimensions
+        )
+        object.__setattr__(self, "dimensions", tuple(sorted(pairs)))
+        names = [name for name, _ in self.dimensions]
+        for name in names:
+            if problem := name_problem(name):
+                raise ValueError(problem)
+        if len(set(names)) < len(names):
+            raise ValueError(f"a dimension is given twice: {', '.join(names)}")
         multi = self.layout in MULTI_RANK_LAYOUTS
         if multi and (self.ranks is None or self.stripe_kib is None):
             raise ValueError(f"layout {self.layout} needs ranks and stripe_kib")
@@ -57,7 +79,13 @@ class Configuration:
             parts.append("snap")
         if self.data_reduction:
             parts.append("dr")
+        parts += [f"{name}={value_text(value)}" for name, value in self.dimensions]
         return "/".join(parts)
+
+    def dimension(self, name: str, default: Any = None) -> Any:
+        """The value of the declared dimension ``name`` (``default`` where the sweep does not
+        sweep it)."""
+        return dict(self.dimensions).get(name, default)
 
     @property
     def rank_count(self) -> int:
@@ -65,8 +93,11 @@ class Configuration:
 
     def params(self) -> dict[str, Any]:
         # Optional dimensions appear only when on, so keys and params of plain
-        # configurations stay as they were.
-        return {k: v for k, v in asdict(self).items() if v is not None and v is not False}
+        # configurations stay as they were; declared dimensions by their own names.
+        fixed = {k: v for k, v in asdict(self).items() if k != "dimensions"}
+        return {k: v for k, v in fixed.items() if v is not None and v is not False} | dict(
+            self.dimensions
+        )
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> Configuration:
@@ -79,6 +110,7 @@ class Configuration:
             stripe_kib=params.get("stripe_kib", params.get(f"stripe_kib_{params['layout']}")),
             snapshots=bool(params.get("snapshots", False)),
             data_reduction=bool(params.get("data_reduction", False)),
+            dimensions={k: v for k, v in params.items() if _declared(k)},
         )
 
     @classmethod
@@ -94,7 +126,17 @@ class Configuration:
             stripe_kib=int(m["stripe"]) * _UNIT_KIB[m["unit"]] if m["stripe"] else None,
             snapshots=bool(m["snap"]),
             data_reduction=bool(m["dr"]),
+            dimensions=[
+                (name, value_of(text))
+                for name, text in (part.split("=", 1) for part in m["dims"].split("/")[1:])
+            ],
         )
+
+
+def _declared(param: str) -> bool:
+    """Whether a study parameter is a declared dimension (not a built-in one, nor a built-in
+    one's per-layout parameter ``ranks_<layout>``)."""
+    return name_problem(param) is None
 
 
 def enumerate_configurations(space: ConfigSpace) -> list[Configuration]:
@@ -110,10 +152,19 @@ def enumerate_configurations(space: ConfigSpace) -> list[Configuration]:
                     for cache in space.cache_policy:
                         for snap in space.snapshots:
                             for dr in space.data_reduction:
-                                out.append(
-                                    Configuration(raid, layout, cache, ranks, stripe, snap, dr)
-                                )
+                                out += [
+                                    Configuration(raid, layout, cache, ranks, stripe, snap, dr, d)
+                                    for d in declared_points(space)
+                                ]
     return out
+
+
+def declared_points(space: ConfigSpace) -> list[tuple[tuple[str, Any], ...]]:
+    """Every combination of the declared dimensions' values (one empty one without any)."""
+    dims = space.dimensions
+    return [
+        tuple(zip(dims, values, strict=True)) for values in itertools.product(*dims.values())
+    ]
 
 
 def space_size(space: ConfigSpace) -> int:
@@ -133,6 +184,7 @@ def space_size(space: ConfigSpace) -> int:
         * len(space.cache_policy)
         * len(space.snapshots)
         * len(space.data_reduction)
+        * math.prod(len(values) for values in space.dimensions.values())
     )
 
 
@@ -144,6 +196,11 @@ def in_space(config: Configuration, space: ConfigSpace) -> bool:
         or config.cache_policy not in space.cache_policy
         or config.snapshots not in space.snapshots
         or config.data_reduction not in space.data_reduction
+    ):
+        return False
+    dims = space.dimensions
+    if {n for n, _ in config.dimensions} != set(dims) or any(
+        not any(type(v) is type(w) and v == w for w in dims[n]) for n, v in config.dimensions
     ):
         return False
     if config.layout in MULTI_RANK_LAYOUTS:

@@ -220,7 +220,8 @@ def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
 
 
 def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configuration:
-    """Define-by-run: ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts."""
+    """Define-by-run: ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts; the
+    declared dimensions the space lists are parameters of their own names."""
     raid = trial.suggest_categorical("raid_level", list(space.raid_level))
     layout = trial.suggest_categorical("layout", list(space.layout))
     ranks = stripe = None
@@ -242,7 +243,9 @@ def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configurat
         snap = trial.suggest_categorical("snapshots", list(space.snapshots))
     if _optional_dimension(space, "data_reduction"):
         dr = trial.suggest_categorical("data_reduction", list(space.data_reduction))
-    return Configuration(raid, layout, cache, ranks, stripe, snap, dr)
+    # the dimensions the platform declares, each an Optuna parameter of its own name
+    declared = {n: trial.suggest_categorical(n, values) for n, values in space.dimensions.items()}
+    return Configuration(raid, layout, cache, ranks, stripe, snap, dr, declared)
 
 
 def _optional_dimension(space: ConfigSpace, dim: str) -> bool:

@@ -45,10 +45,12 @@ OPTIONAL_COLUMNS: Final = ("snapshots", "data_reduction")
 
 #: a name that may become a file or folder name (sweep, worker)
 NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-#: a configuration key, e.g. ``raid10/pool_stripe/ranks4/stripe1g/wb-ra/snap/dr``
+#: a configuration key, e.g. ``raid10/pool_stripe/ranks4/stripe1g/wb-ra/snap/dr``, with the
+#: dimensions a platform declares last, by name (``…/wb-ra/chunk_kib=64/health=degraded``)
 CONFIGURATION_KEY_RE: Final = re.compile(
     r"(?P<raid>raid\d+)/(?P<layout>[a-z_]+)(?:/ranks(?P<ranks>\d{1,4})/stripe(?P<stripe>\d{1,9})(?P<unit>[kmg]))?"
     r"/(?P<cache>w[bt]-(?:no)?ra)(?P<snap>/snap)?(?P<dr>/dr)?"
+    r"(?P<dims>(?:/[a-z][a-z0-9_]{0,31}=-?[A-Za-z0-9][A-Za-z0-9._-]{0,63})*)"
 )
 #: a run id: the start of the hash of a run's address
 RUN_ID_RE: Final = re.compile(r"[0-9a-f]{24}")

@@ -93,6 +93,7 @@ HOSTILE_CLASSES = {
     "seed_": "seed configurations",
     "space_": "config spaces too large",
     "sim_connection_": "platform and inventory mismatch",
+    "dimension_": "dimensions a platform declares",
 }
 BY_CLASS: dict[str, int] = {}
 

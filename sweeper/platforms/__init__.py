@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.configuration import enumerate_configurations, space_size
+from sweeper.dimensions import listing_problems
 from sweeper.platforms.base import Platform
 from sweeper.platforms.linux_md import LinuxMdPlatform
 from sweeper.platforms.local import LocalPlatform
@@ -51,6 +52,25 @@ GRID_LIMIT = 10_000
 SPACE_LIMIT = 1_000_000
 
 
+def declared_problems(cls: type[Platform], spec: Any) -> list[tuple[list[str | int], str]]:
+    """The dimensions ``config_space`` lists beyond the built-in ones, against those the
+    platform declares: an unknown one (naming the platforms that have it), values outside
+    its declared type or choices."""
+    if cls.option_problems(spec.platform_options):
+        return []  # the options decide what a role declares: their problems come first
+    declared = cls.declared_dimensions(spec.platform_options)
+    problems = []
+    for name in spec.config_space.dimensions:
+        others = [p for p, c in PLATFORMS.items() if name in {d.name for d in c.declares}]
+        elsewhere = (
+            f"platform {' and '.join(others)} can" if others and name not in declared else ""
+        )
+        problems += listing_problems(
+            {name: (spec.config_space.model_extra or {})[name]}, declared, cls.name, elsewhere
+        )
+    return problems
+
+
 def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
     """Spec problems that depend on the platform: unknown name, unsupported values, a space
     too large to sweep, configurations the platform cannot build.
@@ -66,6 +86,7 @@ def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
         ]
     problems = cls.option_problems(spec.platform_options)
     space = spec.config_space
+    problems += declared_problems(cls, spec)
     for dim, allowed in cls.supported_values(spec.platform_options).items():
         given = getattr(space, dim)
         # ranks and stripe_kib may be given per layout: {pool_stripe: [...], ...}

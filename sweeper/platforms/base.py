@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration
+from sweeper.dimensions import Dimension, most_expensive
 from sweeper.errors import InputError
 from sweeper.load import LoadDriver
 
@@ -45,6 +46,8 @@ class Platform(ABC):
     checks_ignore: ClassVar[tuple[str, ...]] = ()
     #: an operator builds each configuration by hand (``await_configuration`` waits)
     operator_builds: ClassVar[bool] = False
+    #: the dimensions this platform can sweep beyond the built-in ones
+    declares: ClassVar[tuple[Dimension, ...]] = ()
 
     def __init__(self, options: dict[str, Any], state_dir: Path, inventory: Path | None = None):
         self.options = options
@@ -55,6 +58,21 @@ class Platform(ABC):
     def supported_values(cls, options: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
         """Per dimension, the values this platform can build with these options."""
         return cls.supported
+
+    @classmethod
+    def declared_dimensions(cls, options: dict[str, Any]) -> dict[str, Dimension]:
+        """The dimensions beyond the built-in ones this platform can sweep with these
+        options, by name (``sweeper.dimensions``)."""
+        return {d.name: d for d in cls.declares}
+
+    def declared_change(self, previous: Configuration | None, new: Configuration) -> str | None:
+        """The costliest class (format, volume, setting) of the declared dimensions that
+        differ between ``previous`` and ``new``; None when none does."""
+        if previous is None:
+            return None
+        before, after = dict(previous.dimensions), dict(new.dimensions)
+        changed = [n for n in before.keys() | after.keys() if before.get(n) != after.get(n)]
+        return most_expensive(changed, self.declared_dimensions(self.options))
 
     @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.dimensions import WIDTH, Dimension, raid_group
 from sweeper.errors import InputError
 from sweeper.load import TIMEOUT_GRACE_S, FioDriver, FioLoad, LoadDriver, SshFio
 from sweeper.locking import canonical_host
@@ -65,6 +66,26 @@ ROLE_OPTIONS = (
     "volume_pct",
     "lvmcache",
 )
+#: the dimensions linux_md sweeps beyond the built-in ones (a swept one overrides the option
+#: of the same meaning, ``chunk_kib`` and ``rank_devices``)
+DECLARED = (
+    Dimension(
+        "chunk_kib",
+        "int",
+        tuple(2**i for i in range(2, 17)),
+        "format",
+        "RAID chunk (strip) size in KiB, one member's share of a stripe (not RAID 1)",
+    ),
+    Dimension(
+        WIDTH,
+        "int",
+        tuple(range(2, 33)),
+        "format",
+        "drives of one md array (RAID group width); a RAID 1 array is always a pair",
+    ),
+)
+#: the option each swept dimension overrides in the role's variables
+SWEPT_OPTION = {"chunk_kib": "chunk_kib", WIDTH: "rank_devices"}
 
 
 def _power_of_two(v: int) -> bool:
@@ -118,12 +139,21 @@ def _options(options: dict[str, Any]) -> LinuxMdOptions:
     return LinuxMdOptions.model_validate(options)
 
 
-def devices_per_rank(raid_level: str, opts: LinuxMdOptions) -> int:
-    return 2 if raid_level == "raid1" else opts.rank_devices
+def devices_per_rank(config: Configuration, opts: LinuxMdOptions) -> int:
+    """Drives of one md array: the swept width, else the option (a RAID 1 array is a pair)."""
+    width = config.dimension(WIDTH)
+    if width is not None:
+        return int(width)
+    return 2 if config.raid_level == "raid1" else opts.rank_devices
+
+
+def chunk_of(config: Configuration, opts: LinuxMdOptions) -> int:
+    """The array's chunk in KiB: the swept one, else the option."""
+    return int(config.dimension("chunk_kib", opts.chunk_kib))
 
 
 def devices_needed(config: Configuration, opts: LinuxMdOptions) -> int:
-    return config.rank_count * devices_per_rank(config.raid_level, opts)
+    return config.rank_count * devices_per_rank(config, opts)
 
 
 def _line_of(inventory: Path, text: str) -> str:
@@ -146,6 +176,7 @@ class LinuxMdPlatform(Platform):
     # configuration_problems reads no cache policy: a large space is checked at one
     checks_ignore = ("cache_policy",)
     options_model = LinuxMdOptions
+    declares = DECLARED
     supported = {
         "raid_level": RAID_LEVELS,
         "layout": LAYOUTS,
@@ -167,11 +198,18 @@ class LinuxMdPlatform(Platform):
     ) -> list[str]:
         opts = _options(options)
         problems = []
-        per = devices_per_rank(config.raid_level, opts)
-        if per < MIN_DEVICES[config.raid_level]:
+        per = devices_per_rank(config, opts)
+        given = (
+            f"{WIDTH} is {per}"
+            if config.dimension(WIDTH) is not None
+            else f"platform_options.rank_devices is {per}"
+        )
+        if config.raid_level == "raid1" and per != 2:
+            problems.append(f"a raid1 array is a pair of drives ({given})")
+        elif per < MIN_DEVICES[config.raid_level]:
             problems.append(
                 f"{config.raid_level} needs at least {MIN_DEVICES[config.raid_level]} devices "
-                f"per array (platform_options.rank_devices is {per})"
+                f"per array ({given})"
             )
         if config.snapshots and opts.volume_pct == 100:
             problems.append(
@@ -248,11 +286,19 @@ class LinuxMdPlatform(Platform):
 
     def extravars(self, config: Configuration) -> dict[str, Any]:
         params = config.params()
+        for name, _ in config.dimensions:
+            params.pop(name)
         params.pop("data_reduction", None)
         params["snapshots"] = config.snapshots
         params.setdefault("ranks", None)
         params.setdefault("stripe_kib", None)
-        return self._vars() | params
+        # a swept dimension overrides the option of the same meaning
+        swept = {
+            f"linux_md_{SWEPT_OPTION[name]}": value
+            for name, value in config.dimensions
+            if name in SWEPT_OPTION
+        }
+        return self._vars() | swept | params
 
     def teardown_extravars(self) -> dict[str, Any]:
         return {"raidsweep_platform": "linux_md"}
@@ -305,12 +351,9 @@ class LinuxMdPlatform(Platform):
         reported before the sweep; the media is the spec's to say (``hardware.media``)."""
         n = self.opts.rank_devices
         facts: dict[str, Any] = {
+            # a swept drives_per_rank gives each configuration its own (the trade-offs)
             "raid_groups": {
-                "raid0": {"data": n, "redundancy": 0},
-                "raid1": {"data": 1, "redundancy": 1},
-                "raid5": {"data": n - 1, "redundancy": 1},
-                "raid6": {"data": n - 2, "redundancy": 2},
-                "raid10": {"data": n // 2, "redundancy": n // 2},
+                level: raid_group(level, 2 if level == "raid1" else n) for level in RAID_LEVELS
             },
             "rebuild_mib_s": self.opts.resync_mib_s,
         }
@@ -320,9 +363,11 @@ class LinuxMdPlatform(Platform):
         return facts
 
     def reconfiguration_time(self, previous: Configuration | None, new: Configuration) -> float:
-        if previous is None or (previous.raid_level, previous.rank_count) != (
-            new.raid_level,
-            new.rank_count,
+        change = self.declared_change(previous, new)
+        if (
+            previous is None
+            or (previous.raid_level, previous.rank_count) != (new.raid_level, new.rank_count)
+            or change == "format"
         ):
             sizes = [d["size_bytes"] for d in (self.preflight_facts.get("devices") or {}).values()]
             member = max(sizes) if sizes else UNKNOWN_MEMBER_BYTES
@@ -332,7 +377,9 @@ class LinuxMdPlatform(Platform):
                 else (member / (self.opts.resync_mib_s * 1024**2))
             )
             return resync + LVM_S
-        if (previous.layout, previous.stripe_kib) != (new.layout, new.stripe_kib):
+        if (previous.layout, previous.stripe_kib) != (new.layout, new.stripe_kib) or (
+            change == "volume"
+        ):
             return LVM_S
         return KNOB_S
 

@@ -9,6 +9,12 @@ configuration's dimensions onto the role's variables::
       role: roles/my_array            # a folder, relative to the spec
       variables: {raid_level: myarray_raid, layout: myarray_layout, ranks: myarray_groups}
       load: storage                   # fio on the inventory's storage host over SSH; or local
+      dimensions: {myarray_tier: setting}   # the role's own variables swept as dimensions
+
+A variable named in ``dimensions`` is swept like a built-in dimension: ``config_space`` lists
+its values under the variable's name (``myarray_tier: [gold, silver]``), its type and choices
+are those the role's argument spec declares, and its cost class (format, volume, setting)
+places it in the build order.
 
 The role meets the contract of ``examples/roles/README.md`` (checked before the first
 configuration by :mod:`sweeper.platforms.role_contract`): its variables declared in
@@ -30,6 +36,7 @@ from pydantic import Field, field_validator
 
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration
+from sweeper.dimensions import KINDS, CostClass, Dimension, name_problem
 from sweeper.errors import InputError
 from sweeper.fio.jobfile import check_filename
 from sweeper.load import (
@@ -56,6 +63,8 @@ class RoleOptions(FioTargetOptions):
     variables: dict[str, str] = Field(min_length=1)
     #: where fio runs: this host, or the inventory's storage host (over SSH)
     load: Literal["local", "storage"] = "local"
+    #: the role's own variables swept as dimensions, each with what changing it costs
+    dimensions: dict[str, CostClass] = Field(default_factory=dict)
     # allow (with load: local) may name patterns, /dev/sd*: a role builds new LUNs
 
     @field_validator("variables")
@@ -67,6 +76,17 @@ class RoleOptions(FioTargetOptions):
                 raise ValueError(f"{dim!r} is not a configuration dimension ({known})")
             if not var.isidentifier() or var.startswith("raidsweep_"):
                 raise ValueError(f"{dim}: {var!r} is not a variable name of the role's")
+        return v
+
+    @field_validator("dimensions")
+    @classmethod
+    def _dimension_names(cls, v: dict[str, str]) -> dict[str, str]:
+        for var in v:
+            problem = name_problem(var)
+            if problem is None and var.startswith("raidsweep_"):
+                problem = f"{var!r} is raidsweep's own variable"
+            if problem:
+                raise ValueError(problem)
         return v
 
 
@@ -113,6 +133,30 @@ class AnsibleRolePlatform(Platform):
         return offered
 
     @classmethod
+    def declared_dimensions(cls, options: dict[str, Any]) -> dict[str, Dimension]:
+        """The role's variables the options name in ``dimensions``, with the type and
+        choices its argument spec declares (one it does not declare is left out here and
+        named by ``space_problems``)."""
+        try:
+            opts = role_options(options)
+            declared = argument_specs(Path(opts.role))["main"].get("options") or {}
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return {}
+        out = {}
+        for var, cost in opts.dimensions.items():
+            option = declared.get(var) if isinstance(declared, dict) else None
+            if isinstance(option, dict) and option.get("type", "str") in KINDS:
+                choices = option.get("choices")
+                out[var] = Dimension(
+                    var,
+                    option.get("type", "str"),
+                    tuple(choices) if isinstance(choices, list) and choices else None,
+                    cost,
+                    str(option.get("description") or ""),
+                )
+        return out
+
+    @classmethod
     def resolved_options(cls, options: dict[str, Any], spec_dir: Path) -> dict[str, Any]:
         role = options.get("role")
         if isinstance(role, str) and role and not Path(role).is_absolute():
@@ -123,9 +167,19 @@ class AnsibleRolePlatform(Platform):
     def space_problems(cls, space: Any, options: dict[str, Any]) -> list[str]:
         opts = role_options(options)
         values = {dim: _space_values(space, dim) for dim in opts.variables}
-        return [
+        problems = [
             f"platform_options.{key}: {msg}"
             for key, msg in contract_problems(Path(opts.role), opts.variables, values)
+        ]
+        if problems:
+            return problems
+        offered = cls.declared_dimensions(options)
+        kinds = ", ".join(KINDS)
+        return [
+            f"platform_options.dimensions.{var}: the role's main declares no variable {var} "
+            f"of type {kinds}"
+            for var in opts.dimensions
+            if var not in offered
         ]
 
     def role_vars(self, config: Configuration) -> dict[str, Any]:
@@ -135,7 +189,8 @@ class AnsibleRolePlatform(Platform):
             "snapshots": config.snapshots,
             "data_reduction": config.data_reduction,
         }
-        return {var: params[dim] for dim, var in self.opts.variables.items() if dim in params}
+        mapped = {var: params[dim] for dim, var in self.opts.variables.items() if dim in params}
+        return mapped | dict(config.dimensions)
 
     def extravars(self, config: Configuration) -> dict[str, Any]:
         return {
