@@ -68,7 +68,12 @@ class SshFio(FioTransport):
     def target_size(self, target: str) -> int:
         quoted = shlex.quote(check_filename(target))
         try:
-            return min(int(h.check(f"blockdev --getsize64 {quoted}")) for h in self.remote)
+            # a device, or a file on a filesystem the platform built (its allocated size)
+            size = (
+                f"if [ -b {quoted} ]; then blockdev --getsize64 {quoted}; "
+                f"else stat -Lc %s {quoted}; fi"
+            )
+            return min(int(h.check(size)) for h in self.remote)
         except (RemoteHostError, ValueError) as exc:
             raise RuntimeError(f"not ready for fio: {exc}") from None
 
