@@ -45,6 +45,9 @@ StoreOpt = Annotated[
 DEFAULT_STORE = Path("raidsweep-data")
 SpecArg = Annotated[Path, typer.Argument(help="Sweep spec (YAML).")]
 SweepArg = Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")]
+CheckOpt = Annotated[
+    bool, typer.Option("--check", help="Show what would be done on the storage; change nothing.")
+]
 ClassOpt = Annotated[
     list[str] | None,
     typer.Option(

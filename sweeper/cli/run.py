@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from sweeper.cli.common import DEFAULT_STORE, SpecArg, StoreOpt, console, err, fail
+from sweeper.cli.common import DEFAULT_STORE, CheckOpt, SpecArg, StoreOpt, console, err, fail
 from sweeper.cli.opening import open_sweeper, warn_busy
 from sweeper.errors import StoreError
 from sweeper.units import format_duration
@@ -29,9 +29,7 @@ WorkerOpt = Annotated[
 def run(
     spec_file: SpecArg,
     store: StoreOpt = DEFAULT_STORE,
-    check: Annotated[
-        bool, typer.Option("--check", help="Validate and show the plan; change nothing.")
-    ] = False,
+    check: CheckOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     worker: WorkerOpt = None,
 ) -> None:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from sweeper.cli.common import DEFAULT_STORE, SpecArg, StoreOpt, console, err, fail
+from sweeper.cli.common import DEFAULT_STORE, CheckOpt, SpecArg, StoreOpt, console, err, fail
 from sweeper.cli.opening import open_sweeper, warn_busy
 
 
@@ -44,9 +44,7 @@ def plan(
 def teardown(
     spec_file: SpecArg,
     store: StoreOpt = DEFAULT_STORE,
-    check: Annotated[
-        bool, typer.Option("--check", help="Say what would be removed; change nothing.")
-    ] = False,
+    check: CheckOpt = False,
 ) -> None:
     """Remove what the sweep built on the test storage, leaving it as it was found."""
     from sweeper.locking import LockHeld

@@ -19,6 +19,7 @@ from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
 from tests.support.cli import cli
 from tests.support.paths import ROOT
+from tests.support.specs import local_spec, quick_fio_matrix
 
 pytestmark = pytest.mark.integration
 FAULTS = {
@@ -50,33 +51,13 @@ def _wrapper(tmp_path: Path, fault: str) -> Path:
 
 
 def _spec(tmp_path: Path, options: dict, name: str = "faults") -> Path:
-    spec = {
-        "name": name,
-        "platform": "local",
-        "inventory": str(ROOT / "inventories" / "local" / "hosts.yml"),
-        "platform_options": {
-            "target": str(tmp_path / "t.img"),
-            "file_size": "16m",
-            "fill": False,
-            "hang_grace_s": 3,
-        }
-        | options,  # fmt: skip
-        "config_space": {"raid_level": ["raid0"]},
-        "matrix": {
-            "patterns": ["randread", "write"],
-            "block_sizes": ["4k"],
-            "concurrency": ["1x1"],
-            "engine": "psync",
-            "runtime": "1s",
-            "ramp": "0s",
-            "repetitions": 2,
-            "working_set": "16m",
-        },  # fmt: skip
-        "classes": ["redo_log"],
-    }
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
+    target = {"target": str(tmp_path / "t.img"), "file_size": "16m", "fill": False}
+    matrix = quick_fio_matrix(
+        "randread", "write", engine="psync", runtime="1s", repetitions=2, working_set="16m"
+    )
+    return local_spec(
+        tmp_path, name, target | {"hang_grace_s": 3} | options, matrix, classes=["redo_log"]
+    )
 
 
 def _run(spec: Path, store: Path, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -22,7 +22,7 @@ from sweeper.store import ParquetStore
 from tests.support import devices
 from tests.support.cli import cli
 from tests.support.paths import ROOT
-from tests.support.specs import class_measuring
+from tests.support.specs import local_spec, quick_fio_matrix
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
@@ -47,28 +47,8 @@ def zram_device() -> Iterator[str]:
 
 
 def _spec(tmp_path: Path, options: dict[str, Any], **matrix: Any) -> Path:
-    spec = {
-        "name": "local-test",
-        "platform": "local",
-        "inventory": INVENTORY,
-        "platform_options": options,
-        "config_space": {"raid_level": ["raid0"]},
-        "matrix": {
-            "patterns": ["randread", "write"],
-            "block_sizes": ["4k"],
-            "concurrency": ["4x1"],
-            "engine": "libaio",
-            "runtime": "1s",
-            "ramp": "0s",
-            "repetitions": 1,
-            "working_set": "32m",
-        }
-        | matrix,
-    }
-    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
+    grid = quick_fio_matrix("randread", "write", concurrency=["4x1"], runtime="1s") | matrix
+    return local_spec(tmp_path, "local-test", options, grid)
 
 
 def _cli(spec: Path, store: Path, *args: str) -> subprocess.CompletedProcess[str]:

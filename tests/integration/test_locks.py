@@ -16,10 +16,8 @@ import os
 import signal
 import socket
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from sweeper.locking import LockHeld, hold, lock_record
 from sweeper.store import ParquetStore
@@ -27,8 +25,7 @@ from tests.support.campaign import FIGURES
 from tests.support.cli import finish as _finish
 from tests.support.cli import start as _start
 from tests.support.locks import holding_process, wait_held
-from tests.support.paths import ROOT
-from tests.support.specs import class_measuring, six_configurations
+from tests.support.specs import local_spec, quick_fio_matrix, six_configurations
 from tests.support.sweeps import journal_study, stored_configurations
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("lock_dir")]
@@ -40,27 +37,11 @@ def _sim_spec(tmp_path: Path, name: str) -> Path:
 
 
 def _local_spec(tmp_path: Path, name: str, target: Path, runtime: str = "2s") -> Path:
-    spec: dict[str, Any] = {
-        "name": name,
-        "platform": "local",
-        "inventory": str(ROOT / "inventories" / "local" / "hosts.yml"),
-        "platform_options": {"target": str(target), "file_size": "16m", "fill": False},
-        "config_space": {"raid_level": ["raid0"]},
-        "matrix": {
-            "patterns": ["randread", "randwrite"],
-            "block_sizes": ["4k"],
-            "concurrency": ["1x1"],
-            "engine": "psync",
-            "runtime": runtime,
-            "ramp": "0s",
-            "repetitions": 1,
-            "working_set": "16m",
-        },  # fmt: skip
-    }
-    spec["classes"] = [class_measuring(tmp_path, spec["matrix"], name=f"{name}-class")]
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
+    options = {"target": str(target), "file_size": "16m", "fill": False}
+    matrix = quick_fio_matrix(
+        "randread", "randwrite", engine="psync", runtime=runtime, working_set="16m"
+    )
+    return local_spec(tmp_path, name, options, matrix)
 
 
 def test_two_runs_of_one_sweep_exactly_one_runs(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from tests.support.paths import QUICK, SIM_INVENTORY
+from tests.support.paths import LOCAL_INVENTORY, QUICK, SIM_INVENTORY
 
 
 def quick_spec(**change: object) -> dict[str, Any]:
@@ -80,6 +80,28 @@ def quick_fio_matrix(*patterns: str, **more: Any) -> dict[str, Any]:
         "repetitions": 1,
         "working_set": "32m",
     } | more
+
+
+def local_spec(
+    folder: Path,
+    name: str,
+    options: dict[str, Any],
+    matrix: dict[str, Any],
+    classes: list[str] | None = None,
+) -> Path:
+    """A ``local`` sweep ``name`` of one configuration on this host (platform ``options``),
+    measuring ``matrix``; scored by ``classes``, else by a class that weighs every cell of the
+    matrix alike. Written to ``folder/<name>.yaml``."""
+    spec: dict[str, Any] = {
+        "name": name,
+        "platform": "local",
+        "inventory": str(LOCAL_INVENTORY),
+        "platform_options": options,
+        "config_space": {"raid_level": ["raid0"]},
+        "matrix": matrix,
+    }
+    spec["classes"] = classes or [class_measuring(folder, matrix, name=f"{name}-class")]
+    return write_spec(folder, spec, name)
 
 
 def class_measuring(folder: Path, matrix: dict[str, Any], name: str = "measured") -> str:
