@@ -8,10 +8,16 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+import numpy as np
+from scipy.optimize import nnls
+
 from sweeper.capture.bins import concurrency_jobs, inferred_sequential, size_bin
 from sweeper.capture.seconds import Group, Second
 from sweeper.units import format_size
 
+#: an interval's trace is taken as complete when it saw this share of the bytes diskstats
+#: counted in that direction
+COMPLETE_SHARE = 0.5
 #: random reads and writes of one bin make one mixed cell when the smaller side has at least
 #: this share of the bin's requests
 MIXED_MIN_SHARE = 0.10
@@ -32,41 +38,123 @@ class ObservedCell:
 
 
 def groups_of(phase: list[Second]) -> tuple[list[Group], list[str]]:
-    """The phase's request groups, from the trace where every interval has one, else one
-    per direction from the counters (sizes as means; sequential access inferred, ``bins``);
-    with the notes saying how."""
-    if all(s.groups is not None for s in phase):
-        traced = [g for s in phase for g in s.groups or []]
-        service = sum(g.service_s for g in traced)
-        queued_s = sum(s.weighted_ms for s in phase) / 1000
-        scale = queued_s / service if service > 0 else 0.0
-        return [
-            Group(g.direction, g.size, g.sequential, g.requests, g.service_s * scale)
-            for g in traced
-        ], [
+    """The phase's request groups, with the notes saying how they were found: per direction
+    from the trace where it kept up, else from the counters alone (``_counted``)."""
+    traced = all(s.groups is not None for s in phase)
+    groups: list[Group] = []
+    notes = (
+        [
             "requests seen one by one by the kernel's block tracer as they were queued "
             "(before the block layer splits them): size, direction, sequential when a "
-            "request starts where a recent one ended",
-            "each cell's requests in flight: the block layer's mean queue (diskstats) shared "
-            "by the cells' traced service times; the application may keep more outstanding",
+            "request starts where a recent one ended; each direction's totals from diskstats"
         ]
-    groups, notes = [], []
+        if traced
+        else []
+    )
     for direction, label in (("R", "reads"), ("W", "writes")):
-        done = sum(s.reads if direction == "R" else s.writes for s in phase)
-        merges = sum(s.read_merges if direction == "R" else s.write_merges for s in phase)
-        nbytes = sum(s.read_bytes if direction == "R" else s.write_bytes for s in phase)
-        busy_ms = sum(s.read_ms if direction == "R" else s.write_ms for s in phase)
-        submitted = done + merges
-        if not submitted:
-            continue
-        mean = nbytes / submitted
-        sequential, why = inferred_sequential(submitted, merges, mean)
+        found = _traced(phase, direction, label) if traced else None
+        if found is None:
+            found = _counted(phase, direction, label)
+        groups += found[0]
+        notes += found[1]
+    if traced:
+        service = sum(g.service_s for g in groups)
+        queued_s = sum(s.weighted_ms for s in phase) / 1000
+        scale = queued_s / service if service > 0 else 0.0
+        groups = [
+            Group(g.direction, g.size, g.sequential, g.requests, g.service_s * scale)
+            for g in groups
+        ]
         notes.append(
-            f"{label} from /proc/diskstats alone: mean size {mean / 1024:.1f} KiB; taken as "
-            f"{'sequential' if sequential else 'random'} ({why})"
+            "each cell's requests in flight: the block layer's mean queue (diskstats) shared "
+            "by the cells' traced times; the application may keep more outstanding"
         )
-        groups.append(Group(direction, round(mean), sequential, submitted, busy_ms / 1000))
     return groups, notes
+
+
+def _bytes_of(s: Second, direction: str) -> int:
+    return s.read_bytes if direction == "R" else s.write_bytes
+
+
+def _traced(
+    phase: list[Second], direction: str, label: str
+) -> tuple[list[Group], list[str]] | None:
+    """The direction's groups from the intervals whose trace saw at least
+    ``COMPLETE_SHARE`` of the bytes diskstats counted (a tracer that fell behind lost the
+    rest), scaled to the phase's bytes; None when no interval qualifies."""
+    total = sum(_bytes_of(s, direction) for s in phase)
+    if not total:
+        return [], []
+    moving = [s for s in phase if _bytes_of(s, direction)]
+    tally: dict[tuple[int, bool], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    complete = 0
+    for s in moving:
+        mine = [g for g in s.groups or [] if g.direction == direction]
+        seen = sum(g.size * g.requests for g in mine)
+        if seen < COMPLETE_SHARE * _bytes_of(s, direction):
+            continue
+        complete += 1
+        for g in mine:
+            t = tally[(g.size, g.sequential)]
+            t[0] += g.requests
+            t[1] += g.service_s
+    seen = sum(size * t[0] for (size, _), t in tally.items())
+    if not seen:
+        return None
+    keys = list(tally)
+    prior = np.array([tally[k][0] for k in keys]) * total / seen
+    counted = sum(
+        (s.reads + s.read_merges) if direction == "R" else (s.writes + s.write_merges)
+        for s in phase
+    )
+    counts = _fit(prior, np.array([float(size) for size, _ in keys]), total, counted)
+    groups = [
+        Group(direction, size, seq, round(n), tally[(size, seq)][1] * n / max(t0, 1e-9))
+        for (size, seq), n, t0 in zip(keys, counts, (tally[k][0] for k in keys), strict=True)
+        if round(n)
+    ]
+    note = []
+    if complete < len(moving):
+        note.append(
+            f"{label}: the mix from the {complete} of {len(moving)} intervals whose trace "
+            f"saw at least {COMPLETE_SHARE:.0%} of diskstats' bytes (the tracer fell behind "
+            "in the others), scaled to diskstats' total"
+        )
+    return groups, note
+
+
+def _fit(prior: np.ndarray, sizes: np.ndarray, nbytes: float, requests: int) -> np.ndarray:
+    """Request counts per traced group that move diskstats' bytes exactly and, where the
+    direction has several sizes, come near diskstats' request count, staying near the
+    trace's own mix (``prior``) where those two leave a choice (non-negative least squares).
+    The count is weighed less than the bytes: a request the block layer split counts twice
+    there."""
+    if len(prior) < 2 or requests <= 0:
+        return prior
+    scale = max(float(prior.sum()), 1.0)
+    rows = [sizes / nbytes, 0.5 * np.ones_like(sizes) / requests]
+    rows += list(0.2 * np.eye(len(prior)) / scale)
+    target = np.array([1.0, 0.5, *(0.2 * prior / scale)])
+    solution, _ = nnls(np.array(rows), target)
+    return solution
+
+
+def _counted(phase: list[Second], direction: str, label: str) -> tuple[list[Group], list[str]]:
+    """One group from the counters: mean size, sequential access inferred (``bins``)."""
+    done = sum(s.reads if direction == "R" else s.writes for s in phase)
+    merges = sum(s.read_merges if direction == "R" else s.write_merges for s in phase)
+    nbytes = sum(_bytes_of(s, direction) for s in phase)
+    busy_ms = sum(s.read_ms if direction == "R" else s.write_ms for s in phase)
+    submitted = done + merges
+    if not submitted:
+        return [], []
+    mean = nbytes / submitted
+    sequential, why = inferred_sequential(submitted, merges, mean)
+    note = (
+        f"{label} from /proc/diskstats alone: mean size {mean / 1024:.1f} KiB; taken as "
+        f"{'sequential' if sequential else 'random'} ({why})"
+    )
+    return [Group(direction, round(mean), sequential, submitted, busy_ms / 1000)], [note]
 
 
 def observed_cells(groups: list[Group], busy_s: float) -> list[ObservedCell]:

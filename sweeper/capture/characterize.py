@@ -57,8 +57,8 @@ def characterize(series: list[Second], options: Options) -> tuple[list[PhaseClas
     found = phases(active, options.min_phase_s)
     if len(found) > 1:
         notes.append(
-            f"{len(found)} phases: the workload changes (read share, request size, rate or "
-            "sequential share) for at least the minimum phase length"
+            f"{len(found)} phases: the workload changes (read share, request size or rate) "
+            "for at least the minimum phase length"
         )
     out = []
     for i, phase in enumerate(found, 1):
@@ -144,7 +144,7 @@ def _limits(
             for s in part:
                 histogram.update((s.latency or {}).get(key, {}))
             observed = _histogram_percentile(histogram, PERCENTILE)
-            source = "of every request's service time (issue to completion, block tracer)"
+            source = "of every request's time queued to completed (block tracer)"
         else:
             waits = [
                 (

@@ -2,11 +2,12 @@
 the busy ones on what a class is made of.
 
 Each busy interval is described by its read share of requests, the log2 of its mean request
-size, the log2 of its request rate and (traced) its sequential share, each divided by the
-change that matters (``SCALES``: 10 points of read share, a factor of 2 in size, a factor of
-4 in rate, 20 points of sequential share). The series is split where the split removes the
-most squared deviation; the split is kept when both sides last at least the minimum phase and
-their medians differ by at least one unit in some feature; then each side is split again."""
+size and the log2 of its request rate, from diskstats (complete, where a trace may fall
+behind), each divided by the change that matters (``SCALES``: 10 points of read share, a
+factor of 2 in size, a factor of 4 in rate); a change of sequential share alone is not seen.
+The series is split where the split removes the most squared deviation; the split is kept
+when both sides last at least the minimum phase and their medians differ by at least one
+unit in some feature; then each side is split again."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import numpy as np
 from sweeper.capture.seconds import Second
 
 #: the change in each feature that makes a new phase
-SCALES = {"read_share": 0.10, "log2_size": 1.0, "log2_rate": 2.0, "sequential_share": 0.20}
+SCALES = {"read_share": 0.10, "log2_size": 1.0, "log2_rate": 2.0}
 #: an interval is idle (noise) below this many requests per second …
 IDLE_IOPS = 5.0
 #: … or below this share of the capture's busy rate (its 95th percentile)
@@ -48,16 +49,11 @@ def busy(series: list[Second]) -> tuple[list[Second], list[Second]]:
 def features(s: Second) -> list[float]:
     requests = max(s.requests, 1)
     size = max((s.read_bytes + s.write_bytes) / requests, 512)
-    row = [
+    return [
         s.reads / requests / SCALES["read_share"],
         math.log2(size) / SCALES["log2_size"],
         math.log2(max(s.iops, 1.0)) / SCALES["log2_rate"],
     ]
-    if s.groups is not None:
-        issued = sum(g.requests for g in s.groups) or 1
-        seq = sum(g.requests for g in s.groups if g.sequential) / issued
-        row.append(seq / SCALES["sequential_share"])
-    return row
 
 
 def phases(series: list[Second], min_phase_s: float) -> list[Phase]:
@@ -65,8 +61,7 @@ def phases(series: list[Second], min_phase_s: float) -> list[Phase]:
     long each."""
     if not series:
         return []
-    width = min(len(features(s)) for s in series)
-    x = np.array([features(s)[:width] for s in series])
+    x = np.array([features(s) for s in series])
     dt = float(np.median([s.dt for s in series]))
     min_len = max(2, math.ceil(min_phase_s / dt))
     cuts = sorted(_split(x, 0, len(series), min_len))

@@ -5,9 +5,9 @@ A request is counted when it is queued (``Q``: the I/O as the application's file
 ``O_DIRECT`` submitted it, before the block layer splits it to the device's limits): its
 direction, size and whether it starts where a recent request of the same direction ended
 (sequential: the last ``RECENT_ENDS`` ends per device and direction are remembered, so that
-interleaved streams are each seen as sequential). The service time of each part sent to the
-device, issue (``D``) to completion (``C``), is added to its request's group and to a latency
-histogram of quarter-powers of two in microseconds (buckets 19% wide)."""
+interleaved streams are each seen as sequential). Its time in the block layer and the device,
+queued to completed (``C`` of the part that starts where it was queued), is added to its
+group and to a latency histogram of quarter-powers of two in microseconds (19% wide)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def parse_line(line: str) -> Event | None:
     if m is None:
         return None
     ts, dev, action, rwbs, sector, sectors = m.groups()
-    if action not in ("Q", "D", "C") or "D" in rwbs:  # D in RWBS: a discard
+    if action not in ("Q", "C") or "D" in rwbs:  # D in RWBS: a discard
         return None
     direction = "R" if "R" in rwbs else "W" if "W" in rwbs else None
     if direction is None or int(sectors) == 0:
@@ -69,9 +69,7 @@ class _Device:
     ends: dict[str, deque[int]] = field(
         default_factory=lambda: {"R": deque(maxlen=RECENT_ENDS), "W": deque(maxlen=RECENT_ENDS)}
     )
-    queued: dict[tuple[str, int], tuple[str, int, bool]] = field(default_factory=dict)
-    issued: dict[tuple[str, int], tuple[float, tuple[str, int, bool]]] = field(default_factory=dict)
-    last: dict[str, tuple[str, int, bool]] = field(default_factory=dict)
+    queued: dict[tuple[str, int], tuple[float, tuple[str, int, bool]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -111,19 +109,11 @@ class TraceTally:
             ends.append(event.sector + event.sectors)
             group = (event.direction, event.sectors * _SECTOR, sequential)
             self._group(tick, name, group)[0] += 1
-            dev.queued[key] = dev.last[event.direction] = group
+            dev.queued[key] = (event.ts, group)
             _bound(dev.queued)
             return
-        if event.action == "D":
-            # a request's first part starts where it was queued; later parts of a split
-            # request follow it at once
-            group = dev.queued.pop(key, None) or dev.last.get(event.direction)
-            if group is not None:
-                dev.issued[key] = (event.ts, group)
-                _bound(dev.issued)
-            return
-        start = dev.issued.pop(key, None)
-        if start is None or event.ts - start[0] > STALE_S:  # its issue was not seen
+        start = dev.queued.pop(key, None)
+        if start is None or event.ts - start[0] > STALE_S:  # its queueing was not seen
             return
         service = max(0.0, event.ts - start[0])
         self._group(tick, name, start[1])[1] += service

@@ -3,7 +3,7 @@ it can be used here, switching it on for the observed devices only, and reading 
 
 It changes tracing state, never a device's data: ``current_tracer`` (refused when another
 tracer is in use), ``trace_clock`` (``mono``, so events fall into the sampler's intervals),
-``buffer_size_kb``, and each device's ``trace/act_mask`` (queue, issue and complete only) and
+``buffer_size_kb``, and each device's ``trace/act_mask`` (queue and complete only) and
 ``trace/enable``; ``stop`` puts back what was found. blktrace itself reads the same events
 through relay files in debugfs, which some kernels (and containers) refuse; tracefs's text
 pipe works wherever the ``blk`` tracer is built in."""
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 TRACEFS_PLACES = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
-ACT_MASK = "queue,issue,complete"
+ACT_MASK = "queue,complete"
 #: the tracer's buffer per CPU while capturing (KiB): a second of a busy device's events
 BUFFER_KB = 16384
 
