@@ -115,10 +115,14 @@ def test_linux_md_builds_the_swept_chunk_and_width_and_orders_formats_outside(
 def test_what_matters_names_a_declared_dimension(tmp_path: Path) -> None:
     space = ConfigSpace.model_validate(MD_SPACE | {"raid_level": ["raid5"]})
     rows = [
-        {"class": "data_file", "config_key": c.key, "score": 1000.0 * c.dimension("chunk_kib")
-         + (5.0 if c.cache_policy == "wb-ra" else 0.0)}
+        {
+            "class": "data_file",
+            "config_key": c.key,
+            "score": 1000.0 * c.dimension("chunk_kib")
+            + (5.0 if c.cache_policy == "wb-ra" else 0.0),
+        }
         for c in enumerate_configurations(space)
-    ]  # fmt: skip
+    ]
     imp = class_importances(pd.DataFrame(rows)).set_index("dimension")["importance"]
     assert imp.idxmax() == "chunk_kib" and imp["chunk_kib"] > 0.9
     assert "drives_per_rank" in imp.index  # varies, explains nothing
@@ -129,8 +133,12 @@ def test_the_trade_offs_follow_the_drives_per_rank() -> None:
         Configuration("raid5", "host_stripe", "wb-ra", 2, 64, dimensions={"drives_per_rank": w}).key
         for w in (5, 9)
     ]
-    hw = {"drive_gb": 4000, "rebuild_mib_s": 100, "afr_pct": 2.0,
-          "raid_groups": {"raid5": {"data": 3, "redundancy": 1}}}  # fmt: skip
+    hw = {
+        "drive_gb": 4000,
+        "rebuild_mib_s": 100,
+        "afr_pct": 2.0,
+        "raid_groups": {"raid5": {"data": 3, "redundancy": 1}},
+    }
     t = tradeoffs(keys, hw).set_index("config_key")
     narrow, wide = t.loc[keys[0]], t.loc[keys[1]]
     assert (narrow["drives"], wide["drives"]) == (10, 18)
@@ -146,8 +154,10 @@ def _role_spec(tmp_path: Path, tiers: list[str], cost: str = "setting") -> Path:
     specs = role / "meta" / "argument_specs.yml"
     doc = yaml.safe_load(specs.read_text())
     doc["argument_specs"]["main"]["options"]["loop_array_tier"] = {
-        "type": "str", "choices": ["gold", "silver"], "description": "Tier of the LUN."
-    }  # fmt: skip
+        "type": "str",
+        "choices": ["gold", "silver"],
+        "description": "Tier of the LUN.",
+    }
     specs.write_text(yaml.safe_dump(doc))
     spec = {
         "name": "own-role",
@@ -160,10 +170,15 @@ def _role_spec(tmp_path: Path, tiers: list[str], cost: str = "setting") -> Path:
             "allow": ["/dev/loop*"],
         },
         "config_space": {"raid_level": ["raid5"], "loop_array_tier": tiers},
-        "matrix": {"patterns": ["write"], "block_sizes": ["4k"], "concurrency": ["1x1"],
-                   "runtime": "2s", "working_set": "4m"},
+        "matrix": {
+            "patterns": ["write"],
+            "block_sizes": ["4k"],
+            "concurrency": ["1x1"],
+            "runtime": "2s",
+            "working_set": "4m",
+        },
         "classes": ["redo_log"],
-    }  # fmt: skip
+    }
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
@@ -180,12 +195,41 @@ def test_a_role_declares_its_own_variables_through_its_argument_spec(tmp_path: P
         "raid5/single_rank/wb-ra/loop_array_tier=silver",
     ]
     assert platform.role_vars(configs[1]) == {
-        "loop_array_raid": "raid5", "loop_array_layout": "single_rank",
+        "loop_array_raid": "raid5",
+        "loop_array_layout": "single_rank",
         "loop_array_tier": "silver",
-    }  # fmt: skip
+    }
     (problem,) = problems_of(_role_spec(tmp_path / "b", ["gold", "bronze"]))
     assert "config_space.loop_array_tier[1]: bronze is not among loop_array_tier's values" in (
         problem
     )
     (problem,) = problems_of(_role_spec(tmp_path / "c", ["gold"], cost="reboot"))
     assert "platform_options.dimensions.loop_array_tier" in problem
+
+
+def test_linux_md_puts_the_filesystem_and_health_into_the_role_and_fio_on_the_file(
+    tmp_path: Path,
+) -> None:
+    platform = LinuxMdPlatform(
+        {"rank_devices": 4, "rebuild_kib_s": 2000}, tmp_path, LOCAL_INVENTORY
+    )
+    layers = {"filesystem": "ext4", "health": "rebuilding"}
+    config = Configuration("raid5", "single_rank", "wb-ra", dimensions=layers)
+    extra = platform.extravars(config)
+    assert (extra["filesystem"], extra["health"]) == ("ext4", "rebuilding")
+    assert extra["linux_md_rebuild_kib_s"] == 2000
+    plain = platform.extravars(Configuration("raid5", "single_rank", "wb-ra"))
+    assert (plain["filesystem"], plain["health"]) == ("none", None)  # left as built
+    assert platform.load_driver(config, None, 0).load.target == "/mnt/raidsweep/fio.data"
+    raw = Configuration("raid5", "single_rank", "wb-ra", dimensions={"filesystem": "none"})
+    assert platform.load_driver(raw, None, 0).load.target == "/dev/raidsweep/volume"
+    # failing a member or starting a rebuild is a flip; making the array whole a resync
+    at = {
+        h: Configuration("raid5", "single_rank", "wb-ra", dimensions={"health": h})
+        for h in ("optimal", "degraded", "rebuilding")
+    }
+    flip = platform.reconfiguration_time(at["optimal"], at["degraded"])
+    assert flip == platform.reconfiguration_time(at["degraded"], at["rebuilding"]) < LVM_S
+    assert platform.reconfiguration_time(at["rebuilding"], at["optimal"]) > 100 * flip
+    other_fs = Configuration("raid5", "single_rank", "wb-ra", dimensions={"filesystem": "xfs"})
+    assert platform.reconfiguration_time(raw, other_fs) == LVM_S

@@ -65,7 +65,13 @@ ROLE_OPTIONS = (
     "extent_kib",
     "volume_pct",
     "lvmcache",
+    "rebuild_kib_s",
 )
+FILESYSTEMS = ("none", "xfs", "ext4")
+HEALTHS = ("optimal", "degraded", "rebuilding")
+#: where the filesystem layer is mounted, and the file fio measures on it
+MOUNTPOINT = "/mnt/raidsweep"
+FS_TARGET = f"{MOUNTPOINT}/fio.data"
 #: the dimensions linux_md sweeps beyond the built-in ones (a swept one overrides the option
 #: of the same meaning, ``chunk_kib`` and ``rank_devices``)
 DECLARED = (
@@ -82,6 +88,20 @@ DECLARED = (
         tuple(range(2, 33)),
         "format",
         "drives of one md array (RAID group width); a RAID 1 array is always a pair",
+    ),
+    Dimension(
+        "filesystem",
+        "str",
+        FILESYSTEMS,
+        "volume",
+        "a filesystem on the test volume aligned to chunk x data drives; fio on a file on it",
+    ),
+    Dimension(
+        "health",
+        "str",
+        HEALTHS,
+        "setting",
+        "the first array during the runs: whole, one member failed, or a spare resyncing",
     ),
 )
 #: the option each swept dimension overrides in the role's variables
@@ -121,6 +141,9 @@ class LinuxMdOptions(StrictModel):
     lvmcache: bool = False
     #: initial resync speed, for the array time a RAID build costs (md's default ceiling)
     resync_mib_s: float = Field(default=200.0, gt=0, le=100000)
+    #: the rebuilding health: cap the spare's resync at this many KiB/s (the host's own
+    #: limits if not given), so that it lasts through the runs
+    rebuild_kib_s: int | None = Field(default=None, ge=1000, le=10**8)
 
     @field_validator("hang_grace_s", mode="before")
     @classmethod
@@ -211,6 +234,10 @@ class LinuxMdPlatform(Platform):
                 f"{config.raid_level} needs at least {MIN_DEVICES[config.raid_level]} devices "
                 f"per array ({given})"
             )
+        if config.dimension("health", "optimal") != "optimal" and config.raid_level == "raid0":
+            problems.append(
+                "raid0 has no redundancy: it cannot run degraded or rebuild onto a spare (health)"
+            )
         if config.snapshots and opts.volume_pct == 100:
             problems.append(
                 "a snapshot needs room beside the volume in the volume group: "
@@ -298,7 +325,12 @@ class LinuxMdPlatform(Platform):
             for name, value in config.dimensions
             if name in SWEPT_OPTION
         }
-        return self._vars() | swept | params
+        layers = {
+            "filesystem": config.dimension("filesystem", "none"),
+            "health": config.dimension("health"),
+            "linux_md_mountpoint": MOUNTPOINT,
+        }
+        return self._vars() | swept | params | layers
 
     def teardown_extravars(self) -> dict[str, Any]:
         return {"raidsweep_platform": "linux_md"}
@@ -309,9 +341,10 @@ class LinuxMdPlatform(Platform):
             raise RuntimeError("the linux_md platform needs an inventory")
         host = self.host or inventory_host(self.inventory)
         o = self.opts
-        load = FioLoad(VOLUME, o.fio, o.fill, None, o.hang_grace_s)
+        on_fs = config.dimension("filesystem", "none") != "none"
+        load = FioLoad(FS_TARGET if on_fs else VOLUME, o.fio, o.fill, None, o.hang_grace_s)
         return FioDriver(
-            load, self.state_dir, matrix, SshFio([host]), lambda: volume_identity(host)
+            load, self.state_dir, matrix, SshFio([host]), lambda: volume_identity(host, on_fs)
         )
 
     def target_identity(self) -> list[str]:
@@ -369,23 +402,30 @@ class LinuxMdPlatform(Platform):
             or (previous.raid_level, previous.rank_count) != (new.raid_level, new.rank_count)
             or change == "format"
         ):
-            sizes = [d["size_bytes"] for d in (self.preflight_facts.get("devices") or {}).values()]
-            member = max(sizes) if sizes else UNKNOWN_MEMBER_BYTES
-            resync = (
-                0.0
-                if self.opts.assume_clean or new.raid_level == "raid0"
-                else (member / (self.opts.resync_mib_s * 1024**2))
-            )
-            return resync + LVM_S
+            fresh = self.opts.assume_clean or new.raid_level == "raid0"
+            return (0.0 if fresh else self._member_resync_s()) + LVM_S
         if (previous.layout, previous.stripe_kib) != (new.layout, new.stripe_kib) or (
             change == "volume"
         ):
             return LVM_S
+        healths = (previous.dimension("health", "optimal"), new.dimension("health", "optimal"))
+        if healths[0] != "optimal" and healths[1] == "optimal":
+            return self._member_resync_s() + KNOB_S  # made whole: a member resyncs first
         return KNOB_S
 
+    def _member_resync_s(self) -> float:
+        """Array time of resyncing one member (every member at once, as md does)."""
+        sizes = [d["size_bytes"] for d in (self.preflight_facts.get("devices") or {}).values()]
+        member = max(sizes) if sizes else UNKNOWN_MEMBER_BYTES
+        return member / (self.opts.resync_mib_s * 1024**2)
 
-def volume_identity(host: RemoteHost) -> dict[str, Any]:
+
+def volume_identity(host: RemoteHost, on_fs: bool = False) -> dict[str, Any]:
     """The test volume as built now: a volume built again has a new UUID, so the fill
-    written to the previous one no longer applies."""
+    written to the previous one no longer applies; so has a filesystem made anew."""
     uuid = host.check(f"lvs --noheadings -o lv_uuid {VG}/volume").strip()
-    return {"target": VOLUME, "host": host.name, "lv_uuid": uuid}
+    identity = {"target": VOLUME, "host": host.name, "lv_uuid": uuid}
+    if on_fs:
+        fs = host.check(f"blkid -o value -s UUID {VOLUME}").strip()
+        identity |= {"target": FS_TARGET, "fs_uuid": fs}
+    return identity

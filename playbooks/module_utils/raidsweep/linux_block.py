@@ -44,3 +44,18 @@ def vg_of(module: AnsibleModule, node: str) -> str:
     """The volume group a physical volume belongs to ('' if none)."""
     rc, out, _ = module.run_command(["pvs", "--noheadings", "-o", "vg_name", node])
     return out.strip() if rc == 0 else ""
+
+
+def release_mounts(module: AnsibleModule, vg: str) -> list[str]:
+    """Unmount every filesystem on a volume of ``vg`` (raidsweep's own group: the optional
+    filesystem layer), so its volumes can be removed; the mount points released."""
+    released = []
+    for line in read_text("/proc/self/mounts").splitlines():
+        source, target = (line.split() + ["", ""])[:2]
+        if not source.startswith("/dev/"):
+            continue
+        dm = kernel_name(source)
+        if read_text(f"/sys/block/{dm}/dm/name").startswith(f"{vg}-"):
+            run_checked(module, ["umount", target.encode().decode("unicode_escape")])
+            released.append(target)
+    return released

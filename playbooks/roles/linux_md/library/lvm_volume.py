@@ -126,7 +126,7 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.raidsweep.linux_block import run_checked
+from ansible.module_utils.raidsweep.linux_block import release_mounts, run_checked
 
 LV_FIELDS = (
     "lv_name,lv_size,seg_count,segtype,stripes,stripe_size,origin,lv_read_ahead,devices,lv_attr,"
@@ -197,6 +197,7 @@ def main() -> None:
     def remove_vg() -> None:
         plan.append(f"destroy volume group {vg} and its volumes ({', '.join(have['pvs'])})")
         if act:
+            release_mounts(module, vg)
             run_checked(module, ["vgremove", "--force", "--yes", vg])
             for pv in have["pvs"]:
                 module.run_command(["pvremove", "--force", "--force", "--yes", pv])
@@ -251,6 +252,7 @@ def main() -> None:
     ):
         plan.append(f"destroy volume {vg}/{lv} (its layout changes; contents are lost)")
         if act:
+            release_mounts(module, vg)
             run_checked(module, ["lvremove", "--force", "--yes", f"{vg}/{lv}"])
         cur = None
         lvs.pop(snap, None)  # a snapshot goes with its origin

@@ -110,6 +110,7 @@ from ansible.module_utils.raidsweep.linux_block import (
     kernel_name,
     md_name,
     read_text,
+    release_mounts,
     run_checked,
     vg_of,
 )
@@ -142,6 +143,8 @@ def existing_arrays(module: AnsibleModule, prefix: str) -> dict[str, dict]:
             "bitmap": "none" if bitmap in ("", "none") else "internal",
             "holders": sorted(os.listdir(f"/sys/block/{md}/holders")),
             "sync_action": read_text(f"{base}/sync_action"),
+            "raid_disks": int(read_text(f"{base}/raid_disks") or 0),
+            "degraded": int(read_text(f"{base}/degraded") or 0),
         }
     return out
 
@@ -160,10 +163,16 @@ def wanted(spec: dict) -> dict:
 
 
 def same(have: dict, want: dict) -> bool:
-    keys = ("level", "members", "metadata", "bitmap")
+    """Whether an array is the one declared. One with a declared member failed, removed or
+    being rebuilt onto (a health the sweep measures) is the same build: the health step makes
+    it whole again where the configuration asks for that."""
+    keys = ("level", "metadata", "bitmap")
     if any(have[k] != want[k] for k in keys):
         return False
-    return want["chunk_kib"] is None or have["chunk_kib"] == want["chunk_kib"]
+    members_ok = have["members"] == want["members"] or (
+        set(have["members"]) <= set(want["members"]) and have["raid_disks"] == len(want["members"])
+    )
+    return members_ok and (want["chunk_kib"] is None or have["chunk_kib"] == want["chunk_kib"])
 
 
 def remove(module: AnsibleModule, have: dict, release_vg: str | None) -> None:
@@ -178,6 +187,7 @@ def remove(module: AnsibleModule, have: dict, release_vg: str | None) -> None:
                 msg=f"/dev/{md} ({have['name']}) is in use by {', '.join(holders)}"
                 f"{f' (volume group {vg})' if vg else ''}; not removing it"
             )
+        release_mounts(module, vg)
         run_checked(module, ["vgremove", "--force", "--yes", vg])
     # The PV label and any filesystem inside the array go first: an array built again on
     # the same members with the same geometry would otherwise show them again.
