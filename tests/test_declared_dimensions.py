@@ -15,6 +15,7 @@ import yaml
 
 from recommender.importance import class_importances
 from recommender.tradeoffs import tradeoffs
+from recommender.views.glossary import explain_key
 from sweeper.configuration import Configuration, enumerate_configurations, in_space, space_size
 from sweeper.ordering import cost_ordered, total_cost
 from sweeper.platforms.linux_md import LVM_S, LinuxMdPlatform
@@ -233,3 +234,10 @@ def test_linux_md_puts_the_filesystem_and_health_into_the_role_and_fio_on_the_fi
     assert platform.reconfiguration_time(at["rebuilding"], at["optimal"]) > 100 * flip
     other_fs = Configuration("raid5", "single_rank", "wb-ra", dimensions={"filesystem": "xfs"})
     assert platform.reconfiguration_time(raw, other_fs) == LVM_S
+
+
+def test_the_glossary_explains_a_declared_dimension_of_a_key() -> None:
+    text = explain_key("raid5/single_rank/wb-ra/chunk_kib=64/health=degraded/tier=gold")
+    assert "`chunk_kib=64`: a RAID chunk (strip) of 64 KiB per drive" in text
+    assert "`health=degraded`: the RAID group's health during the runs: degraded" in text
+    assert "`tier=gold`: tier = gold (a dimension the platform declares)" in text

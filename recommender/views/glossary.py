@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from recommender.views.labels import declared_label
+
 #: the terms of configuration keys and cells, and what each means
 GLOSSARY: dict[str, str] = {
     "raid5 / raid6 / raid10": "the RAID level of each RAID group (rank): RAID 5 survives one "
@@ -60,7 +62,8 @@ def explain_key(key: str) -> str:
     """A configuration key (or a cell) part by part, one Markdown line each."""
     lines = []
     for part in key.split("/"):
-        meaning = explain_part(part)
+        name, _, value = part.partition("=")
+        meaning = declared_label(name, value) if value else explain_part(part)
         if meaning:
             lines.append(f"- `{part}`: {meaning}")
     return "\n".join(lines)

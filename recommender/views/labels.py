@@ -25,6 +25,22 @@ RANK_CAPTION = (
 CONFIGURATION = "configuration"
 
 
+#: what the dimensions linux_md declares say in a key (``chunk_kib=64``); any other declared
+#: dimension (a role's own variable) is shown as its name and value
+DECLARED_WORDS = {
+    "chunk_kib": "a RAID chunk (strip) of {} KiB per drive",
+    "drives_per_rank": "{} drives per RAID group (rank)",
+    "filesystem": "filesystem on the volume: {} (fio on a file on it; none: the raw volume)",
+    "health": "the RAID group's health during the runs: {}",
+}
+
+
+def declared_label(name: str, value: str) -> str:
+    """A declared dimension's ``name=value`` part of a key, in words."""
+    words = DECLARED_WORDS.get(name)
+    return words.format(value) if words else f"{name} = {value} (a dimension the platform declares)"
+
+
 def rank_label(rank: Any, tied: Any) -> str:
     """A rank as every surface shows it: ``3``, or ``=3`` when tied with the configuration
     ranked 3 (see RANK_CAPTION)."""
