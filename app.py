@@ -53,6 +53,9 @@ page = st.navigation(
         st.Page("app_pages/heatmaps.py", title="Heatmaps", icon=":material/grid_on:"),
         st.Page("app_pages/curves.py", title="Curves", icon=":material/show_chart:"),
         st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page(
+            "app_pages/compare_sweeps.py", title="Compare sweeps", icon=":material/difference:"
+        ),
         st.Page("app_pages/run_details.py", title="Run details", icon=":material/description:"),
         st.Page("app_pages/what_matters.py", title="What matters", icon=":material/insights:"),
         st.Page("app_pages/operator.py", title="Operator", icon=":material/construction:"),

@@ -13,12 +13,14 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, fail
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, err, fail
 from sweeper.cli.opening import open_sweep, warn_damaged
 from sweeper.cli.stores import checked_path
 from sweeper.errors import InputError, StoreError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from recommender.acceptance import Verdict
     from sweeper.spec.acceptance import Acceptance
     from sweeper.store import ResultsStore
@@ -89,7 +91,10 @@ def accept(
     warn_damaged(results)
     note = provisional(results, record["sweep_id"])
     if report is not None:
-        _write_report(results, record, acceptance, verdict, note, report)
+        # with --json, stdout is the document alone: the files written are said on stderr
+        _write_report(
+            results, record, (acceptance, verdict, note), report, err if as_json else console
+        )
     if as_json:
         print(json.dumps(accept_document(verdict, note), indent=2))
         raise typer.Exit(verdict.exit_status)
@@ -131,12 +136,13 @@ def accept(
 def _write_report(
     results: ResultsStore,
     record: dict[str, Any],
-    acceptance: Acceptance,
-    verdict: Verdict,
-    note: str | None,
+    judged: tuple[Acceptance, Verdict, str | None],
     path: Path,
+    out: Console,
 ) -> None:
-    """The HTML report (and its Markdown and CSV) with this verdict as its acceptance."""
+    """The HTML report (and its Markdown and CSV) with this verdict (of these gates, and
+    why it is provisional) as its acceptance."""
+    acceptance, verdict, note = judged
     from recommender.acceptance_io import section_of
     from recommender.report import build_context, render_report, write_tables
     from sweeper.store.files import atomic_write_bytes
@@ -149,6 +155,6 @@ def _write_report(
         others = write_tables(record, path, ctx)
     except OSError as exc:
         fail(StoreError(f"{path}: cannot be written ({exc.strerror}); choose another --report"))
-    console.print(f"report written: {path}", highlight=False)
+    out.print(f"report written: {path}", highlight=False, soft_wrap=True)
     for extra in others:
-        console.print(f"  and {extra}", highlight=False)
+        out.print(f"  and {extra}", highlight=False, soft_wrap=True)

@@ -1,0 +1,109 @@
+"""Compare sweeps: the sweep chosen in the sidebar (B) against another (A) of this store or of
+another store — the new array against the old, after a firmware update against before, a
+rehearsal against the simulated array; per class and per cell, each change with its interval
+and whether it is significantly better or worse. The acceptance verdict of B's gates beside."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app_pages import _frame
+from recommender.acceptance_io import check_rows, sweep_acceptance, verdict_for
+from recommender.data import sweep_classes
+from recommender.sweepcompare import compare_sweeps
+from sweeper.errors import InputError, StoreError
+from sweeper.store import ParquetStore, open_store
+from sweeper.untrusted import path_problem
+
+page = _frame.open_page("Compare sweeps")
+st.caption(
+    "B is the sweep chosen in the sidebar; A the sweep it is compared with (the old array, the "
+    "firmware before, the simulated array). Changes are B / A − 1 with their 95% interval."
+)
+other = st.text_input(
+    "Store of sweep A",
+    value="",
+    placeholder="this store (or the folder of another store)",
+    key="compare_sweeps_store",
+)
+store_a: ParquetStore = page.store
+if other.strip():
+    problem = path_problem(other.strip())
+    if problem is not None:
+        st.error(f"Store of sweep A: {problem}")
+        st.stop()
+    try:
+        store_a = open_store(other.strip())
+        records = store_a.list_sweeps()
+    except (StoreError, OSError) as exc:
+        st.error(f"Store of sweep A: {exc}")
+        st.stop()
+else:
+    records = store_a.list_sweeps()
+ids = [
+    r["sweep_id"] for r in records if not (store_a is page.store and r["sweep_id"] == page.sweep_id)
+]
+if not ids:
+    st.info("No other sweep to compare with: name another store, or run a second sweep.")
+    st.stop()
+sweep_a = st.selectbox("Sweep A", ids, key="compare_sweeps_a")
+show_all = st.toggle("Every cell (not only the significant changes)", key="compare_sweeps_all")
+
+
+def render() -> None:
+    record_a = store_a.get_sweep(sweep_a) or {}
+    runs_a, runs_b = store_a.runs(sweep_a), page.runs()
+    if runs_a.empty or runs_b.empty:
+        st.info("Both sweeps need runs before they can be compared.")
+        return
+    try:
+        classes = sweep_classes(record_a)
+        names = {c.name for c in classes}
+        classes += [c for c in sweep_classes(page.record) if c.name not in names]
+    except InputError as exc:
+        st.error(str(exc))
+        return
+    comparison = compare_sweeps(runs_a, runs_b, classes)
+    st.markdown(f"**A** = sweep `{sweep_a}`  \n**B** = sweep `{page.sweep_id}`")
+    st.subheader("Per class")
+    figures = {c: "%.1f" for c in ("a", "a_lo", "a_hi", "b", "b_lo", "b_hi")}
+    figures |= {c: "%+.1f" for c in ("change_pct", "change_lo_pct", "change_hi_pct")}
+    _frame.table(comparison.classes, figures)
+    st.subheader("Per cell")
+    cells = comparison.cells
+    if not show_all:
+        cells = cells[cells["verdict"].isin(["better", "worse"])]
+    st.caption(f"{len(cells)} of {len(comparison.cells)} cell figures shown.")
+    _frame.table(
+        cells,
+        {"a": "%.4g", "b": "%.4g"}
+        | {c: "%+.1f" for c in ("change_pct", "change_lo_pct", "change_hi_pct")},
+    )
+    st.caption(
+        "change = B / A − 1 in %, geometric means over the repetitions, 95% Welch interval on "
+        "the logarithms; better/worse when the interval excludes no change (lower latency is "
+        "better); unknown with fewer than two repetitions on a side."
+    )
+    _acceptance(store_a)
+
+
+def _acceptance(store_a: ParquetStore) -> None:
+    """B's acceptance gates, when its spec has some (the baseline from A's store when it
+    holds it, else from B's)."""
+    try:
+        acceptance = sweep_acceptance(page.record)
+        if acceptance is None:
+            return
+        named = acceptance.baseline.sweep if acceptance.baseline else None
+        holds = named is not None and store_a.get_sweep(named) is not None
+        verdict = verdict_for(page.store, page.record, acceptance, store_a if holds else None)
+    except (InputError, StoreError) as exc:
+        st.subheader("Acceptance")
+        st.error(str(exc))
+        return
+    st.subheader(f"Acceptance: {verdict.verdict}")
+    _frame.table(pd.DataFrame(check_rows(verdict)))
+
+
+page.live(render)

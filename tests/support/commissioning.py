@@ -1,0 +1,55 @@
+"""Short sweeps of a commissioning on the simulated array: the old array and the new one (or
+the same array again), each into a store of its own, for ``compare`` and ``accept``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.support.specs import quick_base, write_spec
+from tests.support.sweeps import sweep
+
+#: the cells of the shipped redo_log and data_file classes, and nothing else
+CELLS = [
+    "randrw70/8k/qd1x16",
+    "randread/16k/qd1x16",
+    "write/4k/qd1x1",
+    "write/64k/qd1x1",
+    "randwrite/8k/qd1x1",
+]
+
+
+def array_spec(
+    folder: Path,
+    name: str,
+    profile: str = "ds8800-like",
+    seed: int = 42,
+    acceptance: dict[str, Any] | None = None,
+    repetitions: int = 3,
+) -> Path:
+    """A sweep ``name`` of RAID 5 and RAID 10 (one rank each) on the simulated ``profile``,
+    the redo_log and data_file cells, ``repetitions`` each; written to ``folder``."""
+    spec = quick_base() | {"name": name}
+    spec["platform_options"] = {"profile": profile}
+    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {
+        "patterns": ["randread"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "repetitions": repetitions,
+        "extra_cells": CELLS,
+    }
+    spec["study"] = {"mode": "grid", "seed": seed}
+    spec.pop("prices", None)
+    if acceptance is not None:
+        spec["acceptance"] = acceptance
+    return write_spec(folder, spec, name)
+
+
+def array_sweep(folder: Path, name: str, **kwargs: Any) -> Path:
+    """``array_spec``'s sweep run to its end into ``folder/store``; the store's folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    store = folder / "store"
+    _, outcome = sweep(array_spec(folder, name, **kwargs), store)
+    assert outcome.complete and not outcome.configurations_failed
+    return store
