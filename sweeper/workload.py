@@ -3,6 +3,7 @@ with an active range, synchronous writes, a skewed access distribution and a dat
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ SYNC_MODES = ("fsync", "fdatasync", "dsync")
 DISTRIBUTIONS = ("zipf", "pareto", "normal")
 _DISTRIBUTION_RE = re.compile(r"(zipf|pareto|normal):?(\d{1,3}(?:\.\d{1,4})?)")
 _DATA_RE = re.compile(r"cmp(\d{1,3})dd(\d{1,3})")
+_RATE_RE = re.compile(r"rate(\d{1,3})")
 
 
 @dataclass(frozen=True, order=True)
@@ -168,7 +170,8 @@ class WorkloadCell:
     ``randread/8k/qd1x20/ws10`` touches the first 10%. Then, where the cell has them, in this
     order: its sync mode (``write/4k/qd1x1/fdatasync``, writing cells only), its skewed access
     distribution (``randread/8k/qd1x16/zipf1.2``, random cells only) and its data profile
-    (``randwrite/8k/qd1x16/cmp50dd20``, writing cells only).
+    (``randwrite/8k/qd1x16/cmp50dd20``, writing cells only) and its rate
+    (``randread/8k/qd4x16/rate70``: Poisson arrivals at 70% of the maximum IOPS).
     """
 
     pattern: Pattern
@@ -178,6 +181,9 @@ class WorkloadCell:
     sync: str | None = None
     distribution: Distribution | None = None
     data: DataProfile | None = None
+    #: an open-loop cell: Poisson arrivals at this percentage of the configuration's maximum
+    #: IOPS for the cell without it (its concurrency curve's highest, or a saturating run)
+    rate_pct: int | None = None
 
     def __post_init__(self) -> None:
         if self.sync is not None:
@@ -189,6 +195,8 @@ class WorkloadCell:
             raise ValueError(f"{self.pattern.name} is sequential: it takes no random distribution")
         if self.data is not None and not self.pattern.writes:
             raise ValueError(f"{self.pattern.name} does not write: it takes no data profile")
+        if self.rate_pct is not None and not 1 <= self.rate_pct <= 100:
+            raise ValueError(f"a rate of {self.rate_pct}% is not between 1% and 100%")
 
     @property
     def key(self) -> str:
@@ -201,7 +209,14 @@ class WorkloadCell:
             key += f"/{self.distribution.name_in_key}"
         if self.data is not None:
             key += f"/{self.data.name}"
+        if self.rate_pct is not None:
+            key += f"/rate{self.rate_pct}"
         return key
+
+    @property
+    def closed(self) -> WorkloadCell:
+        """The cell without its rate: the closed loop whose maximum a rate cell is a share of."""
+        return dataclasses.replace(self, rate_pct=None)
 
     @property
     def curve(self) -> str:
@@ -223,10 +238,10 @@ class WorkloadCell:
         if problem:
             raise ValueError(f"{key!r} {problem}")
         parts = str(key).split("/")
-        if not 3 <= len(parts) <= 7:
+        if not 3 <= len(parts) <= 8:
             raise ValueError(
                 f"{key!r} is not a cell key (pattern/block size/qdNxM[/wsPCT][/SYNC]"
-                "[/DISTRIBUTION][/cmpNNddMM])"
+                "[/DISTRIBUTION][/cmpNNddMM][/ratePCT])"
             )
         found: dict[str, Any] = {}
         rank = -1
@@ -236,12 +251,12 @@ class WorkloadCell:
                 raise ValueError(
                     f"{key!r}: {part!r} is not an active range (ws1 to ws100), a sync mode "
                     f"({', '.join(SYNC_MODES)}), a random distribution (zipf1.2, pareto0.9, "
-                    "normal20) or a data profile (cmp50dd20)"
+                    "normal20), a data profile (cmp50dd20) or a rate (rate70)"
                 )
             if _SUFFIX_ORDER.index(kind) <= rank:
                 raise ValueError(
                     f"{key!r}: {part!r} is out of order or repeated (write "
-                    "pattern/size/qdNxM/wsPCT/SYNC/DISTRIBUTION/cmpNNddMM)"
+                    "pattern/size/qdNxM/wsPCT/SYNC/DISTRIBUTION/cmpNNddMM/ratePCT)"
                 )
             rank = _SUFFIX_ORDER.index(kind)
             found[kind] = value
@@ -252,7 +267,7 @@ class WorkloadCell:
             raise ValueError(f"{key!r}: {exc}") from None
 
 
-_SUFFIX_ORDER = ("active_pct", "sync", "distribution", "data")
+_SUFFIX_ORDER = ("active_pct", "sync", "distribution", "data", "rate_pct")
 
 
 def _suffix(part: str) -> tuple[str | None, Any]:
@@ -269,4 +284,7 @@ def _suffix(part: str) -> tuple[str | None, Any]:
         return "distribution", Distribution.parse(part)
     if _DATA_RE.fullmatch(part):
         return "data", DataProfile.parse(part)
+    m = _RATE_RE.fullmatch(part)
+    if m:
+        return "rate_pct", int(m.group(1))
     return None, None

@@ -329,6 +329,7 @@ def test_template_is_strict() -> None:
         "sync": None,
         "distribution": None,
         "data": None,
+        "rate": None,
     }
     assert "numjobs=1" in job_template().render(**context)
     assert "write_iops_log" not in job_template().render(**context)

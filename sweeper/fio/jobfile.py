@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -77,6 +79,7 @@ def render_job(
     iops_log: str | None = None,
     steadystate: tuple[str, float, float] | None = None,
     own_regions: bool = True,
+    rate: RatePlan | None = None,
 ) -> str:
     """The fio job file text for ``cell`` against ``filename``.
 
@@ -93,7 +96,8 @@ def render_job(
     every job over the whole working set. The cell's sync mode, random distribution and data
     profile become fio's own options (``fdatasync=1`` / ``fsync=1`` / ``sync=dsync``,
     ``random_distribution``, ``buffer_compress_percentage`` and ``dedupe_percentage`` with
-    ``refill_buffers``).
+    ``refill_buffers``). A rate cell needs its ``rate`` (what the maximum is and where it
+    came from): fio's ``rate_iops`` per job and direction with ``rate_process=poisson``.
     """
     if iops_log is not None and not _JOB_NAME_RE.fullmatch(iops_log):
         raise ValueError(f"iops_log {iops_log!r} must be 1-64 of [A-Za-z0-9_.+-]")
@@ -106,6 +110,8 @@ def render_job(
     name = cell.key.replace("/", "_") if job_name is None else job_name
     if not _JOB_NAME_RE.fullmatch(name) or name == "global":
         raise ValueError(f"job name {name!r} must be 1-64 of [A-Za-z0-9_.+-] and not 'global'")
+    if (cell.rate_pct is None) != (rate is None):
+        raise ValueError(f"cell {cell.key} needs a rate plan exactly when it is a rate cell")
     iodepth = 1 if engine in _SYNC_ENGINES else cell.concurrency.iodepth
     region = job_region(cell, size) if own_regions else None
     return job_template().render(
@@ -132,7 +138,56 @@ def render_job(
         sync=SYNC_OPTIONS[cell.sync] if cell.sync else None,
         distribution=cell.distribution.fio if cell.distribution else None,
         data=cell.data,
+        rate=None if rate is None else rate.shown(cell),
     )
+
+
+@dataclass(frozen=True)
+class RatePlan:
+    """A rate cell's arrivals: the maximum IOPS of its closed loop and where it came from
+    (``curve``: the configuration's concurrency curve; ``saturating run``: a run first)."""
+
+    max_iops: float
+    max_from: str
+
+    def target_iops(self, cell: WorkloadCell) -> float:
+        assert cell.rate_pct is not None
+        return self.max_iops * cell.rate_pct / 100
+
+    def option(self, cell: WorkloadCell) -> str:
+        """fio's ``rate_iops``: per job, reads[,writes] (one value caps either direction)."""
+        per_job = self.target_iops(cell) / cell.concurrency.numjobs
+        if cell.pattern.rw != "randrw":
+            return str(max(1, round(per_job)))
+        reads = per_job * cell.pattern.read_fraction
+        return f"{max(1, round(reads))},{max(1, round(per_job - reads))}"
+
+    def record(self, cell: WorkloadCell) -> dict[str, Any]:
+        """What the run's disclosure and columns keep of the arrivals."""
+        return {
+            "rate_pct": cell.rate_pct,
+            "max_iops": self.max_iops,
+            "max_from": self.max_from,
+            "target_iops": self.target_iops(cell),
+            "process": "poisson",
+        }
+
+    def shown(self, cell: WorkloadCell) -> dict[str, Any]:
+        if not (math.isfinite(self.max_iops) and self.max_iops > 0):
+            raise ValueError(f"a rate needs a positive maximum IOPS, not {self.max_iops!r}")
+        if self.max_from not in RATE_SOURCES:
+            raise ValueError(f"{self.max_from!r} is not one of {', '.join(RATE_SOURCES)}")
+        return {
+            "pct": cell.rate_pct,
+            "max_iops": f"{self.max_iops:.0f}",
+            "max_from": self.max_from,
+            "target_iops": f"{self.target_iops(cell):.0f}",
+            "option": self.option(cell),
+        }
+
+
+#: where a rate cell's maximum came from
+RATE_SOURCES = ("curve", "saturating run")
 
 
 def job_region(cell: WorkloadCell, size: int) -> int | None:

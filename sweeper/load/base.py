@@ -40,6 +40,8 @@ class RunOutput:
     purge: dict[str, Any] = field(default_factory=dict)
     #: the load hosts' CPU and the target's block-layer view over the run
     telemetry: dict[str, Any] = field(default_factory=dict)
+    #: a rate cell's arrivals: percentage, maximum IOPS and its source, target IOPS
+    rate: dict[str, Any] = field(default_factory=dict)
     #: the storage as the simulated array recorded it (the model's runs only)
     array_state: dict[str, Any] | None = None
     #: which mechanisms of the simulated array decided the run (the model's runs only)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sweeper.fio import render_job
-from sweeper.fio.jobfile import check_filename
+from sweeper.fio import FioParseError, parse_fio_output, render_job
+from sweeper.fio.jobfile import RatePlan, check_filename
 from sweeper.fio.runner import exit_reason
 from sweeper.load.base import LoadDriver, RunOutput
 from sweeper.load.purge import zero_job, zero_size
@@ -48,6 +48,8 @@ class FioDriver(LoadDriver):
         self.fill_record: dict[str, Any] = {}
         self.purge_record: dict[str, Any] = {}
         self._preconditioned: set[str] = set()
+        #: per closed-loop curve, the most IOPS a run of this configuration gave
+        self._max_iops: dict[str, float] = {}
 
     @property
     def fio(self) -> Any:
@@ -55,6 +57,7 @@ class FioDriver(LoadDriver):
         return self.transport.fio
 
     def prepare(self) -> None:
+        self._max_iops = {}
         self.transport.start(self.load.fio)
         size = self.transport.target_size(self.load.target)
         self.working_set = self.matrix.working_set or size
@@ -174,15 +177,41 @@ class FioDriver(LoadDriver):
             record["error"] = exit_reason(out.exit_code, out.stderr, 300)
         return record
 
-    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
-        fio = self.transport.fio
-        assert fio is not None, "prepare() starts the transport first"
+    def _measured_iops(self, done: TransportRun) -> float | None:
+        """The IOPS of a finished run, both directions (None when it gave none)."""
+        if done.output.exit_code != 0 or done.error:
+            return None
+        try:
+            parsed = done.result or parse_fio_output(done.output.stdout)
+        except FioParseError:
+            return None
+        return sum(d.iops for d in (parsed.read, parsed.write) if d is not None)
+
+    def _rate_plan(self, cell: WorkloadCell) -> tuple[RatePlan, dict[str, Any], float]:
+        """A rate cell's maximum: the highest IOPS its closed loop's curve gave in this
+        configuration, else a saturating run of the closed-loop cell made now (kept in the
+        disclosure, not stored as a run). The plan, its record and the extra array time."""
+        closed = cell.closed
+        best = self._max_iops.get(closed.curve)
+        if best is not None:
+            return RatePlan(best, "curve"), {}, 0.0
+        stem = f"{closed.key.replace('/', '_')}-saturating"
+        done, _ = self._run_job(closed, stem)
+        iops = self._measured_iops(done)
+        if not iops:
+            why = exit_reason(done.output.exit_code, done.output.stderr, 300)
+            raise RuntimeError(f"the saturating run of {closed.key} gave no IOPS: {why}")
+        self._max_iops[closed.curve] = iops
+        record = {
+            "saturating_run": {"cell": closed.key, "iops": iops, "seconds": done.output.wall_s}
+        }
+        return RatePlan(iops, "saturating run"), record, done.output.wall_s
+
+    def _run_job(
+        self, cell: WorkloadCell, stem: str, rate: RatePlan | None = None
+    ) -> tuple[TransportRun, str]:
+        """Run ``cell``'s job file (named ``stem``): fio's outcome and the job file."""
         m = self.matrix
-        precondition: dict[str, Any] = {}
-        if self.load.precondition is not None and cell.key not in self._preconditioned:
-            precondition = self._precondition_cell(cell)
-            self._preconditioned.add(cell.key)
-        stem = f"{cell.key.replace('/', '_')}-r{repetition}"
         job_text = render_job(
             cell,
             filename=self.load.target,
@@ -191,26 +220,50 @@ class FioDriver(LoadDriver):
             ramp_s=m.ramp,
             size=cell.active_bytes(self.working_set),
             iops_log=stem,
+            rate=rate,
         )
         path = self.state_dir / "jobs" / f"{stem}.fio"
         path.write_text(job_text)
-        done: TransportRun = self.transport.run(path, m.ramp + m.runtime + self.load.hang_grace_s)
+        return self.transport.run(path, m.ramp + m.runtime + self.load.hang_grace_s), job_text
+
+    def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        fio = self.transport.fio
+        assert fio is not None, "prepare() starts the transport first"
+        m = self.matrix
+        precondition: dict[str, Any] = {}
+        if self.load.precondition is not None and cell.key not in self._preconditioned:
+            precondition = self._precondition_cell(cell)
+            self._preconditioned.add(cell.key)
+        plan, rate, extra_s = None, {}, 0.0
+        if cell.rate_pct is not None:
+            plan, rate, extra_s = self._rate_plan(cell)
+            rate |= plan.record(cell)
+        stem = f"{cell.key.replace('/', '_')}-r{repetition}"
+        done, job_text = self._run_job(cell, stem, plan)
         out = done.output
+        if cell.rate_pct is None:
+            iops = self._measured_iops(done)
+            if iops:
+                curve = cell.curve
+                self._max_iops[curve] = max(iops, self._max_iops.get(curve, 0.0))
         return RunOutput(
             stdout=out.stdout,
             stderr=out.stderr,
             exit_code=out.exit_code,
-            array_time_s=out.wall_s + precondition.get("seconds", 0.0),
+            array_time_s=out.wall_s + precondition.get("seconds", 0.0) + extra_s,
             tool="fio",
             tool_version=fio.version,
             job_file=job_text,
             result=done.result,
             error=done.error,
             fill={k: v for k, v in self.fill_record.items() if k != "job_file"},
-            steady_state=judge_steady_state(path.parent, stem, m.steady_state, m.runtime),
+            steady_state=judge_steady_state(
+                self.state_dir / "jobs", stem, m.steady_state, m.runtime
+            ),
             host_results=done.host_results,
             load_hosts=self.transport.load_hosts,
             precondition=precondition,
             purge=self.purge_record,
             telemetry=done.telemetry,
+            rate=rate,
         )

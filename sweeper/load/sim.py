@@ -6,13 +6,16 @@ import configparser
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sweeper.configuration import Configuration
 from sweeper.fio import render_job
+from sweeper.fio.jobfile import RatePlan
 from sweeper.load.base import LoadDriver, RunOutput
 from sweeper.sim.model import ArrayState, Job, predict, simulate_fio
 from sweeper.sim.profile import ArrayProfile
+from sweeper.sim.rate import open_loop
 from sweeper.units import parse_size
 from sweeper.vocabulary import CONFIGURATION_COLUMNS, MULTI_RANK_COLUMNS
 from sweeper.workload import WorkloadCell
@@ -64,6 +67,8 @@ def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
     )
     if options.get("sync") == "dsync":
         sync = "dsync"
+    rate = options.get("rate_iops")
+    rate_iops = sum(float(v) for v in rate.split(",") if v) * numjobs if rate else None
     compress = options.get("buffer_compress_percentage")
     dedupe = options.get("dedupe_percentage")
     return Job(
@@ -80,6 +85,7 @@ def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
         distribution=options.get("random_distribution") or None,
         compress_pct=int(compress) if compress else None,
         dedupe_pct=int(dedupe) if dedupe else None,
+        rate_iops=rate_iops,
     )
 
 
@@ -118,6 +124,7 @@ class SimDriver(LoadDriver):
             runtime_s=m.runtime,
             ramp_s=m.ramp,
             size=cell.active_bytes(working_set),
+            rate=self._rate_plan(cell),
         )
         glob, opts, name = read_job_file(job_text)
         return (
@@ -127,6 +134,19 @@ class SimDriver(LoadDriver):
             name,
             job_from_options(glob | opts, cell.active_bytes(working_set)),
         )
+
+    def _rate_plan(self, cell: WorkloadCell) -> RatePlan | None:
+        """A rate cell's maximum: the model's highest IOPS (without noise) over its closed
+        loop's concurrency curve in the matrix, or over the closed-loop cell alone."""
+        if cell.rate_pct is None:
+            return None
+        assert self.state is not None, "prepare() reads the array state first"
+        closed = cell.closed
+        curve = [c for c in self.matrix.cells() if c.rate_pct is None and c.curve == closed.curve]
+        best = max(
+            predict(self.profile, self.state, self._job(c)[-1]).iops for c in curve or [closed]
+        )
+        return RatePlan(best, "curve" if curve else "saturating run")
 
     def dirty_before(self, cell: WorkloadCell, repetition: int) -> float:
         """The write cache's dirty share as the run before this one leaves it, from the run
@@ -152,6 +172,12 @@ class SimDriver(LoadDriver):
         job_text, glob, opts, name, job = self._job(cell)
         key = self.config_key()
         dirty_start = self.dirty_before(cell, repetition)
+        plan = self._rate_plan(cell)
+        prediction = None
+        if plan is not None and job.rate_iops is not None:
+            closed = predict(self.profile, self.state, job, dirty_start=dirty_start)
+            single = replace(job, iodepth=1, numjobs=1, rate_iops=None)
+            prediction = open_loop(closed, predict(self.profile, self.state, single), job.rate_iops)
         out = simulate_fio(
             self.profile,
             self.state,
@@ -162,6 +188,7 @@ class SimDriver(LoadDriver):
             seed=(self.seed, key, cell.key, repetition),
             timestamp=int(time.time()),
             dirty_start=dirty_start,
+            prediction=prediction,
         )
         explain = out.pop("raidsweep_model")
         explain["write_cache_dirty_at_start"] = round(dirty_start, 4)
@@ -175,4 +202,5 @@ class SimDriver(LoadDriver):
             job_file=job_text,
             array_state=self.state_raw,
             model=explain,
+            rate={} if plan is None else plan.record(cell),
         )

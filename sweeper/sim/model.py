@@ -304,13 +304,18 @@ def simulate_fio(
     seed: tuple[object, ...],
     timestamp: int,
     dirty_start: float | None = None,
+    prediction: Prediction | None = None,
 ) -> dict:
-    """fio-format JSON (as ``fio --output-format=json`` writes it) for one simulated run."""
+    """fio-format JSON (as ``fio --output-format=json`` writes it) for one simulated run;
+    ``prediction``: the run's figures where the caller made them (an open loop's)."""
     rng = np.random.default_rng(_seed(*seed))
-    pred = predict(profile, state, job, dirty_start=dirty_start)
+    pred = prediction or predict(profile, state, job, dirty_start=dirty_start)
     # Run-to-run noise first, one log-normal factor per run; then the physical limits: no
-    # run carries more than its links, controllers and drives can.
+    # run carries more than its links, controllers and drives can. An open loop carries
+    # its arrivals: the noise is in its latency only.
     noise = float(rng.lognormal(0.0, profile.noise_cv))
+    if job.rate_iops is not None:
+        noise = min(1.0, noise)
     iops = min(pred.iops * noise, pred.ceiling)
     stretch = pred.iops / iops if iops > 0 else 1.0
     runtime = job.runtime_s

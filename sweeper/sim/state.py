@@ -49,6 +49,9 @@ class Job:
     #: buffer_compress_percentage and dedupe_percentage), or None: fio's default buffers
     compress_pct: int | None = None
     dedupe_pct: int | None = None
+    #: an open loop: Poisson arrivals at this many IOPS in all (fio's rate_iops over its
+    #: jobs, with rate_process=poisson), or None: a closed loop
+    rate_iops: float | None = None
 
     @property
     def synchronous(self) -> bool:

@@ -126,8 +126,14 @@ class Matrix(StrictModel):
     #: what the writing cells write (compressibility and duplicates); a dimension of the
     #: writing cells. Without it fio writes random, incompressible, never repeated data.
     data_profile: list[DataProfileEntry] | None = Field(default=None, min_length=1)
+    #: open-loop cells besides the closed-loop ones: Poisson arrivals at these percentages of
+    #: the configuration's maximum IOPS for the cell (its concurrency curve's highest, or a
+    #: saturating run first), e.g. [10, 50, 70, 90]; each adds ``…/rate70`` to every cell
+    rate: list[Annotated[int, Field(ge=1, le=100, strict=True)]] | None = Field(
+        default=None, min_length=1
+    )
 
-    @field_validator("sync", "random_distribution")
+    @field_validator("sync", "random_distribution", "rate")
     @classmethod
     def _unique_dims(cls, v: list[Any] | None) -> list[Any] | None:
         return None if v is None else no_duplicates(v, "the entry")
@@ -205,9 +211,9 @@ class Matrix(StrictModel):
 
     def cells(self) -> list[WorkloadCell]:
         """The cross product, then the extra cells it lacks (each in every active range, and
-        in every sync mode, distribution and data profile it does not name itself). Sync
-        modes and data profiles multiply the writing cells only, distributions the random
-        cells only."""
+        in every sync mode, distribution and data profile it does not name itself), then each
+        closed-loop cell at each rate. Sync modes and data profiles multiply the writing cells
+        only, distributions the random cells only."""
         cells = [
             WorkloadCell(p, bs, c, ws)
             for p in self.patterns
@@ -223,9 +229,17 @@ class Matrix(StrictModel):
             for ws in ranges:
                 base = WorkloadCell(extra.pattern, extra.block_size, extra.concurrency, ws)
                 for cell in self._variants(base, extra):
+                    cell = dataclasses.replace(cell, rate_pct=extra.rate_pct)
                     if cell.key not in seen:
                         seen.add(cell.key)
                         cells.append(cell)
+        # The open-loop cells last: by then each one's closed loop has given its maximum.
+        for cell in [c for c in cells if c.rate_pct is None]:
+            for pct in self.rate or []:
+                rated = dataclasses.replace(cell, rate_pct=pct)
+                if rated.key not in seen:
+                    seen.add(rated.key)
+                    cells.append(rated)
         return cells
 
     def _variants(

@@ -63,6 +63,10 @@ RUN_SCHEMA = pa.schema(
         ("random_distribution", pa.string()),  # e.g. zipf:1.2; null: uniform
         ("compress_pct", pa.int32()),  # the written data's profile; null: fio's default
         ("dedupe_pct", pa.int32()),
+        # An open-loop (rate) cell: Poisson arrivals at rate_pct of the closed loop's maximum.
+        ("rate_pct", pa.int32()),  # null: a closed loop (as many I/Os as the queue allows)
+        ("rate_max_iops", pa.float64()),  # the maximum the rate is a share of
+        ("rate_target_iops", pa.float64()),  # the arrivals asked for; iops: what was achieved
         ("engine", pa.string()),
         *[(f"read_{f}", pa.float64()) for f in DIRECTION_FIELDS],
         *[(f"write_{f}", pa.float64()) for f in DIRECTION_FIELDS],

@@ -125,6 +125,9 @@ def run_row(
         "random_distribution": cell.distribution.fio if cell.distribution else None,
         "compress_pct": cell.data.compress_pct if cell.data else None,
         "dedupe_pct": cell.data.dedupe_pct if cell.data else None,
+        "rate_pct": cell.rate_pct,
+        "rate_max_iops": (out.rate.get("max_iops") if out else None),
+        "rate_target_iops": (out.rate.get("target_iops") if out else None),
         "engine": m.engine,
         "runtime_s": m.runtime,
         "ramp_s": m.ramp,
@@ -229,6 +232,8 @@ def _load_disclosure(disclosure: dict[str, Any], out: RunOutput | None) -> dict[
         added["fill"] = out.fill
     if out.telemetry:
         added["telemetry"] = out.telemetry
+    if out.rate:
+        added["rate"] = out.rate
     if out.model:
         # The simulated array says which mechanisms decided the run (hit ratio, bottleneck).
         added["model"] = out.model
