@@ -1,0 +1,102 @@
+"""Characterising a workload from a capture of real I/O: known workloads run with real fio on
+a loop device while ``raidsweep capture`` records it, then ``raidsweep characterize``; the
+recovered mix must match what fio ran (read share ±5 points, the dominant block-size bin
+exact, weights ±10 points, the phase boundary within 2 s)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from recommender.classes import load_class
+from sweeper.capture.bins import size_bin
+from sweeper.capture.tracefs import tracefs, unavailable
+from sweeper.units import format_size
+from sweeper.workload import WorkloadCell
+from tests.support.cli import cli
+from tests.support.devices import loop_device
+from tests.support.workloads import MIXED, OLTP, Run, expected_mix, two_phases
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Iterator[str]:
+    with loop_device(tmp_path / "img", 256) as dev:
+        yield dev
+
+
+@pytest.fixture
+def traceable(device: str) -> None:
+    """tracefs mounted (as a root shell would: mount -t tracefs), the blk tracer free."""
+    if tracefs() is None:
+        subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"], check=True)
+    problem = unavailable([Path(device).name])
+    if problem is not None and "CONFIG_BLK_DEV_IO_TRACE" in problem:
+        pytest.skip(problem)
+    assert problem is None, problem
+
+
+def _characterize(capture: Path, folder: Path) -> list:
+    result = cli("characterize", capture, "-o", folder, "--min-phase", "8s", "--name", "w")
+    assert result.returncode == 0, result.stderr
+    files = sorted(folder.glob("*.yaml"))
+    return [load_class(f) for f in files]
+
+
+def _check(
+    run: Run, classes: list, capture: Path, cells_of_jobs: dict[str, str], scan_bins: set[str]
+) -> None:
+    assert [c.name for c in classes] == ["w_phase1", "w_phase2"]
+    first, scan = classes
+    read_share, jobs = expected_mix(run)
+    weights = {c.cell: c.weight for c in first.cells}
+    total = sum(weights.values())
+    recovered = sum(w * WorkloadCell.parse(k).pattern.read_fraction for k, w in weights.items())
+    assert abs(recovered / total - read_share) <= 0.05, (weights, read_share)
+    for job, prefix in cells_of_jobs.items():
+        (cell,) = [k for k in weights if k.startswith(prefix[0]) and f"/{prefix[1]}/" in k]
+        assert abs(100 * weights[cell] / total - 100 * jobs[job]) <= 10, (weights, jobs)
+    dominant = max(weights, key=weights.__getitem__)
+    assert f"/{cells_of_jobs['oltp'][1]}/" in dominant
+    (scan_cell,) = scan.cell_keys
+    assert scan_cell.split("/")[:1] == ["read"] and scan.metric == "mbps"
+    assert scan_cell.split("/")[1] in scan_bins
+    # the boundary: phase 2 begins within 2 s of fio's change
+    header = capture.read_text().splitlines()
+    assert json.loads(header[0])["format"] == "raidsweep.capture/1"
+    text = (capture.parent / "classes" / "w_phase2.yaml").read_text()
+    start = text.split("# phase 2 of 2: ", 1)[1].split(" to ")[0]
+    began = datetime.datetime.fromisoformat(start.replace(" ", "T") + "+00:00")
+    assert abs(began.timestamp() - run.change_t) <= 2.0, (start, run.change_t)
+
+
+def test_traced_mix_and_phase_change_are_recovered(
+    tmp_path: Path, device: str, traceable: None
+) -> None:
+    """8k random 70/30 at queue depth 4 beside 64k sequential writes, then 1m sequential
+    reads, captured with the block tracer."""
+    capture = tmp_path / "capture.jsonl"
+    run = two_phases(device, capture, MIXED, "on")
+    assert "sources: diskstats, blk-trace" in run.capture_output
+    classes = _characterize(capture, tmp_path / "classes")
+    _check(run, classes, capture, {"oltp": ("randrw", "8k"), "log": ("write", "64k")}, {"1m"})
+    assert {lim.metric for lim in classes[0].limits} == {"read_lat_p99", "write_lat_p99"}
+
+
+def test_counters_alone_recover_the_mix_and_phase_change(tmp_path: Path, device: str) -> None:
+    """The 8k random 70/30 job alone, then 1m sequential reads, from /proc/diskstats only."""
+    capture = tmp_path / "capture.jsonl"
+    run = two_phases(device, capture, OLTP, "off")
+    classes = _characterize(capture, tmp_path / "classes")
+    # Counters see the requests the device got: a 1m read the block layer split to the
+    # queue's segment limit (user pages not physically contiguous) counts as its parts.
+    queue = Path("/sys/class/block") / Path(device).name / "queue"
+    parts = int((queue / "max_segments").read_text()) * os.sysconf("SC_PAGE_SIZE")
+    _check(run, classes, capture, {"oltp": ("randrw", "8k")}, {"1m", format_size(size_bin(parts))})
+    text = (tmp_path / "classes" / "w_phase1.yaml").read_text()
+    assert "from /proc/diskstats alone" in text
