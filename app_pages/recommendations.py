@@ -55,43 +55,46 @@ def render() -> None:
     table = views.recommendation_table(rec.ranked, prices=bool(prices))
     currency = (prices or {}).get("currency", "")
     money = f"%.2f {currency}".strip()
-    # Short headers (the full name in each header's tooltip), so that the ranking fits a
-    # 1440 px window beside the sidebar.
+    # Short headers (the full name in each header's tooltip) and narrow figures, so that the
+    # ranking fits a 1440 px window beside the sidebar without scrolling sideways; the
+    # columns left out of view (SPARE) are one click away in the table's column menu and in
+    # the CSV.
+    unit = views.metric_unit(wclass.metric)
     formats = {
-        "rank": st.column_config.TextColumn("rank", width="small"),
+        "rank": st.column_config.TextColumn("rank", width=RANK_PX),
         "drives": _number("drives", "%d", "drives the configuration's RAID groups take"),
-        "usable TB": _number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)"),
-        "score": _number("score", "%.1f", f"mean score ({views.metric_unit(wclass.metric)})"),
+        "usable TB": _number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)", 72),
+        "score": _number("score", "%.1f", f"mean score ({unit})", 72),
         "usable %": _number("usable %", "%.1f", "usable share of the raw capacity"),
         "rebuild h": _number("rebuild h", "%.2f", "hours to rebuild one drive"),
         "CV %": _number("CV %", "%.2f", "coefficient of variation of the score"),
         "repetitions": _number("reps", "%d", "complete repetitions behind the score"),
-        "data-loss risk / year": _number("risk / yr", "%.2e", "data-loss risk per year"),
-        "cost per unit": _number(
-            "cost / unit", money, f"cost per {views.metric_unit(wclass.metric)}"
-        ),
-        "cost per usable GB": _number("cost / GB", money, "cost per usable GB"),
-        "trade-off front": st.column_config.CheckboxColumn(
-            "front",
-            help="on the trade-off front (score, usable capacity, data-loss risk)",
-            width="small",
-        ),
+        "data-loss risk / year": _number("risk / yr", "%.2e", "data-loss risk per year", 76),
+        "cost per unit": _number("cost / unit", money, f"cost per {unit}", 80),
+        "cost per usable GB": _number("cost / GB", money, "cost per usable GB", 80),
+        "unsteady runs": _number("unsteady", "%d", "runs not in steady state (SNIA PTS)", 70),
+        "flagged runs": _number("flagged", "%d", "runs their telemetry flags", 70),
     }
     keeps = table["limits"] == "ok"
     # The trade-off front is drawn and named under the chart below: not a column here.
     table = table.drop(columns=["trade-off front"], errors="ignore")
     headers = {views.CONFIGURATION: GLOSSARY_HELP, "rank": views.RANK_CAPTION}
+    shown = table.drop(columns=["limits"])
     picked = _frame.table(
-        table[keeps].drop(columns=["limits"]),
+        shown[keeps],
         formats,
         help=headers,
+        column_order=_in_view(shown),
         on_select="rerun",
         selection_mode="single-row",
         key="ranking_rows",
     )
     st.caption(
         f"{views.RANK_CAPTION}.  \n"
-        f"Repetitions: the complete repetitions behind each score.  \n**Score:** {FORMULA}.  \n"
+        f"Repetitions: the complete repetitions behind each score. Drives and usable TB: the "
+        "configuration's RAID groups on the sweep's drives. More columns (usable %, CV %, "
+        "rebuild h) in the table's column menu and the CSV.  \n"
+        f"**Score:** {FORMULA}.  \n"
         f"**Trade-offs:** {TRADEOFF_FORMULA}."
         + (
             f" Cost per unit: {currency} per {views.metric_unit(wclass.metric)} of the score."
@@ -106,10 +109,11 @@ def render() -> None:
         st.caption("These rank after every configuration that keeps the class's limits.")
         # What broke is listed in full below the table, not squeezed into a column.
         picked_broken = _frame.table(
-            broken.drop(columns=["limits"]),
+            shown[~keeps],
             formats,
             broken=[True] * len(broken),
             help=headers,
+            column_order=_in_view(shown),
             on_select="rerun",
             selection_mode="single-row",
             key="ranking_broken_rows",
@@ -183,6 +187,11 @@ def render() -> None:
         )
 
 
+#: the ranking's columns out of view at first: usable % and CV % say again what usable TB
+#: and the 95% interval say, the rebuild time is the drive's (the same in every row, its
+#: effect is the data-loss risk), the cells missing are listed under the table
+SPARE = ("usable %", "CV %", "rebuild h", "cells missing")
+RANK_PX = 44
 GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
 
 
@@ -209,8 +218,13 @@ def _decision(rec: ClassRecommendation) -> None:
     st.markdown(f"Recommended configuration: `{key}`", help=views.explain_key(key))
 
 
-def _number(label: str, fmt: str, words: str) -> object:
-    return st.column_config.NumberColumn(label, format=fmt, help=words, width="small")
+def _number(label: str, fmt: str, words: str, width: int = 56) -> object:
+    return st.column_config.NumberColumn(label, format=fmt, help=words, width=width)
+
+
+def _in_view(table: pd.DataFrame) -> list[str]:
+    """The ranking's columns shown at first (the rest: the column menu and the CSV)."""
+    return [c for c in table.columns if c not in SPARE]
 
 
 def _picked_key(picked: object, shown: pd.DataFrame) -> str | None:
