@@ -78,16 +78,12 @@ def _split(x: np.ndarray, a: int, b: int, min_len: int) -> list[int]:
     seg = x[a:b]
     n = len(seg)
     csum = np.cumsum(seg, axis=0)
-    total = csum[-1]
-    best_k, best_gain = None, 0.0
-    for k in range(min_len, n - min_len + 1):
-        left_mean = csum[k - 1] / k
-        right_mean = (total - csum[k - 1]) / (n - k)
-        gain = float(np.sum((left_mean - right_mean) ** 2) * k * (n - k) / n)
-        if gain > best_gain:
-            best_k, best_gain = k, gain
-    if best_k is None:
-        return []
+    k = np.arange(min_len, n - min_len + 1)
+    left = csum[k - 1] / k[:, None]
+    right = (csum[-1] - csum[k - 1]) / (n - k)[:, None]
+    # the squared deviation a split at k removes
+    gains = np.sum((left - right) ** 2, axis=1) * k * (n - k) / n
+    best_k = int(k[int(np.argmax(gains))])
     left, right = seg[:best_k], seg[best_k:]
     if float(np.max(np.abs(np.median(left, axis=0) - np.median(right, axis=0)))) < 1.0:
         return []

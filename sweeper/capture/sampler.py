@@ -71,10 +71,16 @@ def record(
     if "blk-trace" in header.sources:
         traced = _Traced(devices, wall0, header.interval_s)
     samples, stopped, tick = 0, "duration", 0
-    with open(output, "x", encoding="utf-8") as fh:
-        fh.write(dumps(header.model_dump()))
+    if traced is not None:
+        traced.tracer.start()  # before the file: a tracer the kernel refuses leaves none
+    try:
+        fh = open(output, "x", encoding="utf-8")
+    except OSError:
         if traced is not None:
-            traced.tracer.start()
+            traced.tracer.stop()
+        raise
+    with fh:
+        fh.write(dumps(header.model_dump()))
         try:
             ticks = int(round(header.duration_s / header.interval_s))
             for tick in range(ticks + 1):

@@ -81,7 +81,16 @@ class BlockTracer:
         self.lost = 0
 
     def start(self) -> None:
-        """Switches the tracer on; its clock is then ``time.monotonic()``'s."""
+        """Switches the tracer on; its clock is then ``time.monotonic()``'s. An OSError
+        (the kernel refused a setting) leaves the tracing state as it was found."""
+        try:
+            self._switch_on()
+        except OSError:
+            self._put_back()
+            raise
+        self._thread.start()
+
+    def _switch_on(self) -> None:
         (self.root / "trace_clock").write_text("mono")
         (self.root / "buffer_size_kb").write_text(str(BUFFER_KB))
         (self.root / "current_tracer").write_text("blk")
@@ -90,7 +99,6 @@ class BlockTracer:
             (_sysfs(name) / "act_mask").write_text(ACT_MASK)
             (_sysfs(name) / "enable").write_text("1")
         self._pipe = os.open(self.root / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
-        self._thread.start()
 
     def _read(self) -> None:
         rest = b""
@@ -115,6 +123,14 @@ class BlockTracer:
         self._thread.join()
         os.close(self._pipe)
         self.lost = sum(_lost(stats.read_text()) for stats in self.root.glob("per_cpu/*/stats"))
+        self._put_back()
+
+    def _put_back(self) -> None:
+        for name in self.devices:
+            try:
+                (_sysfs(name) / "enable").write_text("0")
+            except OSError:
+                pass
         (self.root / "current_tracer").write_text(self._tracer)
         (self.root / "buffer_size_kb").write_text(self._buffer_kb)
         (self.root / "trace_clock").write_text(self._clock)

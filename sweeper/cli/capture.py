@@ -106,7 +106,10 @@ def capture(
         f"{output}; sources: {sources}; Ctrl-C ends it early",
         highlight=False,
     )
-    end = record(output, header)
+    try:
+        end = record(output, header)
+    except OSError as exc:  # the kernel refused the tracer, or the file could not be made
+        fail(InputError("raidsweep capture", [f"could not start: {exc}"]))
     share = 100 * end["cpu_s"] / end["wall_s"] if end["wall_s"] else 0.0
     console.print(
         f"{end['samples']} samples in {end['wall_s']:.0f} s ({end['stopped']}); the capture "
