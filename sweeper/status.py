@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -25,6 +26,9 @@ class SweepStatus:
     #: what a manual sweep waits for the operator to build ("waiting for the operator:
     #: build raid10/… (3 of 9)"), also once it stopped while waiting; None otherwise
     waiting: str | None = None
+    #: optimize mode with ``study.stop``: the decision last taken (stop or not, and per
+    #: class how sure the sweep is of its pick), as in the progress record; None otherwise
+    evidence: dict[str, Any] | None = None
 
 
 def array_seconds(runs: pd.DataFrame, configurations: pd.DataFrame) -> float:
@@ -60,6 +64,7 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
         array_s_used=used,
         array_s_total=float(progress.get("array_s_total", 0.0)),
         waiting=waiting.headline if waiting is not None and state != "finished" else None,
+        evidence=progress.get("evidence") if isinstance(progress.get("evidence"), dict) else None,
     )
 
 

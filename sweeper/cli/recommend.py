@@ -55,10 +55,12 @@ def recommend(
         fail(exc)
     warn_damaged(results)
     note = provisional(results, record["sweep_id"])
+    evidence, predicted = _search_evidence(results, record, recs)
     if as_json:
         from recommender.views.documents import recommend_document
 
         doc = recommend_document(record["sweep_id"], recs if len(runs) else [], top, note)
+        _add_search_evidence(doc, evidence, predicted)
         print(json.dumps(doc, indent=2))
         return
     if runs.empty:
@@ -66,6 +68,10 @@ def recommend(
         return
     if note:
         console.print(f"[bold yellow]{escape(note)}[/]", highlight=False)
+    if evidence is not None:
+        from recommender.search_evidence import headline
+
+        console.print(f"[bold]{escape(headline(evidence))}[/]", highlight=False)
     prices = (record.get("spec") or {}).get("prices")
     for rec in recs:
         wclass, part = rec.wclass, rec.ranked.head(top)
@@ -94,6 +100,7 @@ def recommend(
             console.print(f"[yellow]cells not measured for {escape(wclass.name)}: {rec.missing}[/]")
         mark = "(provisional) " if note else ""
         console.print(f"[bold]→ {mark}{escape(rec.sentence())}[/]", highlight=False)
+        _print_class_evidence(wclass.name, evidence, predicted)
     console.print(
         f"[dim]{escape(RANK_CAPTION)}.\n{FORMULA}; n = repetitions; "
         "usable = share of raw capacity; "
@@ -101,6 +108,63 @@ def recommend(
         highlight=False,
     )
     _print_pareto(recs)
+
+
+def _search_evidence(
+    results: Any, record: dict[str, Any], recs: list[ClassRecommendation]
+) -> tuple[dict[str, Any] | None, pd.DataFrame | None]:
+    """The decision of a self-stopping sweep (None without ``study.stop``) and, in optimize
+    mode, the surrogate's predictions for unmeasured configurations near each pick."""
+    import pandas as pd
+
+    from recommender.predictions import sweep_predictions
+    from recommender.search_evidence import stored_evidence
+
+    evidence = stored_evidence(results, record["sweep_id"])
+    study = (record.get("spec") or {}).get("study") or {}
+    if study.get("mode") != "optimize" or not recs:
+        return evidence, None
+    ranked = pd.concat([r.ranked for r in recs], ignore_index=True)
+    return evidence, sweep_predictions(record, ranked)
+
+
+def _add_search_evidence(
+    doc: dict[str, Any], evidence: dict[str, Any] | None, predicted: pd.DataFrame | None
+) -> None:
+    """``evidence`` (the decision, per class how sure) and per class ``predictions`` (kind
+    "predicted", never in ``rankings``) in the recommend document."""
+    from recommender.predictions import prediction_rows
+    from recommender.search_evidence import confidence_by_class, evidence_document
+
+    doc["evidence"] = evidence_document(evidence)
+    sure = confidence_by_class(evidence)
+    for c in doc["classes"]:
+        c["confidence"] = sure.get(c["name"])
+        c["predictions"] = [] if predicted is None else prediction_rows(predicted, c["name"])
+
+
+def _print_class_evidence(
+    name: str, evidence: dict[str, Any] | None, predicted: pd.DataFrame | None
+) -> None:
+    """How sure the search is of the class's pick, and its predictions, marked as such."""
+    from recommender.predictions import prediction_rows
+    from recommender.search_evidence import class_line
+
+    for c in (evidence or {}).get("classes", []):
+        if c["name"] == name:
+            console.print(f"  {escape(class_line(c))}", highlight=False)
+    rows = [] if predicted is None else prediction_rows(predicted, name)
+    if rows:
+        console.print(
+            "  [italic magenta]predicted, not measured (surrogate, 95% interval; not ranked):[/]"
+        )
+    for r in rows:
+        best = " — predicted best, not measured" if r["beats_pick"] else ""
+        console.print(
+            f"  [italic magenta]~ {escape(r['configuration'])}  ≈ {r['predicted']:,.0f} "
+            f"({r['predicted_lo']:,.0f}–{r['predicted_hi']:,.0f}){best}[/]",
+            highlight=False,
+        )
 
 
 def _figures(r: Any, prices: dict[str, Any] | None) -> dict[str, str]:

@@ -6,6 +6,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console
@@ -28,17 +29,27 @@ def status(
     records = [latest_sweep(results, sweep)] if sweep else results.list_sweeps()
     warn_damaged(results)
     if as_json:
+        from recommender.search_evidence import evidence_document
         from recommender.views.documents import status_document
 
         statuses = [sweep_status(results, rec["sweep_id"]) for rec in records]
-        print(json.dumps(status_document(statuses), indent=2))
+        doc = status_document(statuses)
+        for entry, s in zip(doc["sweeps"], statuses, strict=True):
+            entry["evidence"] = evidence_document(s.evidence)
+        print(json.dumps(doc, indent=2))
         return
     if not records:
         console.print(f"no sweeps in {store}")
         return
+    from recommender.search_evidence import class_line, headline
+
     table = Table("sweep", "state", "configurations", "runs", "failed runs", "array time")
+    decisions = []
     for rec in records:
         s = sweep_status(results, rec["sweep_id"])
+        if s.evidence is not None:
+            lines = [headline(s.evidence), *map(class_line, s.evidence.get("classes", []))]
+            decisions.append((rec["sweep_id"], lines))
         table.add_row(
             rec["sweep_id"],
             s.state if s.waiting is None else f"{s.state}: {s.waiting}",
@@ -48,3 +59,7 @@ def status(
             f"{format_duration(s.array_s_used)} of {format_duration(s.array_s_total)}",
         )
     console.print(table)
+    for sweep_id, lines in decisions:
+        console.print(f"[bold]{escape(sweep_id)}[/]: {escape(lines[0])}", highlight=False)
+        for line in lines[1:]:
+            console.print(f"  {escape(line)}", highlight=False)
