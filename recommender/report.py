@@ -22,6 +22,7 @@ from recommender.importance import class_importances
 from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
 from recommender.scoring import FORMULA, SCORE_COLUMNS
+from recommender.search_evidence import report_section as search_section
 from recommender.telemetry_summary import SUMMARY_COLUMNS, telemetry_summary
 from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
 from recommender.views import (
@@ -154,6 +155,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "n_configs": runs["config_key"].nunique() if len(runs) else 0,
         "provisional": provisional(store, record["sweep_id"]),
         "acceptance": report_section(store, record),
+        "search": search_section(store, record),
         "array_time": format_duration(array_seconds(attempts, configs)),
         "matrix": {
             "patterns": ", ".join(matrix["patterns"]),
