@@ -24,6 +24,9 @@ DISTRIBUTIONS = ("zipf", "pareto", "normal")
 _DISTRIBUTION_RE = re.compile(r"(zipf|pareto|normal):?(\d{1,3}(?:\.\d{1,4})?)")
 _DATA_RE = re.compile(r"cmp(\d{1,3})dd(\d{1,3})")
 _RATE_RE = re.compile(r"rate(\d{1,3})")
+#: what joins the streams of a composite cell in its key
+STREAM_JOIN = "+"
+MAX_STREAMS = 8
 
 
 @dataclass(frozen=True, order=True)
@@ -184,8 +187,22 @@ class WorkloadCell:
     #: an open-loop cell: Poisson arrivals at this percentage of the configuration's maximum
     #: IOPS for the cell without it (its concurrency curve's highest, or a saturating run)
     rate_pct: int | None = None
+    #: a composite cell: the streams that run at the same time as this one (each a closed
+    #: loop of its own), scored as one run, e.g. ``randrw70/8k/qd1x16+write/64k/qd1x1``
+    others: tuple[WorkloadCell, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.others:
+            streams = self.streams
+            if len(streams) > MAX_STREAMS:
+                raise ValueError(f"a composite cell has at most {MAX_STREAMS} streams")
+            for s in streams:
+                if s.rate_pct is not None:
+                    raise ValueError(f"{s.key}: a composite's streams are closed loops (no rate)")
+                if s is not self and s.others:
+                    raise ValueError(f"{s.key}: a stream cannot itself be composite")
+            if len({s.key for s in streams}) < len(streams):
+                raise ValueError("a composite cell names the same stream twice")
         if self.sync is not None:
             if self.sync not in SYNC_MODES:
                 raise ValueError(f"{self.sync!r} is not a sync mode ({', '.join(SYNC_MODES)})")
@@ -211,7 +228,19 @@ class WorkloadCell:
             key += f"/{self.data.name}"
         if self.rate_pct is not None:
             key += f"/rate{self.rate_pct}"
-        return key
+        return key + "".join(f"{STREAM_JOIN}{o.key}" for o in self.others)
+
+    @property
+    def streams(self) -> tuple[WorkloadCell, ...]:
+        """The streams that run together: this cell's own, then the others (one: itself)."""
+        if not self.others:
+            return (self,)
+        return (dataclasses.replace(self, others=()), *self.others)
+
+    @property
+    def pattern_name(self) -> str:
+        """The pattern as the store keeps it: a composite's streams' patterns joined by +."""
+        return STREAM_JOIN.join(s.pattern.name for s in self.streams)
 
     @property
     def closed(self) -> WorkloadCell:
@@ -222,6 +251,8 @@ class WorkloadCell:
     def curve(self) -> str:
         """The concurrency curve this cell is a point of: its key without the concurrency
         (``randread/8k/ws10/fdatasync``); cells that differ only in I/Os in flight share it."""
+        if self.others:
+            return self.key  # a composite is a curve of its own
         parts = self.key.split("/")
         return "/".join(parts[:2] + parts[3:])
 
@@ -237,6 +268,12 @@ class WorkloadCell:
         problem = control_problem(str(key))
         if problem:
             raise ValueError(f"{key!r} {problem}")
+        if STREAM_JOIN in str(key):
+            first, *rest = (cls.parse(part) for part in str(key).split(STREAM_JOIN))
+            try:
+                return dataclasses.replace(first, others=tuple(rest))
+            except ValueError as exc:
+                raise ValueError(f"{key!r}: {exc}") from None
         parts = str(key).split("/")
         if not 3 <= len(parts) <= 8:
             raise ValueError(

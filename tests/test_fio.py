@@ -307,6 +307,19 @@ def test_bad_numbers_are_refused(kwargs: dict[str, Any]) -> None:
 
 
 def test_template_is_strict() -> None:
+    job = {
+        "name": "j",
+        "rw": "read",
+        "rwmixread": 50,
+        "bs": "4k",
+        "iodepth": 1,
+        "numjobs": 1,
+        "region": None,
+        "sync": None,
+        "distribution": None,
+        "data": None,
+        "rate": None,
+    }
     context = {
         "cell_key": "read/4k/qd1x1",
         "engine": "psync",
@@ -314,29 +327,19 @@ def test_template_is_strict() -> None:
         "runtime": 1,
         "ramp_time": 0,
         "size": 4096,
-        "region": None,
         "offset": 0,
         "percentile_list": PERCENTILE_LIST,
         "filename": "f",
-        "job_name": "j",
-        "rw": "read",
-        "rwmixread": 50,
-        "bs": "4k",
-        "iodepth": 1,
-        "numjobs": 1,
         "iops_log": None,
         "ss": None,
-        "sync": None,
-        "distribution": None,
-        "data": None,
-        "rate": None,
+        "jobs": [job],
     }
     assert "numjobs=1" in job_template().render(**context)
     assert "write_iops_log" not in job_template().render(**context)
     assert "write_iops_log=r1\nlog_avg_msec=1000\n" in job_template().render(
         **(context | {"iops_log": "r1"})
     )
-    del context["numjobs"]
+    del job["numjobs"]
     with pytest.raises(jinja2.UndefinedError):
         job_template().render(**context)
 

@@ -6,6 +6,7 @@ from sweeper.fio.parse import (
     FioParseError,
     FioResult,
     FioRunError,
+    StreamResult,
     SyncStats,
     parse_fio_output,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "FioParseError",
     "FioResult",
     "FioRunError",
+    "StreamResult",
     "SyncStats",
     "parse_fio_output",
     "render_job",

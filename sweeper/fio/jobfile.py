@@ -107,13 +107,29 @@ def render_job(
         raise ValueError(f"size must be a positive number of bytes, not {size!r}")
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise ValueError(f"offset must be a non-negative number of bytes, not {offset!r}")
-    name = cell.key.replace("/", "_") if job_name is None else job_name
+    name = cell.key.replace("/", "_").replace("+", "_") if job_name is None else job_name
     if not _JOB_NAME_RE.fullmatch(name) or name == "global":
         raise ValueError(f"job name {name!r} must be 1-64 of [A-Za-z0-9_.+-] and not 'global'")
     if (cell.rate_pct is None) != (rate is None):
         raise ValueError(f"cell {cell.key} needs a rate plan exactly when it is a rate cell")
-    iodepth = 1 if engine in _SYNC_ENGINES else cell.concurrency.iodepth
-    region = job_region(cell, size) if own_regions else None
+    streams = cell.streams
+    names = [name] if len(streams) == 1 else [f"{name[:58]}-s{i}" for i in range(len(streams))]
+    jobs = [
+        {
+            "name": job,
+            "rw": s.pattern.rw,
+            "rwmixread": s.pattern.read_pct or 50,
+            "bs": format_size(s.block_size),
+            "iodepth": 1 if engine in _SYNC_ENGINES else s.concurrency.iodepth,
+            "numjobs": s.concurrency.numjobs,
+            "region": job_region(s, size) if own_regions else None,
+            "sync": SYNC_OPTIONS[s.sync] if s.sync else None,
+            "distribution": s.distribution.fio if s.distribution else None,
+            "data": s.data,
+            "rate": None if rate is None else rate.shown(s),
+        }
+        for job, s in zip(names, streams, strict=True)
+    ]
     return job_template().render(
         cell_key=cell.key,
         engine=engine,
@@ -121,24 +137,14 @@ def render_job(
         runtime=_check_seconds("runtime_s", runtime_s, 1),
         ramp_time=_check_seconds("ramp_s", ramp_s, 0),
         size=size,
-        region=region,
         offset=offset,
         percentile_list=PERCENTILE_LIST,
         filename=check_filename(filename),
-        job_name=name,
-        rw=cell.pattern.rw,
-        rwmixread=cell.pattern.read_pct or 50,
-        bs=format_size(cell.block_size),
-        iodepth=iodepth,
-        numjobs=cell.concurrency.numjobs,
         iops_log=iops_log,
         ss=None if steadystate is None else steadystate[0],
         ss_dur=None if steadystate is None else _check_seconds("ss_dur", steadystate[1], 1),
         ss_ramp=None if steadystate is None else _check_seconds("ss_ramp", steadystate[2], 0),
-        sync=SYNC_OPTIONS[cell.sync] if cell.sync else None,
-        distribution=cell.distribution.fio if cell.distribution else None,
-        data=cell.data,
-        rate=None if rate is None else rate.shown(cell),
+        jobs=jobs,
     )
 
 

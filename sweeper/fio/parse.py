@@ -70,6 +70,19 @@ class FioResult:
     #: fio's own CPU use in user and system mode, percent of one CPU summed over jobs
     usr_cpu_pct: float | None = None
     sys_cpu_pct: float | None = None
+    #: a composite run's streams, one per job group in group order (empty: one stream)
+    streams: tuple[StreamResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """One stream of a composite run: the figures of its job group alone."""
+
+    group: int
+    jobname: str
+    read: DirectionStats | None
+    write: DirectionStats | None
+    sync: SyncStats | None = None
 
 
 def find_document(text: str) -> dict[str, Any]:
@@ -223,13 +236,17 @@ def check_one_group(jobs: Sequence[Mapping[str, Any]]) -> None:
         )
 
 
-def parse_fio_output(text: str) -> FioResult:
+def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult:
     """Parse fio's stdout from ``--output-format=json`` or ``json+``.
 
     Raises FioParseError when there is no complete fio JSON document, when it comes from an
     fio older than 3.12 or holds several job groups (stonewalled jobs ran one after another:
     not one run), and FioRunError when a job reports a non-zero error. Several job entries of
     one group (no ``group_reporting``) are aggregated (see ``direction_stats``).
+
+    ``concurrent_groups``: the job file is a composite cell's, whose groups ran at the same
+    time (``new_group`` without ``stonewall``; fio's JSON does not say which, the job file
+    does): the figures are over every group, and each group's are kept in ``streams``.
     """
     document = find_document(text)
     check_version(document.get("fio version", ""))
@@ -239,7 +256,8 @@ def parse_fio_output(text: str) -> FioResult:
     for job in jobs:
         if not isinstance(job, dict):
             raise FioParseError("fio JSON 'jobs' holds a non-object entry")
-    check_one_group(jobs)
+    if not concurrent_groups:
+        check_one_group(jobs)
     for job in jobs:
         error = job.get("error", 0)
         if error:
@@ -251,6 +269,7 @@ def parse_fio_output(text: str) -> FioResult:
         read = direction_stats(jobs, "read")
         write = direction_stats(jobs, "write")
         sync = sync_stats(jobs)
+        streams = _streams(jobs) if concurrent_groups else ()
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
         raise FioParseError(f"fio JSON job entry is missing or has a bad field: {exc!r}") from exc
     options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
@@ -264,6 +283,24 @@ def parse_fio_output(text: str) -> FioResult:
         sync=sync,
         usr_cpu_pct=_cpu_sum(jobs, "usr_cpu"),
         sys_cpu_pct=_cpu_sum(jobs, "sys_cpu"),
+        streams=streams,
+    )
+
+
+def _streams(jobs: Sequence[Mapping[str, Any]]) -> tuple[StreamResult, ...]:
+    """Each job group's own figures, in group order."""
+    groups: dict[int, list[Mapping[str, Any]]] = {}
+    for job in jobs:
+        groups.setdefault(int(job.get("groupid", 0)), []).append(job)
+    return tuple(
+        StreamResult(
+            group=gid,
+            jobname=str(members[0].get("jobname", "")),
+            read=direction_stats(members, "read"),
+            write=direction_stats(members, "write"),
+            sync=sync_stats(members),
+        )
+        for gid, members in sorted(groups.items())
     )
 
 

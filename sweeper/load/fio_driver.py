@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sweeper.fio import FioParseError, parse_fio_output, render_job
+from sweeper.fio import FioParseError, FioRunError, parse_fio_output, render_job
 from sweeper.fio.jobfile import RatePlan, check_filename
 from sweeper.fio.runner import exit_reason
 from sweeper.load.base import LoadDriver, RunOutput
@@ -183,7 +183,7 @@ class FioDriver(LoadDriver):
             return None
         try:
             parsed = done.result or parse_fio_output(done.output.stdout)
-        except FioParseError:
+        except (FioParseError, FioRunError):
             return None
         return sum(d.iops for d in (parsed.read, parsed.write) if d is not None)
 
@@ -241,7 +241,14 @@ class FioDriver(LoadDriver):
         stem = f"{cell.key.replace('/', '_')}-r{repetition}"
         done, job_text = self._run_job(cell, stem, plan)
         out = done.output
-        if cell.rate_pct is None:
+        result, error = done.result, done.error
+        if cell.others and result is None and out.exit_code == 0 and error is None:
+            # A composite's job groups ran together: read as one run, each group kept.
+            try:
+                result = parse_fio_output(out.stdout, concurrent_groups=True)
+            except (FioParseError, FioRunError) as exc:
+                error = str(exc)
+        elif cell.rate_pct is None:
             iops = self._measured_iops(done)
             if iops:
                 curve = cell.curve
@@ -254,8 +261,8 @@ class FioDriver(LoadDriver):
             tool="fio",
             tool_version=fio.version,
             job_file=job_text,
-            result=done.result,
-            error=done.error,
+            result=result,
+            error=error,
             fill={k: v for k, v in self.fill_record.items() if k != "job_file"},
             steady_state=judge_steady_state(
                 self.state_dir / "jobs", stem, m.steady_state, m.runtime

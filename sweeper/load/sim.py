@@ -10,9 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 from sweeper.configuration import Configuration
-from sweeper.fio import render_job
+from sweeper.fio import parse_fio_output, render_job
 from sweeper.fio.jobfile import RatePlan
 from sweeper.load.base import LoadDriver, RunOutput
+from sweeper.sim.composite import shared, sharing_factor
 from sweeper.sim.model import ArrayState, Job, predict, simulate_fio
 from sweeper.sim.profile import ArrayProfile
 from sweeper.sim.rate import open_loop
@@ -164,11 +165,62 @@ class SimDriver(LoadDriver):
             previous = self.order[at - 1] if at > 0 else None
         if previous is None:
             return 0.0
-        *_, job = self._job(previous)
+        *_, job = self._job(previous.streams[0])
         return float(predict(self.profile, self.state, job, dirty_start=0.0).dirty_end)
+
+    def _composite(self, cell: WorkloadCell, repetition: int) -> RunOutput:
+        """The streams of a composite cell, each simulated while it shares the array with
+        the others (``sweeper.sim.composite``), as one fio output of one job group each."""
+        assert self.state is not None, "prepare() reads the array state first"
+        m = self.matrix
+        working_set = m.working_set or DEFAULT_WORKING_SET
+        job_text = render_job(
+            cell,
+            filename=SIM_TARGET,
+            engine=m.engine,
+            runtime_s=m.runtime,
+            ramp_s=m.ramp,
+            size=cell.active_bytes(working_set),
+        )
+        dirty_start = self.dirty_before(cell, repetition)
+        parts = [self._job(s) for s in cell.streams]
+        alone = [predict(self.profile, self.state, p[-1], dirty_start=dirty_start) for p in parts]
+        factor = sharing_factor(alone)
+        key = self.config_key()
+        jobs, model = [], {}
+        for i, ((_, glob, opts, name, job), pred) in enumerate(zip(parts, alone, strict=True)):
+            out = simulate_fio(
+                self.profile,
+                self.state,
+                job,
+                job_name=f"{name}-s{i}",
+                job_options=opts,
+                global_options=glob,
+                seed=(self.seed, key, cell.key, repetition, i),
+                timestamp=int(time.time()),
+                dirty_start=dirty_start,
+                prediction=shared(pred, factor),
+            )
+            model[cell.streams[i].key] = out.pop("raidsweep_model")
+            jobs += [j | {"groupid": i} for j in out["jobs"]]
+        stdout = json.dumps(out | {"jobs": jobs})
+        return RunOutput(
+            stdout=stdout,
+            stderr="",
+            exit_code=0,
+            array_time_s=m.ramp + m.runtime,
+            tool="raidsweep-sim",
+            tool_version=f"profile {self.profile.name}",
+            job_file=job_text,
+            array_state=self.state_raw,
+            model={"streams": model, "sharing_factor": round(factor, 4)},
+            result=parse_fio_output(stdout, concurrent_groups=True),
+        )
 
     def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
         assert self.state is not None, "prepare() reads the array state first"
+        if cell.others:
+            return self._composite(cell, repetition)
         job_text, glob, opts, name, job = self._job(cell)
         key = self.config_key()
         dirty_start = self.dirty_before(cell, repetition)

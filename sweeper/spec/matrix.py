@@ -19,7 +19,14 @@ from sweeper.spec.fields import (
     no_duplicates,
 )
 from sweeper.units import format_duration, parse_latency_ms
-from sweeper.workload import ENGINES, Concurrency, DataProfile, WorkloadCell
+from sweeper.workload import (
+    ENGINES,
+    MAX_STREAMS,
+    STREAM_JOIN,
+    Concurrency,
+    DataProfile,
+    WorkloadCell,
+)
 
 
 class SteadyStateRule(StrictModel):
@@ -133,6 +140,28 @@ class Matrix(StrictModel):
         default=None, min_length=1
     )
 
+    #: composite cells: streams that run at the same time, scored as one run, each written
+    #: as a cell key (``[randrw70/8k/qd1x16, write/64k/qd1x1]``: OLTP data and its log)
+    composite: list[list[str]] = Field(default_factory=list)
+
+    @field_validator("composite")
+    @classmethod
+    def _composites(cls, v: list[list[str]]) -> list[list[str]]:
+        keys = []
+        for i, streams in enumerate(v):
+            if not 2 <= len(streams) <= MAX_STREAMS:
+                raise ValueError(f"[{i}] a composite cell has 2 to {MAX_STREAMS} streams")
+            try:
+                cell = WorkloadCell.parse(STREAM_JOIN.join(streams))
+            except ValueError as exc:
+                raise ValueError(f"[{i}] {exc}") from None
+            for s in cell.streams:
+                if s.block_size % 512:
+                    raise ValueError(f"[{i}] {s.key}: the block size is not a multiple of 512")
+            keys.append(cell.key)
+        no_duplicates(keys, "the composite cell")
+        return [k.split(STREAM_JOIN) for k in keys]
+
     @field_validator("sync", "random_distribution", "rate")
     @classmethod
     def _unique_dims(cls, v: list[Any] | None) -> list[Any] | None:
@@ -211,9 +240,9 @@ class Matrix(StrictModel):
 
     def cells(self) -> list[WorkloadCell]:
         """The cross product, then the extra cells it lacks (each in every active range, and
-        in every sync mode, distribution and data profile it does not name itself), then each
-        closed-loop cell at each rate. Sync modes and data profiles multiply the writing cells
-        only, distributions the random cells only."""
+        in every sync mode, distribution and data profile it does not name itself), the
+        composite cells, then each closed-loop cell at each rate. Sync modes and data profiles
+        multiply the writing cells only, distributions the random cells only."""
         cells = [
             WorkloadCell(p, bs, c, ws)
             for p in self.patterns
@@ -233,8 +262,10 @@ class Matrix(StrictModel):
                     if cell.key not in seen:
                         seen.add(cell.key)
                         cells.append(cell)
+        for streams in self.composite:
+            cells.append(WorkloadCell.parse(STREAM_JOIN.join(streams)))
         # The open-loop cells last: by then each one's closed loop has given its maximum.
-        for cell in [c for c in cells if c.rate_pct is None]:
+        for cell in [c for c in cells if c.rate_pct is None and not c.others]:
             for pct in self.rate or []:
                 rated = dataclasses.replace(cell, rate_pct=pct)
                 if rated.key not in seen:

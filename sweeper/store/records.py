@@ -67,6 +67,9 @@ RUN_SCHEMA = pa.schema(
         ("rate_pct", pa.int32()),  # null: a closed loop (as many I/Os as the queue allows)
         ("rate_max_iops", pa.float64()),  # the maximum the rate is a share of
         ("rate_target_iops", pa.float64()),  # the arrivals asked for; iops: what was achieved
+        # A composite cell's streams (ran together, scored as one run): JSON, one object per
+        # stream with its cell key and its own IOPS, MB/s and latencies; null: one stream.
+        ("streams", pa.string()),
         ("engine", pa.string()),
         *[(f"read_{f}", pa.float64()) for f in DIRECTION_FIELDS],
         *[(f"write_{f}", pa.float64()) for f in DIRECTION_FIELDS],

@@ -116,7 +116,7 @@ def run_row(
         "error": error,
         "platform": ctx.platform,
         **configuration_columns(config),
-        "pattern": cell.pattern.name,
+        "pattern": cell.pattern_name,
         "block_size": cell.block_size,
         "iodepth": cell.concurrency.iodepth,
         "numjobs": cell.concurrency.numjobs,
@@ -143,6 +143,8 @@ def run_row(
     }
     if attempt.parsed is not None:
         row |= _figures(attempt.parsed)
+        if attempt.parsed.streams:
+            row["streams"] = json.dumps(stream_figures(cell, attempt.parsed), sort_keys=True)
     steady = out.steady_state if out else {}
     row["steady"] = steady.get("steady")
     row["steady_range_pct"] = steady.get("range_pct")
@@ -155,6 +157,26 @@ def run_row(
         disclosure | _load_disclosure(disclosure, out), sort_keys=True, default=str
     )
     return row
+
+
+def stream_figures(cell: WorkloadCell, parsed: FioResult) -> list[dict[str, Any]]:
+    """A composite run's streams, each with its own figures (its job group's), by cell key."""
+    out = []
+    for stream, got in zip(cell.streams, parsed.streams, strict=False):
+        figures: dict[str, Any] = {"cell": stream.key, "job": got.jobname}
+        total_iops = total_mbps = 0.0
+        for direction in ("read", "write"):
+            stats = getattr(got, direction)
+            if stats is None:
+                continue
+            total_iops += stats.iops
+            total_mbps += stats.mbps
+            for f in ("iops", "mbps", "lat_mean_ms", "lat_p99_ms"):
+                figures[f"{direction}_{f}"] = getattr(stats, f)
+        if got.sync is not None:
+            figures["sync_lat_p99_ms"] = got.sync.lat_p99_ms
+        out.append(figures | {"iops": total_iops, "mbps": total_mbps})
+    return out
 
 
 def _figures(parsed: FioResult) -> dict[str, Any]:

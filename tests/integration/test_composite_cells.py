@@ -1,0 +1,112 @@
+"""Composite cells with real fio on a loop device: an OLTP-like cell (8k random 70/30 data
+I/O and 64k sequential log writes at the same time) measured as one run, scored by a class,
+with each stream's own figures stored; and the same cell on the simulated array."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support import devices
+from tests.support.cli import cli
+from tests.support.paths import ROOT
+from tests.support.sweeps import sweep
+
+pytestmark = pytest.mark.integration
+INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
+STREAMS = ["randrw70/8k/qd4x1", "write/64k/qd1x1"]
+KEY = "+".join(STREAMS)
+RUNTIME_S = 3
+
+
+@pytest.fixture
+def loop_device(tmp_path: Path) -> Iterator[str]:
+    with devices.loop_device(tmp_path / "loop.img", 32) as dev:
+        yield dev
+
+
+def _class(folder: Path) -> str:
+    path = folder / "oltp_mix.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "oltp_mix",
+                "description": "data and log I/O at the same time",
+                "metric": "iops",
+                "cells": [{"cell": KEY, "weight": 1}],
+                "limits": [{"metric": "write_lat_p99", "max": "10s"}],
+            }
+        )
+    )
+    return str(path)
+
+
+def _spec(folder: Path, platform: dict) -> Path:
+    spec = platform | {
+        "name": "composite",
+        "matrix": {
+            "patterns": ["randread"],
+            "block_sizes": ["8k"],
+            "concurrency": ["1x1"],
+            "engine": "libaio",
+            "runtime": f"{RUNTIME_S}s",
+            "ramp": "0s",
+            "repetitions": 1,
+            "working_set": "32m",
+            "composite": [STREAMS],
+        },
+        "classes": [_class(folder)],
+    }
+    path = folder / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def test_a_composite_cell_is_one_run_with_each_streams_figures(
+    tmp_path: Path, loop_device: str
+) -> None:
+    local = {
+        "platform": "local",
+        "inventory": INVENTORY,
+        "platform_options": {"target": loop_device, "allow": [loop_device], "fill": False},
+        "config_space": {"raid_level": ["raid0"]},
+    }
+    store, _ = sweep(_spec(tmp_path, local), tmp_path / "s")
+    runs = store.runs("composite").set_index("cell_key")
+    run = runs.loc[KEY]
+    assert run["status"] == "ok" and run["pattern"] == "randrw70+write"
+    # Together, not one after the other: the run took about one runtime, not two.
+    assert run["wall_s"] < 1.6 * RUNTIME_S, run["wall_s"]
+    streams = json.loads(run["streams"])
+    assert [s["cell"] for s in streams] == STREAMS
+    data, log = streams
+    assert data["read_iops"] > 0 and data["write_iops"] > 0 and "read_iops" not in log
+    assert log["write_iops"] > 0 and log["write_mbps"] > 0
+    # The run's figures are the streams' together.
+    assert run["read_iops"] == pytest.approx(data["read_iops"])
+    assert run["write_iops"] == pytest.approx(data["write_iops"] + log["write_iops"])
+    assert run["iops"] == pytest.approx(data["iops"] + log["iops"])
+    job = (store.run_detail(run["run_id"]) or {})["job_file"]
+    assert job.count("new_group\n") == 1 and "\nstonewall" not in job
+    doc = cli("recommend", "composite", "--store", tmp_path / "s", "--json")
+    assert doc.returncode == 0, doc.stderr
+    ranking = json.loads(doc.stdout)["classes"][0]["rankings"][0]
+    assert ranking["score"] == pytest.approx(run["iops"])
+
+
+def test_the_simulated_array_runs_composite_cells(tmp_path: Path) -> None:
+    sim = {
+        "platform": "sim",
+        "inventory": str(ROOT / "inventories" / "sim" / "hosts.yml"),
+        "platform_options": {"profile": "ds8800-like"},
+        "config_space": {"raid_level": ["raid10"], "layout": ["single_rank"]},
+    }
+    store, _ = sweep(_spec(tmp_path, sim), tmp_path / "s")
+    run = store.runs("composite").set_index("cell_key").loc[KEY]
+    streams = json.loads(run["streams"])
+    assert [s["cell"] for s in streams] == STREAMS
+    assert run["iops"] == pytest.approx(sum(s["iops"] for s in streams))
