@@ -249,7 +249,7 @@ def test_the_field_walk_finds_every_section() -> None:
     tops = {leaf[0] for _, leaf in LEAVES if leaf[0] is not KEY}
     assert tops == {
         "name", "description", "platform", "inventory", "platform_options", "config_space",
-        "matrix", "classes", "study", "hardware", "prices",
+        "matrix", "classes", "study", "hardware", "prices", "acceptance",
     }  # fmt: skip
     assert {p for p, _ in LEAVES} == {"sim", "local", "manual", "ansible", "linux_md", "vsan"}
     assert len(LEAVES) > 80
