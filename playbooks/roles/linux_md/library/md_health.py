@@ -61,11 +61,13 @@ health:
   type: str
   returned: always
 found:
-  description: The health the array was in before (a rebuild still running proves it lasted).
+  description: The health the array was in before, with its C(sync_completed) at C(at) (a
+    rebuild still running proves it lasted; with the rebuild's start, its rate over the runs).
   type: dict
   returned: always
 rebuild:
-  description: While rebuilding, the spare, the cap and the sampled rate in KiB/s.
+  description: While rebuilding, the spare, the cap, the sampled rate in KiB/s, and how far
+    the rebuild was (C(sync_completed), in sectors) at C(at) (seconds since the epoch).
   type: dict
   returned: when rebuilding
 detail:
@@ -111,6 +113,7 @@ def state_of(md: str, devices: list[str]) -> dict:
         "sync_action": action,
         "sync_completed": read_text(f"{base}/sync_completed"),
         "degraded": int(read_text(f"{base}/degraded") or 0),
+        "at": round(time.time(), 3),
     }
 
 
@@ -209,6 +212,7 @@ def main() -> None:
         elif act:
             set_speed(md, p["rebuild_kib_s"])
         if act:
+            time.sleep(1.0)  # past md's first burst, before its speed window holds the cap
             first, t0 = sectors_done(md), time.monotonic()
             time.sleep(p["sample_s"])
             last, seconds = sectors_done(md), time.monotonic() - t0
@@ -222,6 +226,7 @@ def main() -> None:
                 "cap_kib_s": p["rebuild_kib_s"],
                 "rate_kib_s": rate,
                 "sync_completed": read_text(f"/sys/block/{md}/md/sync_completed"),
+                "at": round(time.time(), 3),
             }
     after = found if module.check_mode else state_of(md, devices)
     if act and after["health"] != want:
