@@ -4,6 +4,7 @@ the study; until the grid or the budget is spent, the space exhausted, or asked 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import functools
 from dataclasses import dataclass
@@ -247,9 +248,24 @@ def _evidence_enough(sw: Sweeper, state: _State) -> bool:
         seed=sw.spec.study.seed,
     )
     state.judged_at = len(completed)
-    if not state.outcome.evidence.stop:
+    if state.outcome.evidence.stop:
+        _measure_predicted_best(sw, state)
+    else:
         _measure_threat(sw, state)
     return state.outcome.evidence.stop
+
+
+def _measure_predicted_best(sw: Sweeper, state: _State) -> None:
+    """A pick is not recommended while an unmeasured configuration is predicted above it:
+    those are measured first (the decision is then weighed again), the budget permitting."""
+    decision = state.outcome.evidence
+    assert decision is not None
+    best = list(dict.fromkeys(c.predicted_best for c in decision.classes if c.predicted_best))
+    if not best or _budget_spent(sw, state.study, state.outcome):
+        return
+    state.outcome.evidence = dataclasses.replace(decision, stop=False)
+    with state.study.lock():
+        state.study.enqueue([Configuration.from_key(k) for k in best], sw.spec.config_space)
 
 
 def _measure_threat(sw: Sweeper, state: _State) -> None:

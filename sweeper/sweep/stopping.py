@@ -63,6 +63,9 @@ class ClassEvidence:
     p_threat: float = 0.0
     #: why the class could not be judged (too little evidence), or None
     unsure: str | None = None
+    #: an unmeasured configuration the surrogate predicts above the pick ("predicted best,
+    #: not measured"): the sweep measures it before it recommends the pick
+    predicted_best: str | None = None
 
 
 @dataclass(frozen=True)
@@ -217,7 +220,20 @@ def class_evidence(
     others = [c.key for c in space if c.key not in excluded | breakers | {pick}]
     measured = set(table["config_key"])
     p, threat, p_threat = beaten(surrogate, pick, others, within_pct, seed, measured)
-    return ClassEvidence(name, pick, p, 1.0 - p, p < 1.0 - confidence, fitted, threat, p_threat)
+    best = predicted_best(surrogate, pick, [k for k in others if k not in measured])
+    sure = p < 1.0 - confidence
+    return ClassEvidence(name, pick, p, 1.0 - p, sure, fitted, threat, p_threat, None, best)
+
+
+def predicted_best(surrogate: Surrogate, pick: str, unmeasured: list[str]) -> str | None:
+    """The unmeasured configuration with the highest predicted score, if that prediction is
+    above the pick's own (its posterior mean), else None."""
+    if not unmeasured:
+        return None
+    m_pick, _ = surrogate.predict([pick])
+    m, _ = surrogate.predict(unmeasured)
+    top = int(np.argmax(m))
+    return unmeasured[top] if m[top] > m_pick[0] else None
 
 
 def beaten(

@@ -39,6 +39,8 @@ def test_a_self_stopping_sweep_stops_early_and_resumes_into_its_decision(tmp_pat
     assert outcome.configurations_done < space
     assert {c.name for c in decision.classes} == {"redo_log", "data_file"}
     assert all(c.confident and c.confidence >= 0.95 for c in decision.classes)
+    # no pick is recommended while an unmeasured configuration is predicted above it
+    assert all(c.predicted_best is None for c in decision.classes), decision
     record = json.loads((tmp_path / "store" / spec["name"] / "progress.json").read_text())
     assert record["state"] == "finished" and record["evidence"]["stop"] is True
     assert [c["pick"] for c in record["evidence"]["classes"]] == [c.pick for c in decision.classes]
