@@ -12,6 +12,7 @@ from sweeper.models import StrictModel
 from sweeper.spec.acceptance import AcceptanceField
 from sweeper.spec.fields import no_duplicates
 from sweeper.spec.matrix import Matrix
+from sweeper.spec.warm_start import WarmStart
 from sweeper.units import parse_duration
 from sweeper.vocabulary import (
     CACHE_POLICIES,
@@ -152,6 +153,8 @@ class StudySettings(StrictModel):
     same_build: int | None = Field(default=None, ge=1, le=64)
     #: optimize mode: stop by evidence (every class's pick near the best, stated confidence)
     stop: Annotated[StopRule | None, BeforeValidator(_stop_rule)] = None
+    #: optimize mode: a previous sweep's best configurations measured first (prior knowledge)
+    warm_start: WarmStart | None = None
     #: where the Optuna study lives: a journal file beside the results (default), or a
     #: PostgreSQL database that several sweepers share (postgresql://user@host:port/db)
     storage: str | None = None
@@ -235,6 +238,7 @@ _LATER_KEYS = [
     ("study", "measure", None),
     ("study", "same_build", None),
     ("study", "stop", None),
+    ("study", "warm_start", None),
 ]
 
 
