@@ -22,19 +22,8 @@ from recommender.repeatability import cell_statistics
 from recommender.scoring import score_class
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
-from tests.support.commissioning import array_spec, array_sweep
+from tests.support.commissioning import FIRMWARE_GATES, RAID10, array_spec, array_sweep
 from tests.support.paths import ROOT
-
-RAID10 = "raid10/single_rank/wb-ra"
-#: the old array's gates of the firmware sweep: within 5% of before, and a datasheet latency
-FIRMWARE_GATES = {
-    "baseline": {"sweep": "old-array", "tolerance_pct": 5},
-    "configuration": RAID10,
-    "gates": [
-        {"class": "redo_log", "min_iops": "baseline"},
-        {"cell": "randread/8k/qd1x16", "max_latency": {"read_lat_p99": "200ms"}},
-    ],
-}
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,18 @@ CELLS = [
     "randwrite/8k/qd1x1",
 ]
 
+#: the configuration every sweep here has, whatever the array's profile
+RAID10 = "raid10/single_rank/wb-ra"
+#: the gates of the sweep after a firmware update: within 5% of before, and a datasheet latency
+FIRMWARE_GATES = {
+    "baseline": {"sweep": "old-array", "tolerance_pct": 5},
+    "configuration": RAID10,
+    "gates": [
+        {"class": "redo_log", "min_iops": "baseline"},
+        {"cell": "randread/8k/qd1x16", "max_latency": {"read_lat_p99": "200ms"}},
+    ],
+}
+
 
 def array_spec(
     folder: Path,
