@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
+from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, err, fail
 from sweeper.cli.opening import open_sweep, warn_damaged
@@ -106,7 +108,8 @@ def accept(
         table.add_column(heading, overflow="fold")
     table.add_column(f"measured ({verdict.confidence:.0%} CI)", justify="right")
     table.add_column("verdict", no_wrap=True)
-    for r in check_rows(verdict):
+    rows = check_rows(verdict)
+    for r in rows:
         colour = _COLOUR[r["verdict"]]
         table.add_row(
             str(r["gate"]),
@@ -117,7 +120,7 @@ def accept(
             escape(r["measured"]),
             f"[{colour}]{r['verdict']}[/]",
         )
-    console.print(table)
+    console.print(_fitted(table, rows))
     counts = verdict.counts
     colour = _COLOUR[verdict.verdict]
     console.print(
@@ -131,6 +134,28 @@ def accept(
         "undecided: the interval straddles it (more repetitions decide), or there is none[/]"
     )
     raise typer.Exit(verdict.exit_status)
+
+
+def _fitted(table: Table, rows: list[dict[str, Any]]) -> RenderableType:
+    """The table where the terminal is wide enough for it in full, else each check as a
+    stack of lines (nothing cut)."""
+    from rich.measure import Measurement
+
+    natural = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    if natural <= console.width:
+        return table
+    lines = [f"[bold]{escape(str(table.title))}[/]"]
+    for r in rows:
+        colour = _COLOUR[r["verdict"]]
+        lines.append(
+            f"[bold {colour}]{r['verdict']:<9}[/] [bold]gate {r['gate']}[/] · "
+            f"{escape(r['target'])} · {escape(r['configuration'])}"
+        )
+        lines.append(f"{'':10}{escape(r['criterion'])} {escape(r['required'])}")
+        lines.append(f"{'':10}measured {escape(r['measured'])}")
+        if r["note"]:
+            lines.append(f"{'':10}[dim]{escape(r['note'])}[/]")
+    return Group(*(Text.from_markup(line) for line in lines))
 
 
 def _write_report(
