@@ -4,7 +4,10 @@ Rounds on one target (a zram device when this machine can make one, else a file)
 sweep of one cell, and bare fio on the very job file raidsweep ran, in alternating order. Prints
 the IOPS ratio (median over rounds of raidsweep's mean / bare fio's mean; goal ≥ 0.98) and
 raidsweep's orchestration overhead per run beyond fio's own ramp + runtime, Ansible's play
-included (goal ≤ 1 s).
+included (goal ≤ 1 s), with telemetry on (every local run samples /proc while fio runs). The
+overhead is split into the Ansible play (once per configuration, shared by its runs; its
+configuration record brackets it), fio's start and exit (beside bare fio's own) and the rest
+(store, study, disclosure). The benchmark's class scores its one cell (no shipped class does).
 
 Run (as root, for the zram device): .venv/bin/python benchmarks/fio_overhead.py [rounds] [-v]
 """
@@ -44,7 +47,17 @@ def make_target(tmp: Path) -> tuple[str, list[str]]:
         return str(tmp / "target.img"), []
 
 
-def spec_text(name: str, target: str) -> str:
+def class_file(tmp: Path) -> Path:
+    """A class that scores the benchmark's one cell (no shipped class measures it alone)."""
+    path = tmp / "overhead_class.yaml"
+    path.write_text(
+        "name: overhead\ndescription: the benchmark's one cell\nmetric: iops\n"
+        f"cells:\n  - {{cell: {CELL}, weight: 1}}\n"
+    )
+    return path
+
+
+def spec_text(name: str, target: str, wclass: Path) -> str:
     is_file = not target.startswith("/dev/")
     options = "  file_size: 192m\n" if is_file else f"  allow: [{target}]\n"
     return (
@@ -55,14 +68,17 @@ def spec_text(name: str, target: str) -> str:
         "matrix:\n  patterns: [randread]\n  block_sizes: [4k]\n  concurrency: [1x1]\n"
         f"  engine: libaio\n  runtime: {RUNTIME_S}s\n  ramp: {RAMP_S}s\n"
         f"  repetitions: {REPS}\n  working_set: {WORKING_SET}\n"
-        "classes: [data_file]\n"
+        f"classes: [{wclass}]\n"
     )
 
 
-def _bare(fio: Fio, job: Path) -> list[float]:
+def _bare(fio: Fio, job: Path, walls: list[float]) -> list[float]:
+    """Bare fio on ``job``, REPS times: its IOPS (its wall times appended to ``walls``)."""
     values = []
     for _ in range(REPS):
+        t0 = time.perf_counter()
         out = run_fio(fio, job, timeout_s=RAMP_S + RUNTIME_S + 60, output_format="json")
+        walls.append(time.perf_counter() - t0)
         read = parse_fio_output(out.stdout).read
         assert read is not None
         values.append(read.iops)
@@ -73,7 +89,7 @@ def _through_raidsweep(
     tmp: Path, store: ParquetStore, target: str, r: int
 ) -> tuple[list[float], dict[str, Any], float]:
     spec_path = tmp / f"round{r}.yaml"
-    spec_path.write_text(spec_text(f"overhead-{r}", target))
+    spec_path.write_text(spec_text(f"overhead-{r}", target, class_file(tmp)))
     spec, inventory = load_spec(spec_path)
     t0 = time.perf_counter()
     run_sweep(spec, inventory, store, spec_path=spec_path)
@@ -81,6 +97,10 @@ def _through_raidsweep(
     runs = store.runs(spec.name)
     detail = store.run_detail(runs["run_id"].iloc[0]) or {}
     detail["fio_overheads"] = [float(w) - RAMP_S - RUNTIME_S for w in runs["wall_s"]]
+    configs = store.configurations(spec.name)
+    # A configuration's record brackets its Ansible play (started before, finished after).
+    plays = configs["finished_at"] - configs["started_at"]
+    detail["play_s"] = float(plays.dt.total_seconds().sum())
     return [float(v) for v in runs["iops"]], detail, wall
 
 
@@ -90,6 +110,8 @@ def main(rounds: int) -> None:
     rs_iops: list[float] = []
     overheads: list[float] = []
     fio_overheads: list[float] = []
+    bare_walls: list[float] = []
+    plays: list[float] = []
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmpdir:
         tmp = Path(tmpdir)
         target, cleanup = make_target(tmp)
@@ -102,11 +124,11 @@ def main(rounds: int) -> None:
                 # fixed order would read that wander as a difference between the two.
                 bare_first = r % 2 == 1
                 if bare_first and job.exists():
-                    bare = _bare(fio, job)
+                    bare = _bare(fio, job, bare_walls)
                 rs, detail, wall = _through_raidsweep(tmp, store, target, r)
                 job.write_text(detail["job_file"])  # the very job file raidsweep ran
                 if not (bare_first and r > 0):
-                    bare = _bare(fio, job)
+                    bare = _bare(fio, job, bare_walls)
                 rs_iops += rs
                 bare_iops += bare
                 ratios.append(statistics.mean(rs) / statistics.mean(bare))
@@ -114,6 +136,7 @@ def main(rounds: int) -> None:
                 fill_s = json.loads(detail["disclosure"]).get("fill", {}).get("seconds", 0.0)
                 overheads.append((wall - fill_s - REPS * (RAMP_S + RUNTIME_S)) / REPS)
                 fio_overheads += detail["fio_overheads"]
+                plays.append(detail["play_s"] / REPS)
         finally:
             if cleanup:
                 subprocess.run(cleanup, check=False)
@@ -131,7 +154,13 @@ def main(rounds: int) -> None:
     print(f"  IOPS ratio          {ratio:10.3f}   (goal ≥ {IOPS_GOAL}; median of rounds)")
     print(f"  overhead per run    {overhead:10.2f} s (goal ≤ {OVERHEAD_GOAL_S:.0f} s)")
     print("    sweep wall time beyond ramp + runtime: Ansible play, fio start, store; no fill")
-    print(f"  fio start and exit  {statistics.mean(fio_overheads):10.2f} s of it per run")
+    fio_start = statistics.mean(fio_overheads)
+    bare_start = statistics.mean(w - RAMP_S - RUNTIME_S for w in bare_walls)
+    play = statistics.mean(plays)
+    print(f"  of it: Ansible play {play:10.2f} s per run (one play per configuration, {REPS} runs)")
+    print(f"         fio start    {fio_start:10.2f} s per run (bare fio's own: {bare_start:.2f} s)")
+    print(f"         the rest     {overhead - play - fio_start:10.2f} s (store, study, disclosure)")
+    print(f"  beyond bare fio     {overhead - bare_start:10.2f} s per run (raidsweep's own share)")
     print("GOAL MET" if ratio >= IOPS_GOAL and overhead <= OVERHEAD_GOAL_S else "GOAL MISSED")
 
 
