@@ -90,6 +90,9 @@ def _loop(sw: Sweeper, state: _State) -> None:
         grid = sw.plan.configurations if mode == "grid" else []
         with study.lock():  # another worker may be enqueueing the same grid right now
             study.enqueue(seeds + grid, sw.spec.config_space)
+    if sw.warm and not study.completed_keys():
+        with study.lock():  # a new sweep starts where the previous one ended
+            study.enqueue(sw.warm, sw.spec.config_space)
     repeats = 0
     while not sw.stop.is_set() and not _evidence_enough(sw, state):
         if _budget_spent(sw, study, outcome):

@@ -22,6 +22,7 @@ from sweeper.sweep import loop
 from sweeper.sweep.plan import make_plan
 from sweeper.sweep.progress import Outcome, Progress
 from sweeper.sweep.records import RunContext, host_disclosure, now, raidsweep_version
+from sweeper.sweep.warm import warm_configurations
 
 
 class Sweeper:
@@ -71,6 +72,8 @@ class Sweeper:
             self.platform.hardware(), spec.hardware.model_dump(mode="json")
         )
         self.classes = load_classes(spec.classes, self.hardware.get("media"))
+        #: a previous sweep's best configurations, measured first (``study.warm_start``)
+        self.warm = warm_configurations(spec, self.classes, spec_path)
         self.plan = make_plan(spec, self.platform)
         self.host = host_disclosure()
         #: what every run record of this sweep shares
