@@ -85,7 +85,7 @@ def _bare(fio: Fio, job: Path, walls: list[float]) -> list[float]:
     return values
 
 
-def _through_raidsweep(
+def through_raidsweep(
     tmp: Path, store: ParquetStore, target: str, r: int
 ) -> tuple[list[float], dict[str, Any], float]:
     spec_path = tmp / f"round{r}.yaml"
@@ -125,7 +125,7 @@ def main(rounds: int) -> None:
                 bare_first = r % 2 == 1
                 if bare_first and job.exists():
                     bare = _bare(fio, job, bare_walls)
-                rs, detail, wall = _through_raidsweep(tmp, store, target, r)
+                rs, detail, wall = through_raidsweep(tmp, store, target, r)
                 job.write_text(detail["job_file"])  # the very job file raidsweep ran
                 if not (bare_first and r > 0):
                     bare = _bare(fio, job, bare_walls)
