@@ -19,13 +19,12 @@ from recommender.classes import METRIC_UNITS, WorkloadClass
 from recommender.scoring import rank, score_class
 from recommender.sweepstats import (
     HIGHER_IS_BETTER,
+    Figures,
     Interval,
-    cell_values,
     change_verdict,
     class_scores,
     figure_column,
     mean_interval,
-    per_repetition,
     ratio_interval,
 )
 
@@ -131,18 +130,19 @@ def compare_sweeps(
     configurations once)."""
     pairings = default_pairings(runs_a, runs_b, classes) if pairings is None else pairings
     out = SweepComparison(level, pairings)
+    figures_a, figures_b = Figures(runs_a), Figures(runs_b)
     class_rows, cell_rows = [], []
     for wclass in classes:
         for p in pairings:
             if p.wclass in (None, wclass.name):
-                row = _class_row(runs_a, runs_b, wclass, p, level)
+                row = _class_row(figures_a, figures_b, wclass, p, level)
                 if row is not None:
                     class_rows.append(row)
     seen = set()
     for p in pairings:
         if (p.config_a, p.config_b) not in seen:
             seen.add((p.config_a, p.config_b))
-            cell_rows += _cell_rows(runs_a, runs_b, p, level)
+            cell_rows += _cell_rows(figures_a, figures_b, p, level)
     if class_rows:
         out.classes = pd.DataFrame(class_rows, columns=CLASS_COLUMNS)
     if cell_rows:
@@ -151,10 +151,10 @@ def compare_sweeps(
 
 
 def _class_row(
-    runs_a: pd.DataFrame, runs_b: pd.DataFrame, wclass: WorkloadClass, p: Pairing, level: float
+    figures_a: Figures, figures_b: Figures, wclass: WorkloadClass, p: Pairing, level: float
 ) -> dict[str, object] | None:
-    wide_a = per_repetition(runs_a, p.config_a, wclass.metric)
-    wide_b = per_repetition(runs_b, p.config_b, wclass.metric)
+    wide_a = figures_a.wide(p.config_a, wclass.metric)
+    wide_b = figures_b.wide(p.config_b, wclass.metric)
     both = set(wide_a.columns) & set(wide_b.columns)
     weights = {c.cell: c.weight for c in wclass.cells if c.cell in both}
     if not weights:
@@ -183,16 +183,15 @@ def _class_row(
 
 
 def _cell_rows(
-    runs_a: pd.DataFrame, runs_b: pd.DataFrame, p: Pairing, level: float
+    figures_a: Figures, figures_b: Figures, p: Pairing, level: float
 ) -> list[dict[str, object]]:
     rows = []
     for figure in CELL_FIGURES:
-        wide_a = per_repetition(runs_a, p.config_a, figure_column(figure))
-        wide_b = per_repetition(runs_b, p.config_b, figure_column(figure))
-        for cell in sorted(set(wide_a.columns) & set(wide_b.columns)):
-            a, b = cell_values(wide_a, cell), cell_values(wide_b, cell)
-            if not len(a) or not len(b):
-                continue  # a direction the cell does not have (a read latency of writes)
+        # a cell without the figure (a read latency of writes) is left out of ``cells``
+        cells_a = figures_a.cells(p.config_a, figure_column(figure))
+        cells_b = figures_b.cells(p.config_b, figure_column(figure))
+        for cell in sorted(set(cells_a) & set(cells_b)):
+            a, b = cells_a[cell], cells_b[cell]
             ratio = ratio_interval(a, b, level)
             rows.append(
                 {

@@ -52,16 +52,51 @@ def figure_column(figure: str) -> str:
     return figure if figure in HIGHER_IS_BETTER else f"{figure}_ms"
 
 
+class Figures:
+    """A sweep's runs as repetition × cell tables, one per configuration and run column,
+    built from one group-by and kept (a comparison asks for each many times)."""
+
+    def __init__(self, runs: pd.DataFrame):
+        self._runs = runs
+        self._by_column: dict[str, pd.Series] = {}
+        self._wide: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def _column(self, column: str) -> pd.Series:
+        if column not in self._by_column:
+            runs = self._runs
+            if runs.empty or column not in runs:
+                self._by_column[column] = pd.Series(dtype=float)
+            else:
+                keys = [runs["config_key"], runs["repetition"], runs["cell_key"].map(cell_of)]
+                grouped = runs[column].astype(float).groupby(keys).mean()
+                self._by_column[column] = grouped.rename_axis(["config", "repetition", "cell"])
+        return self._by_column[column]
+
+    def wide(self, config_key: str, column: str) -> pd.DataFrame:
+        """Repetition × cell: ``column`` of one configuration's runs (NaN where not measured)."""
+        key = (config_key, column)
+        if key not in self._wide:
+            series = self._column(column)
+            if series.empty or config_key not in series.index.get_level_values(0):
+                self._wide[key] = pd.DataFrame()
+            else:
+                self._wide[key] = series.xs(config_key, level="config").unstack("cell").sort_index()
+        return self._wide[key]
+
+    def cells(self, config_key: str, column: str) -> dict[str, np.ndarray]:
+        """Per cell, ``column`` over the repetitions measured (NaN left out)."""
+        wide = self.wide(config_key, column)
+        values = wide.to_numpy(dtype=float).T
+        return {
+            str(c): v[~np.isnan(v)]
+            for c, v in zip(wide.columns, values, strict=True)
+            if (~np.isnan(v)).any()
+        }
+
+
 def per_repetition(runs: pd.DataFrame, config_key: str, column: str) -> pd.DataFrame:
     """Repetition × cell: ``column`` of one configuration's runs (NaN where not measured)."""
-    mine = runs[runs["config_key"] == config_key]
-    if mine.empty or column not in mine:
-        return pd.DataFrame()
-    return (
-        mine.assign(cell=mine["cell_key"].map(cell_of), v=mine[column].astype(float))
-        .pivot_table(index="repetition", columns="cell", values="v", aggfunc="mean")
-        .sort_index()
-    )
+    return Figures(runs[runs["config_key"] == config_key]).wide(config_key, column)
 
 
 def class_scores(wide: pd.DataFrame, weights: Mapping[str, float]) -> np.ndarray:
