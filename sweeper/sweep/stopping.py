@@ -10,7 +10,10 @@ reduction; every column scaled to [0, 1]. The kernel is a constant times an anis
 measured spread of each score is added to the noise of its point.
 
 The probability that some other configuration beats the pick by more than the tolerance is
-taken from the process's *latent* (noise-free) posterior, jointly: samples of the pick and of
+taken from the process's *latent* (noise-free) posterior, as a Student-t over it (the
+process's scale is itself estimated from the points, with as many degrees of freedom as
+points beyond the encoded columns: a Gaussian tail over hundreds of unmeasured
+configurations made a structureless near-tie look settled), jointly: samples of the pick and of
 the most threatening others (by their own probability) together, so that correlations count;
 the rest add their own probabilities (a union bound, never less than the truth). Configurations
 measured but pruned, or breaking the class's limits, cannot be the best and are left out;
@@ -32,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
+from scipy.stats import t as student_t
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
@@ -135,6 +139,7 @@ class Surrogate:
         self.latent: GaussianProcessRegressor | None = None
         self.mean = 0.0
         self.scale = 1.0
+        self.dof = 3.0
 
     def fit(self, keys: list[str], scores: np.ndarray, rel_se: np.ndarray) -> None:
         """Fit to the scores of ``keys`` (with their relative standard errors)."""
@@ -160,6 +165,8 @@ class Surrogate:
         noise = float(fitted.k2.noise_level)
         self.latent = GaussianProcessRegressor(fitted.k1, alpha=alpha + noise, optimizer=None)
         self.latent.fit(x, yn)
+        #: degrees of freedom of the scale's estimate: points beyond the encoded columns
+        self.dof = float(max(len(keys) - d, 3))
 
     def predict(self, keys: list[str], *, cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean of the log score and its standard deviation (or covariance)."""
@@ -254,13 +261,17 @@ def beaten(
     m, s = surrogate.predict(others)
     # Each other's own probability (its covariance with the pick left out: the cautious side).
     z = (m - m_pick[0] - margin) / np.sqrt(s**2 + s_pick[0] ** 2 + 1e-12)
-    own = norm.sf(-z)
+    dof = surrogate.dof
+    own = student_t.sf(-z, dof)
     order = np.argsort(-own)
     top = [others[i] for i in order[:JOINT]]
     rest = float(own[order[JOINT:]].sum())
     mean, cov = surrogate.predict([pick, *top], cov=True)
     rng = np.random.default_rng(seed)
     draws = rng.multivariate_normal(mean, cov, size=SAMPLES, method="eigh")
+    # The process's scale is estimated from the points: a Student-t over it (multivariate t
+    # draws), so a few points do not make the far tail of an unmeasured one look thin.
+    draws = mean + (draws - mean) * np.sqrt(dof / rng.chisquare(dof, size=(SAMPLES, 1)))
     joint = float(np.mean(draws[:, 1:].max(axis=1) - draws[:, 0] > margin))
     fresh = [int(i) for i in order if others[i] not in (measured or set())]
     if not fresh:
