@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pandas as pd
 from pydantic import ValidationError
 
 from recommender.acceptance import (
@@ -22,6 +23,7 @@ from recommender.data import sweep_classes
 from sweeper.errors import InputError, StoreError
 from sweeper.spec.acceptance import Acceptance, matrix_problems
 from sweeper.status import provisional
+from sweeper.untrusted import markdown_html_text
 
 #: the JSON document's schema name (fields are only added within a version)
 ACCEPT_SCHEMA = "raidsweep.accept/1"
@@ -154,3 +156,27 @@ def section_of(verdict: Verdict, note: str | None = None) -> dict[str, Any]:
         "provisional": note,
         "rows": check_rows(verdict),
     }
+
+
+def markdown_lines(section: dict[str, Any] | None) -> list[str]:
+    """The acceptance section of the Markdown report (none without an acceptance block)."""
+    if not section:
+        return []
+    text = markdown_html_text  # gate targets and keys are the user's text: never markup
+    out = ["## Acceptance", ""]
+    if section["problems"]:
+        out += ["**The acceptance gates could not be judged:**", ""]
+        return out + [f"- {text(p)}" for p in section["problems"]] + [""]
+    counts = section["counts"]
+    base = section["baseline"]
+    against = f"; relative gates against sweep {text(base)}" if base else ""
+    out += [
+        f"**Verdict: {section['verdict'].upper()}** — {counts['pass']} check(s) passed, "
+        f"{counts['fail']} failed, {counts['undecided']} undecided"
+        f"{against}.",
+        "",
+    ]
+    if section["provisional"]:
+        out += [f"**{text(section['provisional'])}**", ""]
+    rows = pd.DataFrame(section["rows"]).drop(columns="note").map(lambda v: text(str(v)))
+    return out + [rows.to_markdown(index=False), ""]

@@ -12,7 +12,7 @@ import jinja2
 import pandas as pd
 import vl_convert as vlc
 
-from recommender.acceptance_io import report_section
+from recommender.acceptance_io import markdown_lines, report_section
 from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_points
 from recommender.curves import sweep_curves
 from recommender.data import load_recommendations
@@ -301,6 +301,7 @@ def render_markdown(
         f"{ctx['n_configs']} configurations, {ctx['n_runs']} runs stored "
         f"({ctx['n_failed']} failed attempts), array time {ctx['array_time']}.",
         "",
+        *markdown_lines(ctx["acceptance"]),
         "## Recommendations",
         "",
     ]
@@ -320,10 +321,12 @@ def render_markdown(
     # The ranking's own leading columns (the class and the tie mark are said otherwise here),
     # then the trade-offs and what broke.
     leading = [c for c in SCORE_COLUMNS if c not in ("class", "tied")]
-    shown = [*leading, "usable_share", "loss_risk_per_year", "cost_per_unit", "violations"]
+    shown = [*leading, "drives", "usable_tb", "usable_share", "loss_risk_per_year"]
+    shown += ["cost_per_unit", "violations"]
     for s in ctx["sections"]:
         part = rankings[rankings["class"] == s["name"]].copy()
         part["rank"] = [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)]
+        part["usable_tb"] = part["usable_gb"] / 1000  # decimal TB, as drive sizes are given
         out += [f"## {text(s['name'])}", "", text(s["description"]), ""]
         cells = ", ".join(f"{c} ({w:g})" for c, w in s["cells"])
         out += [text(f"Cells (weight): {cells}. Limits: {s['limits']}."), ""]

@@ -16,10 +16,12 @@ import pytest
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
-from recommender.acceptance import EXIT_STATUS
+from recommender.acceptance import EXIT_STATUS, AcceptanceError
+from recommender.acceptance_io import verdict_for
 from recommender.data import sweep_classes
 from recommender.repeatability import cell_statistics
 from recommender.scoring import score_class
+from sweeper.spec.acceptance import Acceptance
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
 from tests.support.commissioning import FIRMWARE_GATES, RAID10, array_spec, array_sweep
@@ -252,6 +254,8 @@ def test_the_report_carries_the_sweeps_own_verdict(stores: Stores, tmp_path: Pat
     html = out.read_text()
     assert "<h2>Acceptance</h2>" in html
     assert f"Verdict: {doc['verdict'].upper()}" in html
+    markdown = out.with_suffix(".md").read_text()
+    assert "## Acceptance" in markdown and f"**Verdict: {doc['verdict'].upper()}**" in markdown
     # accept --report: the hand-over report with gates given after the sweep
     lo, mean, _ = _interval(stores, "randread/8k/qd1x16", "mbps")
     gates = {
@@ -332,3 +336,15 @@ def test_the_compare_sweeps_page(stores: Stores, monkeypatch: pytest.MonkeyPatch
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="compare_sweeps_a").value == "new-array"
     assert not at.error, [e.value for e in at.error]
+
+
+def test_a_class_the_sweep_does_not_rank_is_named(stores: Stores) -> None:
+    """A class checked only when the sweep is judged (a spec naming class files defers it)."""
+    store = ParquetStore(stores.two)
+    record = store.get_sweep("new-array")
+    acceptance = Acceptance.model_validate({"gates": [{"class": "wal", "min_iops": 1}]})
+    with pytest.raises(AcceptanceError) as info:
+        verdict_for(store, record, acceptance)
+    assert info.value.problems == [
+        "acceptance.gates[0].class: 'wal' is not one of the sweep's classes (redo_log, data_file)"
+    ]
