@@ -228,6 +228,10 @@ def curves_table(
         return pd.DataFrame(columns=CURVE_COLUMNS)
     if "active_pct" not in runs:
         runs = runs.assign(active_pct=None)
+    if "rate_pct" in runs:
+        runs = runs[runs["rate_pct"].isna()]  # a rate cell is an open loop: no curve point
+        if runs.empty:
+            return pd.DataFrame(columns=CURVE_COLUMNS)
     for (config_key, pattern, bs, active), grp in runs.groupby(
         ["config_key", "pattern", "block_size", "active_pct"], sort=True, dropna=False
     ):

@@ -34,6 +34,10 @@ def _select(
     active_pct: int | None = None,
 ) -> pd.DataFrame:
     sel = runs
+    if "rate_pct" in sel:
+        # Rate cells are open loops at a share of the maximum: not figures to set beside the
+        # closed loops of their pattern and concurrency (their classes rank them).
+        sel = sel[sel["rate_pct"].isna()]
     if pattern is not None:
         sel = sel[sel["pattern"] == pattern]
     if block_size is not None:

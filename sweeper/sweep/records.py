@@ -153,6 +153,8 @@ def run_row(
     disclosure = _disclosure(ctx, out, row, play)
     if steady:
         disclosure["steady_state"] = steady
+    if row.get("streams"):
+        disclosure["streams"] = json.loads(row["streams"])
     row["disclosure"] = json.dumps(
         disclosure | _load_disclosure(disclosure, out), sort_keys=True, default=str
     )

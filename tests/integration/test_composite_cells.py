@@ -92,6 +92,9 @@ def test_a_composite_cell_is_one_run_with_each_streams_figures(
     assert run["iops"] == pytest.approx(data["iops"] + log["iops"])
     job = (store.run_detail(run["run_id"]) or {})["job_file"]
     assert job.count("new_group\n") == 1 and "\nstonewall" not in job
+    shown = cli("disclose", run["run_id"], "--store", tmp_path / "s")
+    assert shown.returncode == 0, shown.stderr
+    assert "\n  streams:\n" in shown.stdout and f"cell: {STREAMS[1]}" in shown.stdout
     doc = cli("recommend", "composite", "--store", tmp_path / "s", "--json")
     assert doc.returncode == 0, doc.stderr
     ranking = json.loads(doc.stdout)["classes"][0]["rankings"][0]

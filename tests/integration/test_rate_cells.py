@@ -12,6 +12,8 @@ import pytest
 import yaml
 
 from recommender.classes import load_class
+from recommender.curves import curves_table
+from recommender.views import heatmap_frame
 from sweeper.load import FioDriver, FioLoad, LocalFio
 from sweeper.spec import Matrix
 from sweeper.workload import WorkloadCell
@@ -135,6 +137,10 @@ def test_the_shipped_class_bounds_latency_at_70_pct_load(tmp_path: Path) -> None
         at_load = rated.loc[rated["config_key"] == key, "read_lat_p99_ms"].mean()
         saturated = closed.loc[closed["config_key"] == key, "read_lat_p99_ms"].mean()
         assert at_load < saturated, (key, at_load, saturated)
+    # Heatmaps and curves show closed loops only: a rate run is no point of them.
+    grid = heatmap_frame(runs, "randrw70", "iops", "qd1x16")
+    assert (grid["n"] == 2).all() and len(grid) == 2
+    assert curves_table(runs).empty  # one closed-loop concurrency: no curve
     doc = cli("recommend", "atload", "--store", tmp_path / "s", "--json")
     assert doc.returncode == 0, doc.stderr
     assert '"name": "oltp_at_load"' in doc.stdout
