@@ -15,6 +15,7 @@ acceptance:
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -50,7 +51,9 @@ def _figure(v: Any) -> float | str:
         return BASELINE
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise ValueError(f"{v!r} is not a number (or {BASELINE!r})")
-    if not 0 < v <= MAX_FIGURE or v != v:
+    if not math.isfinite(v):
+        raise ValueError(f"{v!r} is not a finite number")
+    if not 0 < v <= MAX_FIGURE:
         raise ValueError(f"{v!r} is not a minimum: give a number above 0 (at most {MAX_FIGURE:g})")
     return float(v)
 
