@@ -14,6 +14,7 @@ import pytest
 
 from recommender.data import load_recommendations
 from recommender.recommendations import ClassRecommendation
+from recommender.report import write_report
 from sweeper.store import ParquetStore
 from tests.e2e.verdict import CLASS, SWEEP, verdict_store
 from tests.support.appserver import chromium, raidsweep_app
@@ -132,3 +133,16 @@ def test_ranking_shows_drives_and_usable_tb_beside_each_configuration(page, rec)
         assert row[at] == r["config_key"]
         assert int(row[at + 1]) == int(r["drives"])
         assert float(row[at + 2]) == pytest.approx(r["usable_gb"] / 1000)
+
+
+def test_report_shows_drives_and_usable_tb(store, rec, tmp_path) -> None:
+    html_path = tmp_path / "report.html"
+    write_report(store, store.get_sweep(SWEEP), html_path)
+    html = html_path.read_text()
+    assert "<th>configuration</th><th>drives</th><th>usable TB</th>" in html
+    best = rec.ranked.iloc[0]
+    row = f'<td>{best["config_key"]}</td><td class="num">{int(best["drives"])}</td>'
+    assert row + f'<td class="num">{best["usable_gb"] / 1000:,.1f}</td>' in html
+    markdown = html_path.with_suffix(".md").read_text()
+    header = next(line for line in markdown.splitlines() if line.startswith("| rank"))
+    assert re.search(r"\| config_key +\| +score .*\| +drives +\| +usable_tb +\|", header), header
