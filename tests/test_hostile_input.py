@@ -219,7 +219,7 @@ def _inject(data: dict, path: tuple, payload: str) -> None:
             if last:
                 node[0] = payload
             elif not isinstance(node[0], dict | list):
-                node[0] = [] if isinstance(path[i + 1], int) else {}
+                node[0] = ["x"] if isinstance(path[i + 1], int) else {}
             node = node[0] if not last else node
             continue
         if last:
