@@ -53,10 +53,8 @@ class Configuration:
     dimensions: tuple[tuple[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
-        pairs = (
-            self.dimensions.items() if isinstance(self.dimensions, Mapping) else self.dimensions
-        )
-        object.__setattr__(self, "dimensions", tuple(sorted(pairs)))
+        pairs = self.dimensions.items() if isinstance(self.dimensions, Mapping) else self.dimensions
+        object.__setattr__(self, "dimensions", tuple(sorted(pairs, key=lambda p: p[0])))
         names = [name for name, _ in self.dimensions]
         for name in names:
             if problem := name_problem(name):
@@ -162,9 +160,7 @@ def enumerate_configurations(space: ConfigSpace) -> list[Configuration]:
 def declared_points(space: ConfigSpace) -> list[tuple[tuple[str, Any], ...]]:
     """Every combination of the declared dimensions' values (one empty one without any)."""
     dims = space.dimensions
-    return [
-        tuple(zip(dims, values, strict=True)) for values in itertools.product(*dims.values())
-    ]
+    return [tuple(zip(dims, values, strict=True)) for values in itertools.product(*dims.values())]
 
 
 def space_size(space: ConfigSpace) -> int:

@@ -47,7 +47,11 @@ def test_a_key_carries_declared_dimensions_by_name_and_reads_back() -> None:
     assert c.dimension("width") == 5 and c.dimension("chunk_kib", 512) == 512
     flag = Configuration("raid5", "single_rank", "wb-ra", dimensions={"trim": True})
     assert flag.key.endswith("/trim=true") and Configuration.from_key(flag.key) == flag
-    for bad in ("raid5/single_rank/wb-ra/a=1/a=2", "raid5/single_rank/wb-ra/ranks=3"):
+    for bad in (
+        "raid5/single_rank/wb-ra/a=1/a=2",
+        "raid5/single_rank/wb-ra/a=1/a=x",
+        "raid5/single_rank/wb-ra/ranks=3",
+    ):
         with pytest.raises(ValueError):
             Configuration.from_key(bad)
 

@@ -14,7 +14,11 @@ allow-list of test devices (``linux_md_devices``, by ``/dev/disk/by-id/``):
   drive lets it be set; the facts say where it could not), or with ``lvmcache`` the mode of a
   dm-cache on the inventory's faster ``linux_md_cache_device``; ``ra``/``nora`` the volume's
   read-ahead (``read_ahead_kib``, or 0); RAID 5/6 arrays get ``stripe_cache_size``;
-- ``snapshots``: an LVM snapshot of the test volume held during the runs.
+- ``snapshots``: an LVM snapshot of the test volume held during the runs;
+- declared dimensions (``DECLARED``): ``chunk_kib`` and ``drives_per_rank`` swept (formats),
+  ``filesystem`` (xfs or ext4 aligned to chunk x data drives, fio on a file on it) and
+  ``health`` of the first array during the runs (one member failed, or a blank spare
+  resyncing, capped by ``rebuild_kib_s``; a later ``optimal`` makes it whole again).
 
 fio runs on the storage host over SSH, with the connection the inventory gives Ansible, on
 the test volume ``/dev/raidsweep/volume``. Safe mode refuses, before anything changes, a
