@@ -122,9 +122,31 @@ def _curves(root: str, sweep_id: str, sig: tuple, _matrix: dict[str, Any]) -> pd
     return sweep_curves(_ok(_attempts(root, sweep_id, sig)), _matrix)
 
 
+class _ReadOnce:
+    """The store as ``sweep_status`` reads it, its runs and configurations taken from the
+    app's cached reads: the Overview's status costs no second read of every run."""
+
+    def __init__(self, root: str, sweep_id: str, sig: tuple) -> None:
+        self._store, self._sweep_id, self._sig = ParquetStore(root), sweep_id, sig
+
+    def runs(self, sweep_id: str, *, include_failed: bool = False) -> pd.DataFrame:
+        if sweep_id != self._sweep_id:
+            return self._store.runs(sweep_id, include_failed=include_failed)
+        every = _attempts(str(self._store.root), sweep_id, self._sig)
+        return every if include_failed else _ok(every)
+
+    def configurations(self, sweep_id: str) -> pd.DataFrame:
+        if sweep_id != self._sweep_id:
+            return self._store.configurations(sweep_id)
+        return _configurations(str(self._store.root), sweep_id, self._sig)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def _status(root: str, sweep_id: str, sig: tuple, tick: int) -> SweepStatus:
-    return sweep_status(ParquetStore(root), sweep_id)
+    return sweep_status(_ReadOnce(root, sweep_id, sig), sweep_id)  # type: ignore[arg-type]
 
 
 def attempts(store: ParquetStore, sweep_id: str) -> pd.DataFrame:

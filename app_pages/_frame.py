@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -101,24 +102,42 @@ def table(
     column header."""
     column_config: dict[str, Any] = {}
     printf: dict[str, Callable[[Any], str]] = {}
+    shown = frame.reset_index(drop=True)
+    flags = np.asarray(list(broken) if broken is not None else [], dtype=bool)
+    # Nothing missing and nothing to colour: Streamlit formats the numbers itself, without
+    # a Styler, which costs a Python call per cell (a second for a ranking of 800 rows).
+    plain = not flags.any() and not shown.isna().to_numpy().any()
+    plain = plain and all(
+        pd.api.types.is_numeric_dtype(shown[c])
+        for c, fmt in (formats or {}).items()
+        if isinstance(fmt, str) and c in shown
+    )
     for column, fmt in (formats or {}).items():
-        if isinstance(fmt, str):
+        if not isinstance(fmt, str):
+            column_config[column] = fmt
+            inner = (fmt.get("type_config") or {}).get("format") if isinstance(fmt, dict) else None
+            if inner:
+                printf[column] = _printf(inner)
+        elif plain:
+            column_config[column] = st.column_config.NumberColumn(format=fmt)
+        else:
             printf[column] = _printf(fmt)
-            continue
-        column_config[column] = fmt
-        inner = (fmt.get("type_config") or {}).get("format") if isinstance(fmt, dict) else None
-        if inner:
-            printf[column] = _printf(inner)
     for column, words in (help or {}).items():
         column_config.setdefault(column, {})
         column_config[column] = dict(column_config[column]) | {"help": words}
     if column_config:
         options["column_config"] = column_config
-    shown = frame.reset_index(drop=True)
+    if plain:
+        return st.dataframe(shown, hide_index=True, **options)
     styler = shown.style.format({c: f for c, f in printf.items() if c in shown}, na_rep=MISSING)
-    if broken is not None:
-        flags = list(broken)
+    if flags.any():
+        # One call for the whole table, not one per row.
         styler = styler.apply(
-            lambda row: [BROKEN_ROW if flags[row.name] else ""] * len(row), axis=1
+            lambda d: pd.DataFrame(
+                np.where(np.tile(flags[:, None], d.shape[1]), BROKEN_ROW, ""),
+                index=d.index,
+                columns=d.columns,
+            ),
+            axis=None,
         )
     return st.dataframe(styler, hide_index=True, **options)

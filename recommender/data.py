@@ -17,6 +17,7 @@ __all__ = [
     "heatmap_frame",
     "load_rankings",
     "load_recommendations",
+    "scoring_frame",
     "sweep_classes",
 ]
 
@@ -33,6 +34,33 @@ def load_rankings(store: Any, record: dict[str, Any]) -> tuple[pd.DataFrame, lis
     return rank_classes(runs, classes), classes
 
 
+#: the text columns the ranking reads; every other text column of a run (its ids, its
+#: configuration and cell spelled out, tools, errors) and its timestamps are left behind
+SCORED_TEXT = ("config_key", "cell_key", "telemetry_flag")
+
+
+def scoring_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs as the ranking reads them: the same rankings as from the whole frame, for a
+    fraction of the work at 100,000 runs. Every row a class selects is copied column by
+    column, so only the text columns the ranking reads are kept (a store's are Arrow-backed,
+    whose row selection costs most), and the cell key, which every class, limit and evidence
+    rewrites (``/ws100`` is the whole volume), is categorical: the rewrite then runs once per
+    distinct cell, not once per run, and yields plain strings as before."""
+    keep = [
+        c
+        for c in runs.columns
+        if c in SCORED_TEXT
+        or not (
+            isinstance(runs[c].dtype, pd.StringDtype)
+            or pd.api.types.is_datetime64_any_dtype(runs[c])
+        )
+    ]
+    out = runs[keep]
+    if "cell_key" in out:
+        out = out.assign(cell_key=out["cell_key"].astype("category"))
+    return out
+
+
 def load_recommendations(
     store: Any, record: dict[str, Any], runs: pd.DataFrame | None = None
 ) -> list[ClassRecommendation]:
@@ -40,7 +68,7 @@ def load_recommendations(
     if runs is None:
         runs = store.runs(record["sweep_id"])
     return class_recommendations(
-        runs,
+        scoring_frame(runs),
         sweep_classes(record),
         hardware_facts(record),
         (record.get("spec") or {}).get("prices"),
