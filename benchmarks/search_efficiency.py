@@ -268,6 +268,12 @@ def main() -> None:
                     f"configurations, {how}; all six within 3%: {'yes' if r.correct else 'NO'}",
                     flush=True,
                 )
+                for wclass, (pick, share, conf, said) in r.picks.items():
+                    if share < WITHIN or not said:
+                        print(
+                            f"      {wclass}: {pick} at {share:.1%} of the true best, "
+                            f"stated {conf:.1%} sure{'' if said else ' (not sure)'}"
+                        )
     goal = (
         f"goal: all six classes within 3% in >= {GOAL_SEEDS:.0%} of seeds at the sweep's own "
         f"stop, using <= {GOAL_FRACTION:.0%} of the lean grid's array time; stated >= 95% "
