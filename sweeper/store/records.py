@@ -14,9 +14,8 @@ _ARROW_TYPES = {str: pa.string(), int: pa.int32(), bool: pa.bool_()}
 CONFIGURATION_FIELDS = [
     (name, _ARROW_TYPES[kind]) for name, kind in CONFIGURATION_COLUMN_TYPES.items()
 ]
-DIRECTION_FIELDS = (
-    "iops",
-    "mbps",
+#: the latency figures kept for each direction and for the sync calls
+_LATENCY_FIELDS = (
     "lat_mean_ms",
     "lat_p50_ms",
     "lat_p95_ms",
@@ -24,6 +23,7 @@ DIRECTION_FIELDS = (
     "lat_p999_ms",
     "lat_p9999_ms",
 )
+DIRECTION_FIELDS = ("iops", "mbps", *_LATENCY_FIELDS)
 #: the run's telemetry as columns (the rest is in the disclosure)
 TELEMETRY_FIELDS = (
     "host_cpu_pct",
@@ -33,93 +33,112 @@ TELEMETRY_FIELDS = (
     "disk_queue",
 )
 #: the latency of the run's fsync/fdatasync calls (sync-write cells), as ``sync_<field>``
-SYNC_FIELDS = (
-    "count",
-    "lat_mean_ms",
-    "lat_p50_ms",
-    "lat_p95_ms",
-    "lat_p99_ms",
-    "lat_p999_ms",
-    "lat_p9999_ms",
-)
+SYNC_FIELDS = ("count", *_LATENCY_FIELDS)
+
+_TIME = pa.timestamp("us", tz="UTC")
+
+
+def _columns(kind: pa.DataType, *names: str) -> list[tuple[str, pa.DataType]]:
+    """Columns of one Arrow type, in the order given."""
+    return [(name, kind) for name in names]
+
+
+#: what both tables start with: the sweep and the configuration a row belongs to
+_ADDRESS = _columns(pa.string(), "sweep_id", "config_key")
+#: what both tables end with: when the row's work ran
+_TIMES = _columns(_TIME, "started_at", "finished_at")
 
 RUN_SCHEMA = pa.schema(
     [
         ("run_id", pa.string()),
-        ("sweep_id", pa.string()),
-        ("config_key", pa.string()),
+        *_ADDRESS,
         ("cell_key", pa.string()),
         ("repetition", pa.int32()),
-        ("status", pa.string()),  # ok | failed
-        ("error", pa.string()),
-        ("platform", pa.string()),
+        # status: ok | failed
+        *_columns(pa.string(), "status", "error", "platform"),
         *CONFIGURATION_FIELDS,
         ("pattern", pa.string()),
         ("block_size", pa.int64()),
-        ("iodepth", pa.int32()),
-        ("numjobs", pa.int32()),
-        ("active_pct", pa.int32()),  # share of the volume the I/O spans; null: all of it
-        ("sync_mode", pa.string()),  # fsync | fdatasync | dsync after each write; null: none
-        ("random_distribution", pa.string()),  # e.g. zipf:1.2; null: uniform
-        ("compress_pct", pa.int32()),  # the written data's profile; null: fio's default
-        ("dedupe_pct", pa.int32()),
-        # An open-loop (rate) cell: Poisson arrivals at rate_pct of the closed loop's maximum.
-        ("rate_pct", pa.int32()),  # null: a closed loop (as many I/Os as the queue allows)
-        ("rate_max_iops", pa.float64()),  # the maximum the rate is a share of
-        ("rate_target_iops", pa.float64()),  # the arrivals asked for; iops: what was achieved
-        # A composite cell's streams (ran together, scored as one run): JSON, one object per
-        # stream with its cell key and its own IOPS, MB/s and latencies; null: one stream.
-        ("streams", pa.string()),
-        ("engine", pa.string()),
+        *_columns(
+            pa.int32(),
+            "iodepth",
+            "numjobs",
+            "active_pct",  # share of the volume the I/O spans; null: all of it
+        ),
+        *_columns(
+            pa.string(),
+            "sync_mode",  # fsync | fdatasync | dsync after each write; null: none
+            "random_distribution",  # e.g. zipf:1.2; null: uniform
+        ),
+        *_columns(
+            pa.int32(),
+            "compress_pct",  # the written data's profile; null: fio's default
+            "dedupe_pct",
+            # An open-loop (rate) cell: Poisson arrivals at rate_pct of the closed loop's maximum.
+            "rate_pct",  # null: a closed loop (as many I/Os as the queue allows)
+        ),
+        *_columns(
+            pa.float64(),
+            "rate_max_iops",  # the maximum the rate is a share of
+            "rate_target_iops",  # the arrivals asked for; iops: what was achieved
+        ),
+        *_columns(
+            pa.string(),
+            # A composite cell's streams (ran together, scored as one run): JSON, one object per
+            # stream with its cell key and its own IOPS, MB/s and latencies; null: one stream.
+            "streams",
+            "engine",
+        ),
         *[(f"read_{f}", pa.float64()) for f in DIRECTION_FIELDS],
         *[(f"write_{f}", pa.float64()) for f in DIRECTION_FIELDS],
         *[(f"sync_{f}", pa.int64() if f == "count" else pa.float64()) for f in SYNC_FIELDS],
-        ("iops", pa.float64()),
-        ("mbps", pa.float64()),
-        ("runtime_s", pa.float64()),
-        ("ramp_s", pa.float64()),
-        ("array_time_s", pa.float64()),
-        ("started_at", pa.timestamp("us", tz="UTC")),
-        ("finished_at", pa.timestamp("us", tz="UTC")),
+        *_columns(pa.float64(), "iops", "mbps", "runtime_s", "ramp_s", "array_time_s"),
+        *_TIMES,
         ("wall_s", pa.float64()),
         ("steady", pa.bool_()),  # SNIA PTS rule over the run's last window; null: not judged
-        ("steady_range_pct", pa.float64()),
-        ("steady_slope_pct", pa.float64()),
-        # Telemetry over the run (disclosure's "telemetry" has the full record per host).
-        ("host_cpu_pct", pa.float64()),  # the load host's CPUs busy (the busiest host's)
-        ("fio_usr_cpu_pct", pa.float64()),  # fio's own CPU, percent of one CPU over jobs
-        ("fio_sys_cpu_pct", pa.float64()),
-        ("disk_iops", pa.float64()),  # the target's block layer (/proc/diskstats)
-        ("disk_util_pct", pa.float64()),
-        ("disk_await_ms", pa.float64()),
-        ("disk_queue", pa.float64()),
-        ("telemetry_flag", pa.string()),  # why the figures are suspect; null: not flagged
-        ("tool", pa.string()),
-        ("tool_version", pa.string()),
-        ("job_file", pa.string()),
-        ("fio_json", pa.string()),
-        ("fio_stderr", pa.string()),
-        ("disclosure", pa.string()),  # JSON: hosts, versions, array state and facts
+        *_columns(
+            pa.float64(),
+            "steady_range_pct",
+            "steady_slope_pct",
+            # Telemetry over the run (disclosure's "telemetry" has the full record per host).
+            "host_cpu_pct",  # the load host's CPUs busy (the busiest host's)
+            "fio_usr_cpu_pct",  # fio's own CPU, percent of one CPU over jobs
+            "fio_sys_cpu_pct",
+            "disk_iops",  # the target's block layer (/proc/diskstats)
+            "disk_util_pct",
+            "disk_await_ms",
+            "disk_queue",
+        ),
+        *_columns(
+            pa.string(),
+            "telemetry_flag",  # why the figures are suspect; null: not flagged
+            "tool",
+            "tool_version",
+            "job_file",
+            "fio_json",
+            "fio_stderr",
+            "disclosure",  # JSON: hosts, versions, array state and facts
+        ),
     ]
 )
 
 CONFIG_SCHEMA = pa.schema(
     [
-        ("sweep_id", pa.string()),
-        ("config_key", pa.string()),
+        *_ADDRESS,
         ("attempt", pa.int32()),
         ("status", pa.string()),  # successful | failed | canceled
         *CONFIGURATION_FIELDS,
         ("reconfig_array_time_s", pa.float64()),
         ("ansible_status", pa.string()),
-        ("ansible_rc", pa.int32()),
-        ("changed_tasks", pa.int32()),
-        ("failed_task", pa.string()),
-        ("error", pa.string()),
-        ("ansible_stdout", pa.string()),
-        ("facts", pa.string()),  # JSON
-        ("started_at", pa.timestamp("us", tz="UTC")),
-        ("finished_at", pa.timestamp("us", tz="UTC")),
+        *_columns(pa.int32(), "ansible_rc", "changed_tasks"),
+        *_columns(
+            pa.string(),
+            "failed_task",
+            "error",
+            "ansible_stdout",
+            "facts",  # JSON
+        ),
+        *_TIMES,
     ]
 )
 
