@@ -116,24 +116,39 @@ class SimDriver(LoadDriver):
 
     def _job(self, cell: WorkloadCell) -> tuple[str, dict[str, str], dict[str, str], str, Job]:
         """The cell's job file as fio would get it, and the job the model reads from it."""
+        job_text = self._job_text(cell, rate=self._rate_plan(cell))
+        glob, opts, name = read_job_file(job_text)
+        return (job_text, glob, opts, name, job_from_options(glob | opts, self._size(cell)))
+
+    def _size(self, cell: WorkloadCell) -> int:
+        """The bytes the cell's I/O spans of the simulated volume."""
+        return cell.active_bytes(self.matrix.working_set or DEFAULT_WORKING_SET)
+
+    def _job_text(self, cell: WorkloadCell, rate: RatePlan | None = None) -> str:
+        """The cell's job file as fio would get it on the simulated target."""
         m = self.matrix
-        working_set = m.working_set or DEFAULT_WORKING_SET
-        job_text = render_job(
+        return render_job(
             cell,
             filename=SIM_TARGET,
             engine=m.engine,
             runtime_s=m.runtime,
             ramp_s=m.ramp,
-            size=cell.active_bytes(working_set),
-            rate=self._rate_plan(cell),
+            size=self._size(cell),
+            rate=rate,
         )
-        glob, opts, name = read_job_file(job_text)
-        return (
-            job_text,
-            glob,
-            opts,
-            name,
-            job_from_options(glob | opts, cell.active_bytes(working_set)),
+
+    def _output(self, stdout: str, job_text: str, array_time_s: float, **rest: Any) -> RunOutput:
+        """A simulated run's output: what every run of the model shares, and ``rest``."""
+        return RunOutput(
+            stdout=stdout,
+            stderr="",
+            exit_code=0,
+            array_time_s=array_time_s,
+            tool="raidsweep-sim",
+            tool_version=f"profile {self.profile.name}",
+            job_file=job_text,
+            array_state=self.state_raw,
+            **rest,
         )
 
     def _rate_plan(self, cell: WorkloadCell) -> RatePlan | None:
@@ -173,15 +188,7 @@ class SimDriver(LoadDriver):
         the others (``sweeper.sim.composite``), as one fio output of one job group each."""
         assert self.state is not None, "prepare() reads the array state first"
         m = self.matrix
-        working_set = m.working_set or DEFAULT_WORKING_SET
-        job_text = render_job(
-            cell,
-            filename=SIM_TARGET,
-            engine=m.engine,
-            runtime_s=m.runtime,
-            ramp_s=m.ramp,
-            size=cell.active_bytes(working_set),
-        )
+        job_text = self._job_text(cell)
         dirty_start = self.dirty_before(cell, repetition)
         parts = [self._job(s) for s in cell.streams]
         alone = [predict(self.profile, self.state, p[-1], dirty_start=dirty_start) for p in parts]
@@ -204,15 +211,10 @@ class SimDriver(LoadDriver):
             model[cell.streams[i].key] = out.pop("raidsweep_model")
             jobs += [j | {"groupid": i} for j in out["jobs"]]
         stdout = json.dumps(out | {"jobs": jobs})
-        return RunOutput(
-            stdout=stdout,
-            stderr="",
-            exit_code=0,
-            array_time_s=m.ramp + m.runtime,
-            tool="raidsweep-sim",
-            tool_version=f"profile {self.profile.name}",
-            job_file=job_text,
-            array_state=self.state_raw,
+        return self._output(
+            stdout,
+            job_text,
+            m.ramp + m.runtime,
             model={"streams": model, "sharing_factor": round(factor, 4)},
             result=parse_fio_output(stdout, concurrent_groups=True),
         )
@@ -244,15 +246,10 @@ class SimDriver(LoadDriver):
         )
         explain = out.pop("raidsweep_model")
         explain["write_cache_dirty_at_start"] = round(dirty_start, 4)
-        return RunOutput(
-            stdout=json.dumps(out),
-            stderr="",
-            exit_code=0,
-            array_time_s=job.ramp_s + job.runtime_s,
-            tool="raidsweep-sim",
-            tool_version=f"profile {self.profile.name}",
-            job_file=job_text,
-            array_state=self.state_raw,
+        return self._output(
+            json.dumps(out),
+            job_text,
+            job.ramp_s + job.runtime_s,
             model=explain,
             rate={} if plan is None else plan.record(cell),
         )
