@@ -14,7 +14,7 @@ from recommender.predictions import predict, sweep_space
 from recommender.scoring import rank_classes
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
-from tests.support.specs import quick_base, write_spec
+from tests.support.specs import self_stopping_spec, write_spec
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
@@ -23,20 +23,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, ParquetStore]:
     tmp = tmp_path_factory.mktemp("selfstop")
-    spec = quick_base()
-    spec["matrix"] |= {
-        "patterns": ["write", "randread", "randwrite", "randrw70"],
-        "block_sizes": ["4k", "8k", "16k", "64k"],
-        "repetitions": 2,
-    }
-    spec["config_space"] = {
-        "raid_level": ["raid5", "raid6", "raid10"],
-        "layout": ["single_rank", "host_stripe"],
-        "ranks": [2, 4, 8],
-        "stripe_kib": [64],
-        "cache_policy": ["wb-ra", "wt-ra"],
-    }
-    spec["study"] = {"mode": "optimize", "seed": 3, "prune": False, "stop": {"within_pct": 5}}
+    spec = self_stopping_spec()
     store, outcome = sweep(write_spec(tmp, spec, "selfstop"), tmp / "store")
     assert outcome.evidence is not None and outcome.evidence.stop
     return tmp / "store", spec["name"], store

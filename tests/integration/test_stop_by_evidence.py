@@ -9,28 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.specs import quick_base, write_spec
+from tests.support.specs import self_stopping_spec, write_spec
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
 
 
 def test_a_self_stopping_sweep_stops_early_and_resumes_into_its_decision(tmp_path: Path) -> None:
-    spec = quick_base()
-    spec["matrix"] |= {
-        "patterns": ["write", "randread", "randwrite", "randrw70"],
-        "block_sizes": ["4k", "8k", "16k", "64k"],
-        "repetitions": 2,
-    }
-    spec["config_space"] = {
-        "raid_level": ["raid5", "raid6", "raid10"],
-        "layout": ["single_rank", "host_stripe"],
-        "ranks": [2, 4, 8],
-        "stripe_kib": [64],
-        "cache_policy": ["wb-ra", "wt-ra"],
-    }
-    # without pruning every configuration measured is evidence on all cells
-    spec["study"] = {"mode": "optimize", "seed": 3, "prune": False, "stop": {"within_pct": 5}}
+    spec = self_stopping_spec()
     path = write_spec(tmp_path, spec, "selfstop")
     store, outcome = sweep(path, tmp_path / "store")
     space = 3 * 4 * 2

@@ -181,3 +181,24 @@ def vsan_spec(tmp_path: Path, inventory: Path, **options: Any) -> Path:
     path = tmp_path / "vsan-test.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
+
+
+def self_stopping_spec() -> dict[str, Any]:
+    """A sim sweep in optimize mode that stops by evidence (within 5%) before it has measured
+    its 24 configurations: four patterns × four block sizes, twice, and no pruning, so that
+    every configuration measured is evidence on all cells."""
+    spec = quick_base()
+    spec["matrix"] |= {
+        "patterns": ["write", "randread", "randwrite", "randrw70"],
+        "block_sizes": ["4k", "8k", "16k", "64k"],
+        "repetitions": 2,
+    }
+    spec["config_space"] = {
+        "raid_level": ["raid5", "raid6", "raid10"],
+        "layout": ["single_rank", "host_stripe"],
+        "ranks": [2, 4, 8],
+        "stripe_kib": [64],
+        "cache_policy": ["wb-ra", "wt-ra"],
+    }
+    spec["study"] = {"mode": "optimize", "seed": 3, "prune": False, "stop": {"within_pct": 5}}
+    return spec
