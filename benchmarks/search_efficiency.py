@@ -201,6 +201,23 @@ def warm_start_source(tmp: Path, profile: str, cap: float) -> dict[str, str]:
     return {"store": str(store.root), "sweep": "source"}
 
 
+def _print_run(label: str, r: Result, lean_s: float, note: str = "") -> None:
+    """One sweep's line (its array time, configurations, how it stopped, whether all six
+    classes were right), then each class it got wrong or was not sure of."""
+    how = "stopped by evidence" if r.by_evidence else "budget spent, not sure"
+    print(
+        f"  {label}: {r.array_s / lean_s:6.1%} of the lean grid's array time{note}, "
+        f"{r.configs} configurations, {how}; all six within 3%: {'yes' if r.correct else 'NO'}",
+        flush=True,
+    )
+    for wclass, (pick, share, conf, said) in r.picks.items():
+        if share < WITHIN or not said:
+            print(
+                f"      {wclass}: {pick} at {share:.1%} of the true best, "
+                f"stated {conf:.1%} sure{'' if said else ' (not sure)'}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seeds", nargs="?", type=int, default=2)
@@ -241,19 +258,7 @@ def main() -> None:
             for seed in seeds:
                 r = run_one(tmp, truth, seed, sampler, args.profile, args.cap * lean_s)
                 results.append(r)
-                how = "stopped by evidence" if r.by_evidence else "budget spent, not sure"
-                print(
-                    f"  {sampler:6s} seed {seed:2d}: {r.array_s / lean_s:6.1%} of the lean grid's "
-                    f"array time, {r.configs} configurations, {how}; all six within 3%: "
-                    f"{'yes' if r.correct else 'NO'}",
-                    flush=True,
-                )
-                for wclass, (pick, share, conf, said) in r.picks.items():
-                    if share < WITHIN or not said:
-                        print(
-                            f"      {wclass}: {pick} at {share:.1%} of the true best, "
-                            f"stated {conf:.1%} sure{'' if said else ' (not sure)'}"
-                        )
+                _print_run(f"{sampler:6s} seed {seed:2d}", r, lean_s)
             summary[sampler] = results
         if args.warm_from and "tpe" in summary:
             warm = warm_start_source(tmp, args.warm_from, args.cap)
@@ -261,19 +266,12 @@ def main() -> None:
                 r = run_one(tmp, truth, seed, "tpe", args.profile, args.cap * lean_s, warm, "warm-")
                 summary.setdefault("tpe, warm", []).append(r)
                 saved = 1 - r.array_s / cold.array_s
-                how = "stopped by evidence" if r.by_evidence else "budget spent, not sure"
-                print(
-                    f"  warm   seed {seed:2d}: {r.array_s / lean_s:6.1%} of the lean grid's array "
-                    f"time ({saved:+.0%} saved against the cold start), {r.configs} "
-                    f"configurations, {how}; all six within 3%: {'yes' if r.correct else 'NO'}",
-                    flush=True,
+                _print_run(
+                    f"warm   seed {seed:2d}",
+                    r,
+                    lean_s,
+                    f" ({saved:+.0%} saved against the cold start)",
                 )
-                for wclass, (pick, share, conf, said) in r.picks.items():
-                    if share < WITHIN or not said:
-                        print(
-                            f"      {wclass}: {pick} at {share:.1%} of the true best, "
-                            f"stated {conf:.1%} sure{'' if said else ' (not sure)'}"
-                        )
     goal = (
         f"goal: all six classes within 3% in >= {GOAL_SEEDS:.0%} of seeds at the sweep's own "
         f"stop, using <= {GOAL_FRACTION:.0%} of the lean grid's array time; stated >= 95% "

@@ -3,11 +3,9 @@ tests/integration/test_vsan_*.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
-import ansible.module_utils
 import jinja2
 import pytest
 import yaml
@@ -18,6 +16,7 @@ from sweeper.errors import InputError
 from sweeper.platforms import get_platform
 from sweeper.platforms.vsan import VsanOptions, configuration_of, policy_of, raid_level_of
 from sweeper.spec import load_spec
+from tests.support.ansible_modules import load_module
 from tests.support.paths import ROOT
 from tests.support.specs import problems_of
 
@@ -26,16 +25,7 @@ EXAMPLE = ROOT / "examples" / "vsan" / "policies.yaml"
 
 def _module() -> Any:
     """The Ansible module's pure half (rules and their vSAN capability values)."""
-    # The module imports its shared code as Ansible ships it: ansible.module_utils.raidsweep.
-    module_utils = str(ROOT / "playbooks" / "module_utils")
-    if module_utils not in ansible.module_utils.__path__:
-        ansible.module_utils.__path__.append(module_utils)
-    path = ROOT / "playbooks" / "library" / "vsan_policy.py"
-    spec = importlib.util.spec_from_file_location("vsan_policy", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(ROOT / "playbooks" / "library" / "vsan_policy.py")
 
 
 def _spec(tmp_path: Path, **changes: Any) -> Path:

@@ -10,7 +10,12 @@ from typing import Any
 import pandas as pd
 
 from recommender.recommendations import ClassRecommendation
-from recommender.views.labels import CONFIGURATION, concurrency_key, concurrency_label
+from recommender.views.labels import (
+    CONFIGURATION,
+    RUN_FIGURES,
+    concurrency_key,
+    concurrency_label,
+)
 from sweeper.units import format_size
 
 HEATMAP_METRICS = {
@@ -185,17 +190,7 @@ def grid_table(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     return wide
 
 
-CELL_RUN_COLUMNS = {
-    "run_id": "run id",
-    "cell_key": "cell",
-    "repetition": "repetition",
-    "iops": "IOPS",
-    "mbps": "MB/s",
-    "read_lat_p99_ms": "p99 read ms",
-    "write_lat_p99_ms": "p99 write ms",
-    "steady": "steady",
-    "finished_at": "finished",
-}
+CELL_RUN_COLUMNS = {"run_id": "run id"} | RUN_FIGURES | {"finished_at": "finished"}
 
 
 def cell_runs(

@@ -23,6 +23,16 @@ RANK_CAPTION = (
 )
 #: the label of the ``config_key`` column in every table shown
 CONFIGURATION = "configuration"
+#: a run's figures as every table of runs heads them: where in the matrix, and what it measured
+RUN_FIGURES = {
+    "cell_key": "cell",
+    "repetition": "repetition",
+    "iops": "IOPS",
+    "mbps": "MB/s",
+    "read_lat_p99_ms": "p99 read ms",
+    "write_lat_p99_ms": "p99 write ms",
+    "steady": "steady",
+}
 
 
 #: what the dimensions linux_md declares say in a key (``chunk_kib=64``); any other declared

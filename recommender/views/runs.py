@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from recommender.views.labels import CONFIGURATION
+from recommender.views.labels import CONFIGURATION, RUN_FIGURES
 from sweeper.vocabulary import RUN_ID_RE
 
 
@@ -107,17 +107,7 @@ def run_link(run_id: str) -> str:
 def run_list(runs: pd.DataFrame) -> pd.DataFrame:
     """Runs as listed in the app: where, figures, the steadiness and telemetry verdicts, and a
     link to each run's details."""
-    cols = {
-        "config_key": CONFIGURATION,
-        "cell_key": "cell",
-        "repetition": "repetition",
-        "iops": "IOPS",
-        "mbps": "MB/s",
-        "read_lat_p99_ms": "p99 read ms",
-        "write_lat_p99_ms": "p99 write ms",
-        "steady": "steady",
-        "telemetry_flag": "telemetry flag",
-    }
+    cols = {"config_key": CONFIGURATION} | RUN_FIGURES | {"telemetry_flag": "telemetry flag"}
     have = [c for c in cols if c in runs]
     out = runs[have].rename(columns=cols).reset_index(drop=True)
     if "telemetry flag" in out:

@@ -96,23 +96,23 @@ def mounted_at(volume: str, mountpoint: str) -> bool:
 def geometry(module: AnsibleModule, kind: str, volume: str, mountpoint: str) -> dict:
     """Stripe unit and width (KiB) as the filesystem's own tools report them."""
     if kind == "ext4":
+        tool = "dumpe2fs -h"
         out = run_checked(module, ["dumpe2fs", "-h", volume])
-        stride = re.search(r"^RAID stride:\s+(\d+)", out, re.M)
-        width = re.search(r"^RAID stripe width:\s+(\d+)", out, re.M)
-        block = re.search(r"^Block size:\s+(\d+)", out, re.M)
-        size = int(block.group(1)) if block else BLOCK
-        return {
-            "tool": "dumpe2fs -h",
-            "unit_kib": int(stride.group(1)) * size // 1024 if stride else None,
-            "width_kib": int(width.group(1)) * size // 1024 if width else None,
-        }
-    out = run_checked(module, ["xfs_info", mountpoint])
-    m = re.search(r"bsize=(\d+).*?sunit=(\d+)\s+swidth=(\d+) blks", out, re.S)
-    size = int(m.group(1)) if m else BLOCK
+        found = [
+            re.search(rf"^{name}:\s+(\d+)", out, re.M)
+            for name in ("Block size", "RAID stride", "RAID stripe width")
+        ]
+        size, unit, width = (int(m.group(1)) if m else None for m in found)
+    else:
+        tool = "xfs_info"
+        out = run_checked(module, ["xfs_info", mountpoint])
+        m = re.search(r"bsize=(\d+).*?sunit=(\d+)\s+swidth=(\d+) blks", out, re.S)
+        size, unit, width = (int(g) for g in m.groups()) if m else (None, None, None)
+    size = size or BLOCK
     return {
-        "tool": "xfs_info",
-        "unit_kib": int(m.group(2)) * size // 1024 if m else None,
-        "width_kib": int(m.group(3)) * size // 1024 if m else None,
+        "tool": tool,
+        "unit_kib": unit * size // 1024 if unit is not None else None,
+        "width_kib": width * size // 1024 if width is not None else None,
     }
 
 

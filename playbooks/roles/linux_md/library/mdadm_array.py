@@ -58,7 +58,7 @@ author: raidsweep
 """
 
 EXAMPLES = r"""
-- name: Two RAID 5 ranks of four drives, 64 KiB chunks, waiting for their initial resync
+- name: A RAID 5 rank and a RAID 10 rank of four drives each, waiting for their initial resync
   mdadm_array:
     arrays:
       - name: raidsweep-r0
@@ -67,12 +67,9 @@ EXAMPLES = r"""
                   /dev/disk/by-id/virtio-d2, /dev/disk/by-id/virtio-d3]
         chunk_kib: 64
         bitmap: internal
-      - name: raidsweep-r1
-        level: 5
-        devices: [/dev/disk/by-id/virtio-d4, /dev/disk/by-id/virtio-d5,
-                  /dev/disk/by-id/virtio-d6, /dev/disk/by-id/virtio-d7]
-        chunk_kib: 64
-        bitmap: internal
+      - {name: raidsweep-r1, level: 10, chunk_kib: 128, bitmap: none,
+         devices: [/dev/disk/by-id/virtio-d4, /dev/disk/by-id/virtio-d5,
+                   /dev/disk/by-id/virtio-d6, /dev/disk/by-id/virtio-d7]}
     stripe_cache_size: 4096
     release_vg: raidsweep
 
