@@ -169,34 +169,21 @@ def observed_cells(groups: list[Group], busy_s: float) -> list[ObservedCell]:
     for bin_ in sorted({b for (_, b, _) in tally}):
         r = tally.get(("R", bin_, False))
         w = tally.get(("W", bin_, False))
+        single: list[tuple[str, list[float] | None, str]] = []
         if r and w and min(r[0], w[0]) / (r[0] + w[0]) >= MIXED_MIN_SHARE:
             pct = min(99, max(1, round(100 * r[0] / (r[0] + w[0]))))
             cells.append(_cell(f"randrw{pct}", bin_, r, w, busy_s, "random, mixed"))
         else:
-            for name, t in (("randread", r), ("randwrite", w)):
-                if t and t[0]:
-                    cells.append(
-                        _cell(
-                            name,
-                            bin_,
-                            t if name == "randread" else None,
-                            t if name == "randwrite" else None,
-                            busy_s,
-                            "random",
-                        )
-                    )
-        for name, direction in (("read", "R"), ("write", "W")):
-            t = tally.get((direction, bin_, True))
+            single += [("randread", r, "random"), ("randwrite", w, "random")]
+        single += [
+            (name, tally.get((direction, bin_, True)), "sequential")
+            for name, direction in (("read", "R"), ("write", "W"))
+        ]
+        for name, t, kind in single:
             if t and t[0]:
+                reads = name.endswith("read")
                 cells.append(
-                    _cell(
-                        name,
-                        bin_,
-                        t if direction == "R" else None,
-                        t if direction == "W" else None,
-                        busy_s,
-                        "sequential",
-                    )
+                    _cell(name, bin_, t if reads else None, None if reads else t, busy_s, kind)
                 )
     return sorted(cells, key=lambda c: -c.requests)
 

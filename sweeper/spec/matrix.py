@@ -102,6 +102,19 @@ class DataProfileEntry(StrictModel):
         return DataProfile(self.compress_pct, self.dedupe_pct)
 
 
+def _cell_key(i: int, text: str) -> str:
+    """The key of the cell ``text`` (entry ``i`` of its list); every stream's block size a
+    whole number of 512-byte sectors."""
+    try:
+        cell = WorkloadCell.parse(text)
+    except ValueError as exc:
+        raise ValueError(f"[{i}] {exc}") from None
+    for s in cell.streams:
+        if s.block_size % 512:
+            raise ValueError(f"[{i}] {s.key}: {s.block_size} bytes is not a multiple of 512")
+    return cell.key
+
+
 class Matrix(StrictModel):
     """The fio workload matrix run on every configuration."""
 
@@ -151,21 +164,9 @@ class Matrix(StrictModel):
         for i, streams in enumerate(v):
             if not 2 <= len(streams) <= MAX_STREAMS:
                 raise ValueError(f"[{i}] a composite cell has 2 to {MAX_STREAMS} streams")
-            try:
-                cell = WorkloadCell.parse(STREAM_JOIN.join(streams))
-            except ValueError as exc:
-                raise ValueError(f"[{i}] {exc}") from None
-            for s in cell.streams:
-                if s.block_size % 512:
-                    raise ValueError(f"[{i}] {s.key}: the block size is not a multiple of 512")
-            keys.append(cell.key)
+            keys.append(_cell_key(i, STREAM_JOIN.join(streams)))
         no_duplicates(keys, "the composite cell")
         return [k.split(STREAM_JOIN) for k in keys]
-
-    @field_validator("sync", "random_distribution", "rate")
-    @classmethod
-    def _unique_dims(cls, v: list[Any] | None) -> list[Any] | None:
-        return None if v is None else no_duplicates(v, "the entry")
 
     @field_validator("data_profile")
     @classmethod
@@ -177,18 +178,11 @@ class Matrix(StrictModel):
     @field_validator("extra_cells")
     @classmethod
     def _extra_cells(cls, v: list[str]) -> list[str]:
-        keys = []
-        for i, text in enumerate(v):
-            try:
-                cell = WorkloadCell.parse(text)
-            except ValueError as exc:
-                raise ValueError(f"[{i}] {exc}") from None
-            if cell.block_size % 512:
-                raise ValueError(f"[{i}] {cell.block_size} bytes is not a multiple of 512")
-            keys.append(cell.key)
-        return no_duplicates(keys, "the cell")
+        return no_duplicates([_cell_key(i, text) for i, text in enumerate(v)], "the cell")
 
-    @field_validator("patterns", "concurrency", "active_range")
+    @field_validator(
+        "patterns", "concurrency", "active_range", "sync", "random_distribution", "rate"
+    )
     @classmethod
     def _unique(cls, v: list[Any] | None) -> list[Any] | None:
         return None if v is None else no_duplicates(v, "the entry")
