@@ -13,14 +13,17 @@ import yaml
 
 from tests.support import devices
 from tests.support.cli import cli
-from tests.support.paths import ROOT
+from tests.support.paths import SIM_INVENTORY
+from tests.support.specs import local_spec, quick_fio_matrix, write_spec
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
-INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
 STREAMS = ["randrw70/8k/qd4x1", "write/64k/qd1x1"]
 KEY = "+".join(STREAMS)
 RUNTIME_S = 3
+MATRIX = quick_fio_matrix(
+    "randread", block_sizes=["8k"], runtime=f"{RUNTIME_S}s", composite=[STREAMS]
+)
 
 
 @pytest.fixture
@@ -45,37 +48,12 @@ def _class(folder: Path) -> str:
     return str(path)
 
 
-def _spec(folder: Path, platform: dict) -> Path:
-    spec = platform | {
-        "name": "composite",
-        "matrix": {
-            "patterns": ["randread"],
-            "block_sizes": ["8k"],
-            "concurrency": ["1x1"],
-            "engine": "libaio",
-            "runtime": f"{RUNTIME_S}s",
-            "ramp": "0s",
-            "repetitions": 1,
-            "working_set": "32m",
-            "composite": [STREAMS],
-        },
-        "classes": [_class(folder)],
-    }
-    path = folder / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
-
-
 def test_a_composite_cell_is_one_run_with_each_streams_figures(
     tmp_path: Path, loop_device: str
 ) -> None:
-    local = {
-        "platform": "local",
-        "inventory": INVENTORY,
-        "platform_options": {"target": loop_device, "allow": [loop_device], "fill": False},
-        "config_space": {"raid_level": ["raid0"]},
-    }
-    store, _ = sweep(_spec(tmp_path, local), tmp_path / "s")
+    options = {"target": loop_device, "allow": [loop_device], "fill": False}
+    spec = local_spec(tmp_path, "composite", options, MATRIX, classes=[_class(tmp_path)])
+    store, _ = sweep(spec, tmp_path / "s")
     runs = store.runs("composite").set_index("cell_key")
     run = runs.loc[KEY]
     assert run["status"] == "ok" and run["pattern"] == "randrw70+write"
@@ -102,13 +80,16 @@ def test_a_composite_cell_is_one_run_with_each_streams_figures(
 
 
 def test_the_simulated_array_runs_composite_cells(tmp_path: Path) -> None:
-    sim = {
+    spec = {
+        "name": "composite",
         "platform": "sim",
-        "inventory": str(ROOT / "inventories" / "sim" / "hosts.yml"),
+        "inventory": str(SIM_INVENTORY),
         "platform_options": {"profile": "ds8800-like"},
         "config_space": {"raid_level": ["raid10"], "layout": ["single_rank"]},
+        "matrix": MATRIX,
+        "classes": [_class(tmp_path)],
     }
-    store, _ = sweep(_spec(tmp_path, sim), tmp_path / "s")
+    store, _ = sweep(write_spec(tmp_path, spec, "composite"), tmp_path / "s")
     run = store.runs("composite").set_index("cell_key").loc[KEY]
     streams = json.loads(run["streams"])
     assert [s["cell"] for s in streams] == STREAMS

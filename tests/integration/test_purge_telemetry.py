@@ -13,7 +13,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-import yaml
 
 from sweeper.load import FioDriver, FioLoad, LocalFio, SshFio
 from sweeper.load.telemetry import AGREEMENT_PCT
@@ -21,12 +20,10 @@ from sweeper.remote import RemoteHost
 from sweeper.spec import Matrix
 from tests.support import devices
 from tests.support.cli import cli
-from tests.support.paths import ROOT
-from tests.support.specs import class_measuring
+from tests.support.specs import local_spec, quick_fio_matrix
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
-INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
 WRITE_ONLY = {"patterns": ["write"], "block_sizes": ["64k"], "concurrency": ["1x1"],
               "engine": "libaio", "runtime": "1s", "ramp": "0s", "repetitions": 1,
               "working_set": "16m"}  # fmt: skip
@@ -132,27 +129,10 @@ def test_purge_and_telemetry_over_ssh(tmp_path: Path, loop_device: str) -> None:
 
 
 def _spec(tmp_path: Path, options: dict[str, Any]) -> Path:
-    spec = {
-        "name": "telemetry",
-        "platform": "local",
-        "inventory": INVENTORY,
-        "platform_options": options,
-        "config_space": {"raid_level": ["raid0"]},
-        "matrix": {
-            "patterns": ["randread"],
-            "block_sizes": ["4k"],
-            "concurrency": ["4x1"],
-            "engine": "libaio",
-            "runtime": "4s",
-            "ramp": "1s",
-            "repetitions": 2,
-            "working_set": "32m",
-        },
-    }
-    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
+    matrix = quick_fio_matrix(
+        "randread", concurrency=["4x1"], runtime="4s", ramp="1s", repetitions=2
+    )
+    return local_spec(tmp_path, "telemetry", options, matrix)
 
 
 def test_a_sweep_stores_telemetry_that_agrees_with_fio(tmp_path: Path, loop_device: str) -> None:

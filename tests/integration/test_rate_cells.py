@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from recommender.classes import load_class
 from recommender.curves import curves_table
@@ -19,25 +18,14 @@ from sweeper.spec import Matrix
 from sweeper.workload import WorkloadCell
 from tests.support import devices
 from tests.support.cli import cli
-from tests.support.paths import ROOT
-from tests.support.specs import class_measuring
+from tests.support.paths import SIM_INVENTORY
+from tests.support.specs import local_spec, quick_fio_matrix, write_spec
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
-INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
 #: how far the achieved rate may fall from the target on a busy 2-core machine, in percent
 RATE_TOLERANCE_PCT = 15
-MATRIX = {
-    "patterns": ["randread"],
-    "block_sizes": ["4k"],
-    "concurrency": ["4x1"],
-    "engine": "libaio",
-    "runtime": "3s",
-    "ramp": "0s",
-    "repetitions": 1,
-    "working_set": "32m",
-    "rate": [50],
-}
+MATRIX = quick_fio_matrix("randread", concurrency=["4x1"], runtime="3s", rate=[50])
 
 
 @pytest.fixture
@@ -49,18 +37,8 @@ def loop_device(tmp_path: Path) -> Iterator[str]:
 def test_a_rate_cell_runs_at_a_share_of_the_curves_maximum(
     tmp_path: Path, loop_device: str
 ) -> None:
-    spec = {
-        "name": "rate",
-        "platform": "local",
-        "inventory": INVENTORY,
-        "platform_options": {"target": loop_device, "allow": [loop_device], "fill": False},
-        "config_space": {"raid_level": ["raid0"]},
-        "matrix": MATRIX,
-    }
-    spec["classes"] = [class_measuring(tmp_path, MATRIX)]
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    store, _ = sweep(path, tmp_path / "s")
+    options = {"target": loop_device, "allow": [loop_device], "fill": False}
+    store, _ = sweep(local_spec(tmp_path, "rate", options, MATRIX), tmp_path / "s")
     runs = store.runs("rate").set_index("cell_key")
     closed, rated = runs.loc["randread/4k/qd4x1"], runs.loc["randread/4k/qd4x1/rate50"]
     assert closed["rate_pct"] != closed["rate_pct"]  # null: a closed loop
@@ -105,7 +83,7 @@ def test_the_shipped_class_bounds_latency_at_70_pct_load(tmp_path: Path) -> None
     spec = {
         "name": "atload",
         "platform": "sim",
-        "inventory": str(ROOT / "inventories" / "sim" / "hosts.yml"),
+        "inventory": str(SIM_INVENTORY),
         "platform_options": {"profile": "ds8800-like"},
         "config_space": {
             "raid_level": ["raid5", "raid10"],
@@ -125,9 +103,7 @@ def test_the_shipped_class_bounds_latency_at_70_pct_load(tmp_path: Path) -> None
         "classes": ["oltp_at_load"],
         "study": {"mode": "grid", "seed": 1},
     }
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    store, _ = sweep(path, tmp_path / "s")
+    store, _ = sweep(write_spec(tmp_path, spec, "atload"), tmp_path / "s")
     runs = store.runs("atload")
     rated = runs[runs["cell_key"] == "randrw70/8k/qd1x16/rate70"]
     closed = runs[runs["cell_key"] == "randrw70/8k/qd1x16"]

@@ -8,18 +8,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 from streamlit.testing.v1 import AppTest
 
 from recommender.views.runs import run_link
 from tests.support import devices
 from tests.support.cli import cli
 from tests.support.paths import ROOT
-from tests.support.specs import class_measuring
+from tests.support.specs import local_spec, quick_fio_matrix
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
-INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
 
 
 @pytest.fixture(scope="module")
@@ -27,28 +25,9 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, pd.D
     """A two-point concurrency curve measured with real fio on a loop device: the store."""
     tmp = tmp_path_factory.mktemp("shown")
     with devices.loop_device(tmp / "loop.img", 32) as dev:
-        matrix = {
-            "patterns": ["randread"],
-            "block_sizes": ["4k"],
-            "concurrency": ["1x1", "1x4"],
-            "engine": "libaio",
-            "runtime": "2s",
-            "ramp": "0s",
-            "repetitions": 1,
-            "working_set": "32m",
-        }
-        spec = {
-            "name": "shown",
-            "platform": "local",
-            "inventory": INVENTORY,
-            "platform_options": {"target": dev, "allow": [dev], "fill": False},
-            "config_space": {"raid_level": ["raid0"]},
-            "matrix": matrix,
-            "classes": [class_measuring(tmp, matrix)],
-        }
-        path = tmp / "spec.yaml"
-        path.write_text(yaml.safe_dump(spec))
-        store, _ = sweep(path, tmp / "s")
+        options = {"target": dev, "allow": [dev], "fill": False}
+        matrix = quick_fio_matrix("randread", concurrency=["1x1", "1x4"])
+        store, _ = sweep(local_spec(tmp, "shown", options, matrix), tmp / "s")
         yield tmp / "s", store.runs("shown")
 
 

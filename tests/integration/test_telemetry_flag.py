@@ -10,18 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from recommender import views
 from recommender.data import load_recommendations
 from tests.support import devices
 from tests.support.cli import cli
-from tests.support.paths import ROOT
-from tests.support.specs import class_measuring
+from tests.support.specs import local_spec, quick_fio_matrix
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
-INVENTORY = str(ROOT / "inventories" / "local" / "hosts.yml")
 
 
 @pytest.fixture
@@ -57,27 +54,9 @@ def busy_neighbour(loop_device: str) -> Iterator[None]:
 
 
 def _spec(tmp_path: Path, target: str) -> Path:
-    spec = {
-        "name": "flagged",
-        "platform": "local",
-        "inventory": INVENTORY,
-        "platform_options": {"target": target, "allow": [target], "fill": False},
-        "config_space": {"raid_level": ["raid0"]},
-        "matrix": {
-            "patterns": ["randread"],
-            "block_sizes": ["4k"],
-            "concurrency": ["1x1"],
-            "engine": "psync",
-            "runtime": "3s",
-            "ramp": "0s",
-            "repetitions": 2,
-            "working_set": "32m",
-        },
-    }
-    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
+    options = {"target": target, "allow": [target], "fill": False}
+    matrix = quick_fio_matrix("randread", engine="psync", runtime="3s", repetitions=2)
+    return local_spec(tmp_path, "flagged", options, matrix)
 
 
 def test_flagged_runs_are_counted_in_ranking_cli_report_and_app(
