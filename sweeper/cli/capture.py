@@ -8,13 +8,17 @@ from typing import Annotated
 
 import typer
 
-from sweeper.cli.common import console, fail
+from sweeper.cli.common import console, fail, seconds_option
 
 
 class TraceMode(StrEnum):
     auto = "auto"
     on = "on"
     off = "off"
+
+
+DurationOpt = Annotated[str, typer.Option(help="How long to capture (90s, 30m, 24h).")]
+IntervalOpt = Annotated[str, typer.Option(help="Seconds between samples (0.1s to 60s).")]
 
 
 def capture(
@@ -27,12 +31,8 @@ def capture(
     output: Annotated[
         Path, typer.Option("--output", "-o", help="The capture file to create (JSON lines).")
     ],
-    duration: Annotated[
-        str, typer.Option("--duration", help="How long to capture (90s, 30m, 24h).")
-    ] = "1h",
-    interval: Annotated[
-        str, typer.Option("--interval", help="Seconds between samples (0.1s to 60s).")
-    ] = "1s",
+    duration: DurationOpt = "1h",
+    interval: IntervalOpt = "1s",
     trace: Annotated[
         TraceMode,
         typer.Option(
@@ -49,23 +49,10 @@ def capture(
     from sweeper.capture import diskstats, tracefs
     from sweeper.capture.sampler import header_for, record
     from sweeper.errors import InputError
-    from sweeper.units import parse_duration
 
     problems: list[str] = []
-    try:
-        duration_s = parse_duration(duration)
-        if duration_s < 2:
-            problems.append(f"--duration: {duration!r} is shorter than 2 s")
-    except ValueError as exc:
-        problems.append(f"--duration: {exc}")
-        duration_s = 0.0
-    try:
-        interval_s = parse_duration(interval)
-        if not 0.1 <= interval_s <= 60:
-            problems.append(f"--interval: {interval!r} is not between 0.1 s and 60 s")
-    except ValueError as exc:
-        problems.append(f"--interval: {exc}")
-        interval_s = 1.0
+    duration_s = seconds_option(duration, "--duration", problems, 2, None, 0.0)
+    interval_s = seconds_option(interval, "--interval", problems, 0.1, 60, 1.0)
     with open(diskstats.DISKSTATS) as fh:
         known = diskstats.known_devices(fh.read())
     names: list[str] = []

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sweeper.cli.common import console, fail
+from sweeper.cli.common import console, fail, seconds_option
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
 
@@ -59,16 +59,9 @@ def characterize(
     from sweeper.capture.format import read_capture
     from sweeper.capture.seconds import seconds
     from sweeper.errors import InputError
-    from sweeper.units import parse_duration
 
     problems: list[str] = []
-    try:
-        min_phase_s = parse_duration(min_phase)
-        if min_phase_s < 2:
-            problems.append(f"--min-phase: {min_phase!r} is shorter than 2 s")
-    except ValueError as exc:
-        problems.append(f"--min-phase: {exc}")
-        min_phase_s = 30.0
+    min_phase_s = seconds_option(min_phase, "--min-phase", problems, 2, None, 30.0)
     share = _percent(min_share, "--min-share", problems, 50)
     room = _percent(headroom, "--headroom", problems, 1000)
     class_name = name if name is not None else re.sub(r"[^A-Za-z0-9_.-]", "_", capture.stem)

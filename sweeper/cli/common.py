@@ -56,3 +56,23 @@ ClassOpt = Annotated[
         "spec's; repeat for several.",
     ),
 ]
+
+
+def seconds_option(
+    text: str, place: str, problems: list[str], low: float, high: float | None, fallback: float
+) -> float:
+    """The option ``place``'s duration ``text`` in seconds; where it is not one from ``low`` to
+    ``high`` (no bound: None), a problem naming ``place`` joins ``problems`` and ``fallback``
+    stands in, so every problem of the command line is found in one pass."""
+    from sweeper.units import parse_duration
+
+    try:
+        value = parse_duration(text)
+    except ValueError as exc:
+        problems.append(f"{place}: {exc}")
+        return fallback
+    if high is None and value < low:
+        problems.append(f"{place}: {text!r} is shorter than {low:g} s")
+    elif high is not None and not low <= value <= high:
+        problems.append(f"{place}: {text!r} is not between {low:g} s and {high:g} s")
+    return value
