@@ -80,55 +80,61 @@ def test_existing_cells_keep_their_keys() -> None:
         assert cell.data is None
 
 
-def test_sync_multiplies_the_writing_cells_only(tmp_path: Path) -> None:
-    keys = loaded(tmp_path, sync=["none", "fdatasync", "dsync"])
-    assert keys == [
-        "write/4k/qd1x1",
-        "write/4k/qd1x1/fdatasync",
-        "write/4k/qd1x1/dsync",
-        "read/4k/qd1x1",
-        "randread/4k/qd1x1",
-        "randwrite/4k/qd1x1",
-        "randwrite/4k/qd1x1/fdatasync",
-        "randwrite/4k/qd1x1/dsync",
-    ]
+#: what the matrix adds to ``matrix()`` and the cell keys it loads into, a row a dimension
+DIMENSION_CELLS = [
+    pytest.param(
+        {"sync": ["none", "fdatasync", "dsync"]},
+        [
+            "write/4k/qd1x1",
+            "write/4k/qd1x1/fdatasync",
+            "write/4k/qd1x1/dsync",
+            "read/4k/qd1x1",
+            "randread/4k/qd1x1",
+            "randwrite/4k/qd1x1",
+            "randwrite/4k/qd1x1/fdatasync",
+            "randwrite/4k/qd1x1/dsync",
+        ],
+        id="sync multiplies the writing cells only",
+    ),
+    pytest.param(
+        {"random_distribution": ["uniform", "zipf:1.2", "normal:20"]},
+        [
+            "write/4k/qd1x1",
+            "read/4k/qd1x1",
+            "randread/4k/qd1x1",
+            "randread/4k/qd1x1/zipf1.2",
+            "randread/4k/qd1x1/normal20",
+            "randwrite/4k/qd1x1",
+            "randwrite/4k/qd1x1/zipf1.2",
+            "randwrite/4k/qd1x1/normal20",
+        ],
+        id="distribution multiplies the random cells only",
+    ),
+    pytest.param(
+        {
+            "patterns": ["write", "randread"],
+            "data_profile": [{"compress_pct": 50, "dedupe_pct": 20}, {"compress_pct": 0}],
+        },
+        ["write/4k/qd1x1/cmp50dd20", "write/4k/qd1x1/cmp0dd0", "randread/4k/qd1x1"],
+        id="data profiles multiply the writing cells",
+    ),
+    pytest.param(
+        {
+            "patterns": ["read"],
+            "sync": ["dsync"],
+            "extra_cells": ["write/16k/qd1x1/fdatasync", "write/8k/qd1x1"],
+        },
+        ["read/4k/qd1x1", "write/16k/qd1x1/fdatasync", "write/8k/qd1x1/dsync"],
+        id="extra cells keep what they name",
+    ),
+]
 
 
-def test_distribution_multiplies_the_random_cells_only(tmp_path: Path) -> None:
-    keys = loaded(tmp_path, random_distribution=["uniform", "zipf:1.2", "normal:20"])
-    assert keys == [
-        "write/4k/qd1x1",
-        "read/4k/qd1x1",
-        "randread/4k/qd1x1",
-        "randread/4k/qd1x1/zipf1.2",
-        "randread/4k/qd1x1/normal20",
-        "randwrite/4k/qd1x1",
-        "randwrite/4k/qd1x1/zipf1.2",
-        "randwrite/4k/qd1x1/normal20",
-    ]
-
-
-def test_data_profiles_multiply_the_writing_cells(tmp_path: Path) -> None:
-    keys = loaded(
-        tmp_path,
-        patterns=["write", "randread"],
-        data_profile=[{"compress_pct": 50, "dedupe_pct": 20}, {"compress_pct": 0}],
-    )
-    assert keys == [
-        "write/4k/qd1x1/cmp50dd20",
-        "write/4k/qd1x1/cmp0dd0",
-        "randread/4k/qd1x1",
-    ]
-
-
-def test_extra_cells_keep_what_they_name(tmp_path: Path) -> None:
-    keys = loaded(
-        tmp_path,
-        patterns=["read"],
-        sync=["dsync"],
-        extra_cells=["write/16k/qd1x1/fdatasync", "write/8k/qd1x1"],
-    )
-    assert keys == ["read/4k/qd1x1", "write/16k/qd1x1/fdatasync", "write/8k/qd1x1/dsync"]
+@pytest.mark.parametrize(("fields", "expected"), DIMENSION_CELLS)
+def test_a_dimension_multiplies_the_cells_it_applies_to(
+    tmp_path: Path, fields: dict[str, Any], expected: list[str]
+) -> None:
+    assert loaded(tmp_path, **fields) == expected
 
 
 @pytest.mark.parametrize(
