@@ -10,54 +10,41 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from sweeper.configuration import Configuration, space_size
 from sweeper.fio.jobfile import check_filename
 from sweeper.fio.runner import FioMissingError, find_fio
 from sweeper.load import (
-    TIMEOUT_GRACE_S,
     FioClients,
     FioDriver,
     FioLoad,
     LoadDriver,
     LocalFio,
-    Precondition,
 )
 from sweeper.load.purge import nvme_format_problem, purge_plan
-from sweeper.models import StrictModel
+from sweeper.load.settings import FioTargetOptions
 from sweeper.platforms.base import Platform
 from sweeper.target import inspect_target, target_problems
-from sweeper.units import format_size, parse_duration, parse_size
+from sweeper.units import format_size, parse_size
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 
 
-class LocalOptions(StrictModel):
-    """``platform_options`` of the local platform."""
+class LocalOptions(FioTargetOptions):
+    """``platform_options`` of the local platform: the fio side shared with the platforms
+    whose target a person or a role names, and the target itself."""
 
+    #: the block device, loop, zram or file fio overwrites; ``allow`` lists further paths
+    #: (any spelling: /dev/disk/by-id/… works), compared by realpath
     target: str
-    #: paths (any spelling: /dev/disk/by-id/… works) fio may overwrite; compared by realpath
-    allow: list[str] = Field(default_factory=list)
     #: create the target as a file of this size when it does not exist
     file_size: int | None = None
-    overwrite_signatures: bool = False
-    #: write the working set once before any read, so reads reach the medium
-    fill: bool = True
+    #: any path or name of fio (the shared options' pattern does not apply here)
     fio: str = "fio"
     #: run fio on every host of the inventory's ``loadgen`` group at once (fio client/server)
     multi_host: bool = False
-    precondition: Precondition | None = None
-    #: SNIA PTS purge of the whole target before the fill and preconditioning
-    purge: Literal["discard", "zero", "nvme-format"] | None = None
-    #: how long fio may run beyond ramp + runtime before it counts as hung and is killed
-    hang_grace_s: float = Field(default=TIMEOUT_GRACE_S, gt=0, le=86400)
-
-    @field_validator("hang_grace_s", mode="before")
-    @classmethod
-    def _grace(cls, v: Any) -> Any:
-        return parse_duration(v) if isinstance(v, str) else v
 
     @field_validator("file_size", mode="before")
     @classmethod
