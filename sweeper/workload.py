@@ -29,6 +29,15 @@ STREAM_JOIN = "+"
 MAX_STREAMS = 8
 
 
+def _read(regex: re.Pattern[str], text: str, what: str) -> re.Match[str]:
+    """``text`` as ``regex`` reads it whole (blanks around and case aside), or a ValueError
+    saying it is not ``what``."""
+    m = regex.fullmatch(str(text).strip().lower())
+    if not m:
+        raise ValueError(f"{text!r} is not {what}")
+    return m
+
+
 @dataclass(frozen=True, order=True)
 class Pattern:
     """An fio ``rw=`` pattern; ``randrw`` carries its read percentage (``randrw70``)."""
@@ -38,11 +47,7 @@ class Pattern:
 
     @classmethod
     def parse(cls, text: str) -> Pattern:
-        m = _PATTERN_RE.fullmatch(str(text).strip().lower())
-        if not m:
-            raise ValueError(
-                f"{text!r} is not a pattern (use read, write, randread, randwrite or randrwNN)"
-            )
+        m = _read(_PATTERN_RE, text, "a pattern (use read, write, randread, randwrite or randrwNN)")
         rw, pct = m.group(1), m.group(2)
         if rw != "randrw":
             if pct is not None:
@@ -85,9 +90,7 @@ class Concurrency:
 
     @classmethod
     def parse(cls, text: str) -> Concurrency:
-        m = _CONCURRENCY_RE.fullmatch(str(text).strip().lower())
-        if not m:
-            raise ValueError(f"{text!r} is not a concurrency (write iodepth x jobs, e.g. 1x20)")
+        m = _read(_CONCURRENCY_RE, text, "a concurrency (write iodepth x jobs, e.g. 1x20)")
         iodepth, numjobs = int(m.group(1)), int(m.group(2))
         if not (1 <= iodepth <= 4096 and 1 <= numjobs <= 4096):
             raise ValueError(f"{text!r}: iodepth and jobs must be between 1 and 4096")
@@ -113,12 +116,12 @@ class Distribution:
 
     @classmethod
     def parse(cls, text: str) -> Distribution:
-        m = _DISTRIBUTION_RE.fullmatch(str(text).strip().lower())
-        if not m:
-            raise ValueError(
-                f"{text!r} is not a random distribution (write zipf:THETA, pareto:H or "
-                "normal:DEVIATION_PCT, e.g. zipf:1.2)"
-            )
+        m = _read(
+            _DISTRIBUTION_RE,
+            text,
+            "a random distribution (write zipf:THETA, pareto:H or normal:DEVIATION_PCT, "
+            "e.g. zipf:1.2)",
+        )
         name, param = m.group(1), float(m.group(2))
         if name == "zipf" and not (0 < param <= 100 and param != 1):
             raise ValueError(f"{text!r}: zipf's theta must be above 0, at most 100 and not 1")
@@ -159,9 +162,7 @@ class DataProfile:
 
     @classmethod
     def parse(cls, text: str) -> DataProfile:
-        m = _DATA_RE.fullmatch(str(text).strip().lower())
-        if not m:
-            raise ValueError(f"{text!r} is not a data profile (cmpNNddMM)")
+        m = _read(_DATA_RE, text, "a data profile (cmpNNddMM)")
         return cls(int(m.group(1)), int(m.group(2)))
 
 
