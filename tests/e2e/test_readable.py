@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from recommender.data import load_recommendations
 from recommender.recommendations import ClassRecommendation
 from recommender.report import write_report
 from sweeper.store import ParquetStore
 from tests.e2e.verdict import CLASS, SWEEP, verdict_store
-from tests.support.appserver import chromium, raidsweep_app
+from tests.support.appserver import app_tab
+from tests.support.sweeps import recommendation
 
 pytestmark = pytest.mark.integration
 
@@ -36,28 +36,14 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
 
 @pytest.fixture(scope="module")
 def rec(store: ParquetStore) -> ClassRecommendation:
-    recs = load_recommendations(store, store.get_sweep(SWEEP))
-    return next(r for r in recs if r.name == CLASS)
+    return recommendation(store, SWEEP, CLASS)
 
 
 @pytest.fixture(scope="module")
 def page(store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from playwright.sync_api import expect, sync_playwright
-
-    path = chromium()
-    if path is None:
-        pytest.fail("Debian's chromium is not installed: run scripts/test.sh")
-    expect.set_options(timeout=TIMEOUT_MS)
     log = tmp_path_factory.mktemp("app") / "app.log"
-    with raidsweep_app(store.root, log) as (url, _), sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=path, headless=True)
-        try:
-            tab = browser.new_page(viewport={"width": WIDTH_PX, "height": 1800})
-            tab.set_default_timeout(TIMEOUT_MS)
-            tab.goto(url)
-            yield tab
-        finally:
-            browser.close()
+    with app_tab(store.root, log, TIMEOUT_MS, viewport={"width": WIDTH_PX, "height": 1800}) as tab:
+        yield tab
 
 
 def _go(page: Any, name: str) -> None:

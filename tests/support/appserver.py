@@ -95,6 +95,29 @@ def raidsweep_app(store_root: Path, log: Path) -> Iterator[tuple[str, subprocess
 
 
 @contextlib.contextmanager
+def app_tab(store_root: Path, log: Path, timeout_ms: float, **page_options: Any) -> Iterator[Any]:
+    """A headless Chromium tab open on ``raidsweep app`` (see ``raidsweep_app``) over
+    ``store_root``, made with ``page_options`` (viewport, downloads); its own waits and
+    expect()'s (which do not follow the page's default) last up to ``timeout_ms``. The browser
+    closed and the server stopped after."""
+    from playwright.sync_api import expect, sync_playwright
+
+    executable = chromium()
+    if executable is None:
+        raise AppError("Debian's chromium is not installed: run scripts/test.sh")
+    expect.set_options(timeout=timeout_ms)
+    with raidsweep_app(store_root, log) as (url, _), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, headless=True)
+        try:
+            tab = browser.new_page(**page_options)
+            tab.set_default_timeout(timeout_ms)
+            tab.goto(url)
+            yield tab
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
 def streamlit_run(store_root: Path, log: Path) -> Iterator[str]:
     """``streamlit run app.py`` on ``store_root`` at a free loopback port (the plain way, from
     the project folder, without raidsweep's launcher); its URL, the server stopped after."""

@@ -10,6 +10,8 @@ from typing import Any
 
 import optuna
 
+from recommender.data import load_recommendations
+from recommender.recommendations import ClassRecommendation
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
@@ -23,6 +25,12 @@ def sweep(spec_path: Path, store_dir: Path) -> tuple[ParquetStore, Any]:
     spec, inventory = load_spec(spec_path)
     store = ParquetStore(store_dir)
     return store, run_sweep(spec, inventory, store, spec_path=spec_path)
+
+
+def recommendation(store: ParquetStore, name: str, class_name: str) -> ClassRecommendation:
+    """The recommendation for the class ``class_name`` of the sweep ``name`` in ``store``."""
+    recs = load_recommendations(store, store.get_sweep(name))
+    return next(r for r in recs if r.name == class_name)
 
 
 def count_parts(store: Path) -> int:
