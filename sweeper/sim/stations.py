@@ -93,32 +93,23 @@ def build_stations(
     # The pieces of one host I/O run on different ranks at once: the I/O waits for the
     # slowest, not for their sum.
     join = _fork_join(g.backend_ios) / g.backend_ios
-    if drives.rotating:
-        stations.append(
-            Station(
-                "drives",
-                servers,
-                read_t,
-                write_t,
-                read_on,
-                write_on,
-                read_path=read_t * join,
-                write_path=write_t * join,
-            )
+    # A spinning drive is one server; a flash drive has ``parallelism`` dies working at once.
+    media, media_servers = (
+        ("drives", servers) if drives.rotating else ("drive_dies", servers * drives.parallelism)
+    )
+    stations.append(
+        Station(
+            media,
+            media_servers,
+            read_t,
+            write_t,
+            read_on,
+            write_on,
+            read_path=read_t * join,
+            write_path=write_t * join,
         )
-    else:
-        stations.append(
-            Station(
-                "drive_dies",
-                servers * drives.parallelism,
-                read_t,
-                write_t,
-                read_on,
-                write_on,
-                read_path=read_t * join,
-                write_path=write_t * join,
-            )
-        )
+    )
+    if not drives.rotating:
         stations.append(
             Station(
                 "drive_bus",
