@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from sweeper.models import StrictModel
+from sweeper.spec.names import SweepName
 from sweeper.units import parse_latency_ms
 from sweeper.vocabulary import NAME_RE
 from sweeper.workload import WorkloadCell
@@ -76,18 +77,11 @@ Percent = Annotated[float, Field(ge=0, lt=100)]
 class Baseline(StrictModel):
     """The sweep relative gates are judged against (the old array, the firmware before)."""
 
-    sweep: str
+    sweep: SweepName
     #: its configuration (default: the class's recommended one, or its only one)
     configuration: str | None = None
     #: how far below a baseline minimum (above a baseline maximum) still passes
     tolerance_pct: Percent = 5.0
-
-    @field_validator("sweep")
-    @classmethod
-    def _sweep(cls, v: str) -> str:
-        if not NAME_RE.fullmatch(v):
-            raise ValueError(f"{v!r} is not a sweep name (letters, digits, '.', '_', '-')")
-        return v
 
 
 class Gate(StrictModel):

@@ -7,22 +7,15 @@ measured first (``sweeper/sweep/warm.py``), so the search starts where the other
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from sweeper.models import StrictModel
-from sweeper.vocabulary import NAME_RE
+from sweeper.spec.names import SweepName
 
 
 class WarmStart(StrictModel):
     #: the store that holds the previous sweep (a folder; relative to the spec's folder)
     store: str = Field(min_length=1, max_length=4096)
-    sweep: str
+    sweep: SweepName
     #: how many of its best configurations per class are measured first
     top: int = Field(default=1, ge=1, le=10)
-
-    @field_validator("sweep")
-    @classmethod
-    def _sweep(cls, v: str) -> str:
-        if not NAME_RE.fullmatch(v):
-            raise ValueError(f"{v!r} is not a sweep name (letters, digits, '.', '_', '-')")
-        return v
