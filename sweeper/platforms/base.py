@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,6 +18,18 @@ from sweeper.load import LoadDriver
 
 if TYPE_CHECKING:
     from sweeper.platforms.operator import OperatorPrompt
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """A configuration the sweep waits to have built: ``position`` of ``total`` is its place
+    in the sweep, ``previous`` the configuration built before it (None: the first)."""
+
+    config: Configuration
+    matrix: Any
+    position: int
+    total: int
+    previous: Configuration | None
 
 
 def option_vars(prefix: str, options: BaseModel, names: tuple[str, ...]) -> dict[str, Any]:
@@ -124,7 +137,15 @@ class Platform(ABC):
     ) -> bool:
         """Called before ``config`` is applied: wait until it can be (an operator building it
         by hand); False when ``stop`` is set while waiting. ``position`` of ``total``: its
-        place in the sweep. Here: at once."""
+        place in the sweep."""
+        request = BuildRequest(config, matrix, position, total, previous)
+        return self.wait_until_built(request, stop, prompt)
+
+    def wait_until_built(
+        self, request: BuildRequest, stop: threading.Event, prompt: OperatorPrompt | None
+    ) -> bool:
+        """Wait until ``request`` can be applied; False when ``stop`` is set first. Here: at
+        once (nothing is built by hand)."""
         return True
 
     @classmethod

@@ -38,7 +38,7 @@ from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.load.settings import FioTargetOptions
 from sweeper.locking import LockHeld, hold, lock_record, target_locks
 from sweeper.platforms import operator
-from sweeper.platforms.base import Platform
+from sweeper.platforms.base import BuildRequest, Platform
 from sweeper.platforms.instructions import build_instructions
 from sweeper.target import inspect_target, target_problems
 from sweeper.untrusted import control_problem
@@ -128,27 +128,24 @@ class ManualPlatform(Platform):
         waiting = operator.waiting_in(self.room)
         return waiting.config_key if waiting is not None else None
 
-    def await_configuration(
-        self,
-        config: Configuration,
-        *,
-        matrix: Any,
-        position: int,
-        total: int,
-        previous: Configuration | None,
-        stop: threading.Event,
-        prompt: operator.OperatorPrompt | None = None,
+    def wait_until_built(
+        self, request: BuildRequest, stop: threading.Event, prompt: operator.OperatorPrompt | None
     ) -> bool:
         """Tell the operator what to build and wait for a target that passes the safety
         rules; False when asked to stop while waiting (the sweep resumes here)."""
         self._device_lock.close()
         self.answer = None
-        self.working_set = getattr(matrix, "working_set", None)
-        lines = build_instructions(config, previous)
+        config = request.config
+        self.working_set = getattr(request.matrix, "working_set", None)
+        lines = build_instructions(config, request.previous)
         if self.opts.note:
             lines.append(self.opts.note)
         waiting = operator.Waiting(
-            config.key, position, total, lines, time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            config.key,
+            request.position,
+            request.total,
+            lines,
+            time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         )
         operator.post(self.room, waiting)
         if prompt is not None:
