@@ -44,6 +44,7 @@ PACKAGES = (
     "initramfs-tools",
     "thin-provisioning-tools",  # cache_check, which lvmcache needs to activate a cached LV
     "e2fsprogs",
+    "xfsprogs",  # linux_md's filesystem layer: mkfs.xfs and xfs_info
     "util-linux",
     "procps",  # mkfs, wipefs/blkid/lsblk, ps/pgrep
 )

@@ -1,11 +1,9 @@
 """linux_md's declared dimensions against a real kernel in the lab VM: one sweep over the RAID
 chunk, the drives per rank, the filesystem layer and the array's health, verified from the
-guest's own view (``mdadm --detail``, the members per array, ``dumpe2fs``, the array degraded
-or resyncing through the runs and whole again after). Two configurations cover every
-dimension's values but ``optimal``, which making the rebuilt array whole again proves.
-
-The lab image has no xfsprogs: ext4 is the filesystem proven here (xfs takes the same path
-with ``mkfs.xfs -d su,sw`` and ``xfs_info``).
+guest's own view (``mdadm --detail``, the members per array, ``dumpe2fs`` and ``xfs_info``,
+the array degraded or resyncing through the runs and whole again after). Two configurations
+cover every dimension's values but ``optimal`` and ``xfs``: making the rebuilt array whole
+again, with xfs on it, proves those.
 """
 
 from __future__ import annotations
@@ -135,8 +133,13 @@ def test_chunk_width_filesystem_and_health_swept_in_the_lab(lab_vm: Lab, tmp_pat
 
     # Whole again: the same build with health optimal finds the rebuild still running (it
     # lasted through the runs), lifts the cap and waits for it; the guest sees 4 of 4.
+    # ... with xfs on the volume now (a volume-cost change: no array is rebuilt), aligned to
+    # the 128 KiB chunk × 3 data drives, as xfs_info reports it.
     platform = LinuxMdPlatform(OPTIONS, tmp_path, inv)
-    whole = Configuration.from_key(REBUILDING.replace("health=rebuilding", "health=optimal"))
+    whole = Configuration.from_key(
+        REBUILDING.replace("health=rebuilding", "health=optimal").replace("=none/", "=xfs/")
+    )
+    assert "filesystem=xfs" in whole.key
     play = run_playbook("reconfigure.yml", inv, platform.extravars(whole))
     assert play.ok, play.failure()
     found = play.facts["health"]["found"]
@@ -151,13 +154,19 @@ def test_chunk_width_filesystem_and_health_swept_in_the_lab(lab_vm: Lab, tmp_pat
     assert "Active Devices : 4" in detail and "Working Devices : 4" in detail
     assert re.search(r"State : (clean|active)\s*$", detail, re.M), detail
     assert "Chunk Size : 128K" in detail
+    xfs = play.facts["filesystem"]
+    assert xfs["kind"] == "xfs" and xfs["target"] == "/mnt/raidsweep/fio.data"
+    assert (xfs["geometry"]["tool"], xfs["geometry"]["unit_kib"]) == ("xfs_info", 128)
+    assert xfs["geometry"]["width_kib"] == 384, xfs["geometry"]
+    assert "xfs" in lab_vm.ssh("findmnt -no FSTYPE /mnt/raidsweep").stdout
     again = run_playbook("reconfigure.yml", inv, platform.extravars(whole))
     assert again.ok and again.changed == 0, again.facts.get("plan")
     FIGURES.setdefault("linux_md in the lab VM", []).append(
-        f"declared dimensions: 2 configurations (chunk 64/128 KiB, 3/4 drives, ext4/raw, "
-        f"degraded/rebuilding) swept; rebuild at {rebuild['rate_kib_s']} KiB/s as it started "
+        "declared dimensions: 2 configurations (chunk 64/128 KiB, 3/4 drives, ext4/raw, "
+        "degraded/rebuilding) swept, then made whole with xfs; "
+        f"rebuild at {rebuild['rate_kib_s']} KiB/s as it started "
         f"(md: {rebuild['md_sync_speed_kib_s']} KiB/s), "
-        f"{over_runs:.0f} KiB/s over the runs (cap 1000 KiB/s); made whole again after"
+        f"{over_runs:.0f} KiB/s over the runs (cap 1000 KiB/s)"
     )
     out = cli("teardown", str(_spec(tmp_path, inv)), "--store", str(store_dir))
     assert out.returncode == 0, out.stderr

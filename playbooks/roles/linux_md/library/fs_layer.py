@@ -172,10 +172,15 @@ def main() -> None:
                 argv = ["mkfs.ext4", "-q", "-F", "-b", str(BLOCK), "-E", extended, volume]
                 run_checked(module, argv)
             else:
-                run_checked(
-                    module,
-                    ["mkfs.xfs", "-f", "-q", "-d", f"su={unit}k,sw={p['data_disks']}", volume],
-                )
+                data = f"su={unit}k,sw={p['data_disks']}"
+                rc, out, err = module.run_command(["mkfs.xfs", "-f", "-q", "-d", data, volume])
+                if rc != 0 and "Log size must be at least" in (err or out):
+                    # A striped volume of some hundred MB (a lab's): xfs's default allocation
+                    # groups are too small to hold its 64 MB minimum log; two larger ones can.
+                    data += ",agcount=2"
+                    run_checked(module, ["mkfs.xfs", "-f", "-q", "-d", data, volume])
+                elif rc != 0:
+                    module.fail_json(msg=f"mkfs.xfs -d {data} {volume} failed (exit {rc}): {err}")
             os.makedirs(mnt, exist_ok=True)
             run_checked(module, ["mount", "-t", kind, volume, mnt])
             st = os.statvfs(mnt)
