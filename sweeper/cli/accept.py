@@ -15,9 +15,16 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, err, fail
+from sweeper.cli.common import (
+    DEFAULT_STORE,
+    StoreOpt,
+    SweepArg,
+    checked_store,
+    console,
+    err,
+    fail,
+)
 from sweeper.cli.opening import open_sweep, warn_damaged
-from sweeper.cli.stores import checked_path
 from sweeper.errors import InputError, StoreError
 
 if TYPE_CHECKING:
@@ -46,7 +53,7 @@ def accept(
         typer.Option(
             "--baseline-store",
             help="The store that holds the baseline sweep (default: --store).",
-            callback=checked_path,
+            callback=checked_store,
         ),
     ] = None,
     report: Annotated[

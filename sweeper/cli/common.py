@@ -21,11 +21,14 @@ def fail(exc: Exception) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _checked_store(value: Path) -> Path:
-    """The store's folder reaches plays (the simulated array's state lives in it): a path
-    with template syntax or control characters is refused (exit 2) before anything runs."""
+def checked_store(value: Path | None) -> Path | None:
+    """A store's folder (``--store``, and a second store such as ``compare --store-b``)
+    reaches plays (the simulated array's state lives in it): a path with template syntax or
+    control characters is refused (exit 2) before anything runs or reads it."""
     from sweeper.untrusted import path_problem
 
+    if value is None:
+        return value
     problem = path_problem(str(value))
     if problem is not None:
         raise typer.BadParameter(problem)
@@ -39,7 +42,7 @@ StoreOpt = Annotated[
         envvar="RAIDSWEEP_STORE",
         help="Folder of the results store.",
         show_default=True,
-        callback=_checked_store,
+        callback=checked_store,
     ),
 ]
 DEFAULT_STORE = Path("raidsweep-data")

@@ -12,9 +12,8 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, fail
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, checked_store, console, fail
 from sweeper.cli.opening import latest_sweep, warn_damaged
-from sweeper.cli.stores import checked_path
 from sweeper.errors import InputError, StoreError
 
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ def compare(
     store_b: Annotated[
         Path | None,
         typer.Option(
-            "--store-b", help="The store of sweep B (default: --store).", callback=checked_path
+            "--store-b", help="The store of sweep B (default: --store).", callback=checked_store
         ),
     ] = None,
     config_a: Annotated[
