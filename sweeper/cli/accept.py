@@ -10,10 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
-from rich.text import Text
 
 from sweeper.cli.common import (
     DEFAULT_STORE,
@@ -23,6 +21,7 @@ from sweeper.cli.common import (
     console,
     err,
     fail,
+    fitted,
 )
 from sweeper.cli.opening import open_sweep, warn_damaged
 from sweeper.errors import InputError, StoreError
@@ -127,7 +126,7 @@ def accept(
             escape(r["measured"]),
             f"[{colour}]{r['verdict']}[/]",
         )
-    console.print(_fitted(table, rows))
+    console.print(fitted(table, _stacked(str(table.title), rows)))
     counts = verdict.counts
     colour = _COLOUR[verdict.verdict]
     console.print(
@@ -143,15 +142,9 @@ def accept(
     raise typer.Exit(verdict.exit_status)
 
 
-def _fitted(table: Table, rows: list[dict[str, Any]]) -> RenderableType:
-    """The table where the terminal is wide enough for it in full, else each check as a
-    stack of lines (nothing cut)."""
-    from rich.measure import Measurement
-
-    natural = Measurement.get(console, console.options.update_width(10_000), table).maximum
-    if natural <= console.width:
-        return table
-    lines = [f"[bold]{escape(str(table.title))}[/]"]
+def _stacked(title: str, rows: list[dict[str, Any]]) -> list[str]:
+    """Each check as a stack of lines, for a terminal too narrow for the table."""
+    lines = [f"[bold]{escape(title)}[/]"]
     for r in rows:
         colour = _COLOUR[r["verdict"]]
         lines.append(
@@ -162,7 +155,7 @@ def _fitted(table: Table, rows: list[dict[str, Any]]) -> RenderableType:
         lines.append(f"{'':10}measured {escape(r['measured'])}")
         if r["note"]:
             lines.append(f"{'':10}[dim]{escape(r['note'])}[/]")
-    return Group(*(Text.from_markup(line) for line in lines))
+    return lines
 
 
 def _write_report(

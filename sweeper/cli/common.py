@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
 
 console = Console()
 err = Console(stderr=True)
@@ -79,3 +82,12 @@ def seconds_option(
     elif high is not None and not low <= value <= high:
         problems.append(f"{place}: {text!r} is not between {low:g} s and {high:g} s")
     return value
+
+
+def fitted(table: Table, stacked: list[str]) -> RenderableType:
+    """``table`` where the terminal is wide enough for it in full, else ``stacked`` (markup
+    lines: each row as a few lines), so nothing is cut or folded mid-word at 80 columns."""
+    natural = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    if natural <= console.width:
+        return table
+    return Group(*(Text.from_markup(line) for line in stacked))

@@ -12,7 +12,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, checked_store, console, fail
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, checked_store, console, fail, fitted
 from sweeper.cli.opening import latest_sweep, warn_damaged
 from sweeper.errors import InputError, StoreError
 
@@ -123,6 +123,12 @@ def _pair_heading(config_a: str, config_b: str, why: str = "") -> str:
     return f"[bold]{escape(pair)}[/]" + (f" [dim]({escape(why)})[/]" if why else "")
 
 
+def _stack(row: tuple[str, str, str, str, str]) -> list[str]:
+    """One table row (what, A, B, change, verdict) as two lines, for a narrow terminal."""
+    what, a, b, change, verdict = row
+    return [f"[bold]{what}[/]: {verdict}", f"  A {a} → B {b}; change % {change}"]
+
+
 def _table(*headings: str) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column(headings[0], overflow="fold")
@@ -138,15 +144,18 @@ def _print_classes(frame: pd.DataFrame) -> None:
     for (a, b, why), part in frame.groupby(["config_a", "config_b", "pairing"], sort=False):
         console.print(_pair_heading(str(a), str(b), str(why)), highlight=False)
         table = _table("class", "A (95% CI)", "B (95% CI)", "change % (95% CI)", "verdict")
+        stacked = []
         for r in part.itertuples():
-            table.add_row(
+            row = (
                 escape(f"{r[1]} ({r.unit})"),
                 _with_interval(r.a, r.a_lo, r.a_hi),
                 _with_interval(r.b, r.b_lo, r.b_hi),
                 _change(r),
                 _verdict(r.verdict),
             )
-        console.print(table)
+            table.add_row(*row)
+            stacked += _stack(row)
+        console.print(fitted(table, stacked))
 
 
 def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
@@ -158,11 +167,12 @@ def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
     for (a, b), part in shown.groupby(["config_a", "config_b"], sort=False):
         console.print(_pair_heading(str(a), str(b)), highlight=False)
         table = _table("cell", "figure", "A", "B", "change % (95% CI)", "verdict")
+        stacked = []
         for r in part.itertuples():
-            table.add_row(
-                escape(r.cell), r.figure, _num(r.a), _num(r.b), _change(r), _verdict(r.verdict)
-            )
-        console.print(table)
+            a, b, change, verdict = _num(r.a), _num(r.b), _change(r), _verdict(r.verdict)
+            table.add_row(escape(r.cell), r.figure, a, b, change, verdict)
+            stacked += _stack((escape(f"{r.cell} {r.figure}"), a, b, change, verdict))
+        console.print(fitted(table, stacked))
     rest = len(frame) - len(shown)
     if rest:
         console.print(

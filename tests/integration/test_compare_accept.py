@@ -119,6 +119,18 @@ def test_compare_text_names_the_significant_changes(stores: Stores) -> None:
     assert "recommended for" not in done.stdout  # --config-a: only the pair chosen
 
 
+def test_compare_text_at_80_columns_stacks_its_rows_whole(stores: Stores) -> None:
+    args = ("compare", "old-array", "new-array", "--store", stores.one, "--store-b", stores.two)
+    wide = cli(*args, "--all", columns=200)
+    narrow = cli(*args, "--all", columns=80)
+    assert wide.returncode == narrow.returncode == 0, narrow.stderr
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
+    assert "change %" in narrow.stdout and "A (95% CI)" not in narrow.stdout  # stacked
+    # every figure the wide table prints is in the stacked text, no word folded
+    for name in ("randread/", "redo_log (IOPS)", "better"):
+        assert name in wide.stdout and name in narrow.stdout
+
+
 @pytest.mark.parametrize(
     ("args", "problem"),
     [
