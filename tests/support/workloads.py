@@ -12,7 +12,9 @@ from pathlib import Path
 
 from tests.support.cli import finish, start
 
-#: phase 1: 8k random 70/30 at queue depth 4 beside a stream of 64k sequential writes
+#: phase 1: 8k random 70/30 at queue depth 4 beside a stream of 64k sequential writes. The
+#: random job has no random map: with one, fio takes the next free block once a pass over the
+#: region fills up, so a fast device sees a share of the "random" job as sequential runs.
 MIXED = [
     [
         "--name=oltp",
@@ -22,6 +24,7 @@ MIXED = [
         "--ioengine=libaio",
         "--iodepth=4",
         "--size=96m",
+        "--norandommap",
     ],
     ["--name=log", "--rw=write", "--bs=64k", "--ioengine=psync", "--offset=128m", "--size=96m"],
 ]
