@@ -17,11 +17,12 @@ from sweeper.cli.common import (
     DEFAULT_STORE,
     StoreOpt,
     SweepArg,
-    checked_store,
     console,
     err,
     fail,
     fitted,
+    json_flag,
+    second_store,
 )
 from sweeper.cli.opening import open_sweep, warn_damaged
 from sweeper.errors import InputError, StoreError
@@ -49,19 +50,13 @@ def accept(
     ] = None,
     baseline_store: Annotated[
         Path | None,
-        typer.Option(
-            "--baseline-store",
-            help="The store that holds the baseline sweep (default: --store).",
-            callback=checked_store,
-        ),
+        second_store("--baseline-store", "The baseline sweep's store (default: --store)."),
     ] = None,
     report: Annotated[
         Path | None,
         typer.Option("--report", help="Also write the HTML report carrying this verdict."),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.accept/1).")
-    ] = False,
+    as_json: Annotated[bool, json_flag("accept")] = False,
 ) -> None:
     """Judge the sweep against its acceptance gates: pass, fail or undecided per check, by
     the 95% intervals. Exit status 0 pass, 3 fail, 4 undecided, 2 bad input."""

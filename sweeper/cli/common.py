@@ -49,6 +49,18 @@ StoreOpt = Annotated[
     ),
 ]
 DEFAULT_STORE = Path("raidsweep-data")
+
+
+def json_flag(schema: str) -> typer.models.OptionInfo:
+    """The ``--json`` option of a command whose document has ``schema`` (raidsweep.NAME/1)."""
+    return typer.Option("--json", help=f"Print one JSON document (schema raidsweep.{schema}/1).")
+
+
+def second_store(flag: str, help_text: str) -> typer.models.OptionInfo:
+    """An option naming another store (``compare --store-b``), checked like ``--store``."""
+    return typer.Option(flag, help=help_text, callback=checked_store)
+
+
 SpecArg = Annotated[Path, typer.Argument(help="Sweep spec (YAML).")]
 SweepArg = Annotated[str | None, typer.Argument(help="Sweep name (default: latest).")]
 CheckOpt = Annotated[

@@ -12,7 +12,15 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, checked_store, console, fail, fitted
+from sweeper.cli.common import (
+    DEFAULT_STORE,
+    StoreOpt,
+    console,
+    fail,
+    fitted,
+    json_flag,
+    second_store,
+)
 from sweeper.cli.opening import latest_sweep, warn_damaged
 from sweeper.errors import InputError, StoreError
 
@@ -48,10 +56,7 @@ def compare(
     sweep_b: Annotated[str, typer.Argument(help="Sweep B: after, the new array, the rehearsal.")],
     store: StoreOpt = DEFAULT_STORE,
     store_b: Annotated[
-        Path | None,
-        typer.Option(
-            "--store-b", help="The store of sweep B (default: --store).", callback=checked_store
-        ),
+        Path | None, second_store("--store-b", "The store of sweep B (default: --store).")
     ] = None,
     config_a: Annotated[
         str | None, typer.Option("--config-a", help="Compare this configuration of A …")
@@ -63,9 +68,7 @@ def compare(
     all_cells: Annotated[
         bool, typer.Option("--all", help="List every cell, not only the significant changes.")
     ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.compare/1).")
-    ] = False,
+    as_json: Annotated[bool, json_flag("compare")] = False,
 ) -> None:
     """Compare sweep B with sweep A: per class and per cell, B's change with its 95% interval
     and whether it is significantly better or worse. Pairs each class's recommended

@@ -5,19 +5,16 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-import typer
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, json_flag
 from sweeper.cli.opening import open_sweep
 
 
 def curves(
     sweep: SweepArg = None,
     store: StoreOpt = DEFAULT_STORE,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.curves/1).")
-    ] = False,
+    as_json: Annotated[bool, json_flag("curves")] = False,
 ) -> None:
     """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
     from recommender.curves import sweep_curves

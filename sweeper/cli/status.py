@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, json_flag
 from sweeper.cli.opening import latest_sweep, warn_damaged
 from sweeper.units import format_duration
 
@@ -17,9 +17,7 @@ from sweeper.units import format_duration
 def status(
     sweep: Annotated[str | None, typer.Argument(help="Sweep name (default: all).")] = None,
     store: StoreOpt = DEFAULT_STORE,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document (schema raidsweep.status/1).")
-    ] = False,
+    as_json: Annotated[bool, json_flag("status")] = False,
 ) -> None:
     """Show sweeps in the store and how far each has come."""
     from sweeper.status import sweep_status

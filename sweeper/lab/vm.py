@@ -80,6 +80,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+class _InFolder:
+    """A file of the lab's folder, read as an attribute (``lab.pidfile``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, lab: Lab, owner: type | None = None) -> Path:
+        return lab.folder / self.name
+
+
 class Lab:
     """The lab VM whose files live in ``folder`` (default ``~/.cache/raidsweep/lab/vm``)."""
 
@@ -87,25 +97,11 @@ class Lab:
         self.folder = Path(folder).expanduser().absolute() if folder else default_vm_dir()
 
     # Files of the running VM; all inside the folder, all removed by down() but the console log.
-    @property
-    def inventory_path(self) -> Path:
-        return self.folder / "hosts.yml"
-
-    @property
-    def pidfile(self) -> Path:
-        return self.folder / "qemu.pid"
-
-    @property
-    def state_path(self) -> Path:
-        return self.folder / "lab.json"
-
-    @property
-    def console_log(self) -> Path:
-        return self.folder / "console.log"
-
-    @property
-    def overlay(self) -> Path:
-        return self.folder / "overlay.qcow2"
+    inventory_path = _InFolder("hosts.yml")
+    pidfile = _InFolder("qemu.pid")
+    state_path = _InFolder("lab.json")
+    console_log = _InFolder("console.log")
+    overlay = _InFolder("overlay.qcow2")
 
     def disk_file(self, index: int) -> Path:
         return self.folder / f"data{index}.img"
