@@ -1,5 +1,5 @@
 """The surrogate's predictions for the configurations a sweep has not measured (or not on all
-of a class's cells), with intervals, marked as predictions.
+of a class's cells: pruned ones), with intervals, marked as predictions.
 
 They come from the same Gaussian process that decides when an optimize-mode sweep may stop
 (``sweeper.sweep.stopping``), fitted to the class scores measured so far. They are kept apart
@@ -18,7 +18,8 @@ from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.spec.models import ConfigSpace
 from sweeper.sweep.stopping import predictions as surrogate_predictions
 
-#: what a prediction row holds (``kind`` is always "predicted")
+#: what a prediction row holds (``kind`` is always "predicted"; ``cells_measured`` is how many
+#: of the class's ``cells`` a pruned configuration was measured on, 0 when not measured)
 COLUMNS = [
     "class",
     "config_key",
@@ -27,9 +28,14 @@ COLUMNS = [
     "predicted_hi",
     "kind",
     "beats_pick",
+    "near",
+    "cells_measured",
+    "cells",
 ]
-#: a space larger than this is not predicted for the CLI and the report (seconds, not minutes)
+#: a space larger than this is not predicted for the CLI, the report and the app
 MAX_SPACE = 20_000
+#: the predictions listed per class: the likeliest to change the decision
+TOP = 5
 
 
 def sweep_space(record: dict[str, Any]) -> list[Configuration]:
@@ -38,46 +44,94 @@ def sweep_space(record: dict[str, Any]) -> list[Configuration]:
     return enumerate_configurations(space)
 
 
-def predict(
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame(columns=COLUMNS)
+
+
+def _complete(ranked: pd.DataFrame) -> set[tuple[str, str]]:
+    """(class, configuration) measured on every cell of the class."""
+    most = ranked.groupby("class")["cells_measured"].transform("max")
+    done = ranked[ranked["cells_measured"] == most]
+    return set(zip(done["class"], done["config_key"], strict=True))
+
+
+def predict_all(
     ranked: pd.DataFrame,
     space: list[Configuration],
     classes: list[str],
     *,
-    top: int = 5,
     level: float = 0.95,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Per class, the ``top`` unmeasured configurations by predicted score whose interval
-    reaches the class's pick (the only ones that could change the decision), with
-    ``beats_pick`` where the prediction itself is above the pick's measured score. Empty
-    when everything is measured, or no class has the evidence to fit its surrogate."""
+    """Every prediction of every class (COLUMNS): ``beats_pick`` where the prediction is above
+    the pick's measured score, ``near`` where its interval reaches it (the only ones that
+    could change the decision). Empty when everything is measured on every cell, the space
+    is too large, or no class has the evidence to fit its surrogate."""
     if ranked.empty or len(space) > MAX_SPACE:
-        return pd.DataFrame(columns=COLUMNS)
-    measured = set(ranked["config_key"])
-    if all(c.key in measured for c in space):
-        return pd.DataFrame(columns=COLUMNS)
+        return _empty()
+    complete = _complete(ranked)
+    if all((name, c.key) in complete for name in classes for c in space):
+        return _empty()
     found = surrogate_predictions(ranked, space, classes, level=level, seed=seed)
     parts = []
     for name, part in found.groupby("class", sort=False):
         table = ranked[ranked["class"] == name]
         pick = float(table.iloc[0]["score"])
-        near = part[part["predicted_hi"] >= pick]
-        near = near.assign(beats_pick=near["predicted"] > pick)
-        parts.append(near.sort_values("predicted", ascending=False).head(top))
+        cells = dict(zip(table["config_key"], table["cells_measured"], strict=True))
+        parts.append(
+            part.assign(
+                beats_pick=part["predicted"] > pick,
+                near=part["predicted_hi"] >= pick,
+                cells_measured=[int(cells.get(k, 0)) for k in part["config_key"]],
+                cells=int(table["cells_measured"].max()),
+            )
+        )
     if not parts:
-        return pd.DataFrame(columns=COLUMNS)
+        return _empty()
     return pd.concat(parts, ignore_index=True)[COLUMNS]
 
 
-def sweep_predictions(
-    record: dict[str, Any], ranked: pd.DataFrame, *, top: int = 5
+def nearest(found: pd.DataFrame, top: int = TOP) -> pd.DataFrame:
+    """Per class, the ``top`` predictions by predicted score whose interval reaches the pick."""
+    if found.empty:
+        return found
+    near = found[found["near"].astype(bool)]
+    parts = [
+        part.sort_values("predicted", ascending=False, kind="stable").head(top)
+        for _, part in near.groupby("class", sort=False)
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else _empty()
+
+
+def predict(
+    ranked: pd.DataFrame,
+    space: list[Configuration],
+    classes: list[str],
+    *,
+    top: int = TOP,
+    level: float = 0.95,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """:func:`predict` for a stored sweep (its space and seed from the spec it ran with)."""
+    """Per class, the ``top`` configurations not measured on all its cells by predicted score
+    whose interval reaches the class's pick (:func:`predict_all`, :func:`nearest`)."""
+    found = predict_all(ranked, space, classes, level=level, seed=seed)
+    return nearest(found, top)
+
+
+def sweep_predictions_all(record: dict[str, Any], ranked: pd.DataFrame) -> pd.DataFrame:
+    """:func:`predict_all` for a stored sweep (its space and seed from the spec it ran with)."""
     if ranked.empty:
-        return pd.DataFrame(columns=COLUMNS)
+        return _empty()
     seed = int(((record.get("spec") or {}).get("study") or {}).get("seed") or 0)
     classes = list(dict.fromkeys(ranked["class"]))
-    return predict(ranked, sweep_space(record), classes, top=top, seed=seed)
+    return predict_all(ranked, sweep_space(record), classes, seed=seed)
+
+
+def sweep_predictions(
+    record: dict[str, Any], ranked: pd.DataFrame, *, top: int = TOP
+) -> pd.DataFrame:
+    """:func:`predict` for a stored sweep."""
+    return nearest(sweep_predictions_all(record, ranked), top)
 
 
 def prediction_rows(predicted: pd.DataFrame, name: str) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from recommender.views.labels import (
     concurrency_key,
     concurrency_label,
 )
+from recommender.views.rankings import measured_only
 from sweeper.units import format_size
 
 HEATMAP_METRICS = {
@@ -151,10 +152,12 @@ def grid_frame(
 
 
 def score_grid(recs: Iterable[ClassRecommendation]) -> tuple[pd.DataFrame, list[str]]:
-    """Configuration × class: each configuration's score as % of the class's best score."""
+    """Configuration × class: each configuration's measured score as % of the class's best
+    measured score (a prediction is never a cell of it: ``views.predicted_cells``)."""
     frames, order = [], []
     for rec in recs:
         part = rec.ranked
+        measured_only(part)
         if part.empty:
             continue
         order.append(rec.name)

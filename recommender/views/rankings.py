@@ -48,10 +48,19 @@ def _size(part: pd.DataFrame) -> dict[str, list[float]]:
     }
 
 
+def measured_only(ranked: pd.DataFrame) -> None:
+    """Refuse a ranking that holds a prediction: only measured rows are ranked."""
+    if "kind" in ranked and (ranked["kind"] == "predicted").any():
+        keys = ", ".join(ranked.loc[ranked["kind"] == "predicted", "config_key"].astype(str))
+        raise ValueError(f"a ranking holds measurements only, not the predictions of {keys}")
+
+
 def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
     """The ranked rows of one class as shown: rank (``=3``: a tie), the configuration with its
     drives and usable TB, score with interval and repetitions, the limits kept or the cells
-    that broke them, and the trade-offs."""
+    that broke them, and the trade-offs. A ranking holds measurements only: a frame with
+    predicted rows (``kind`` "predicted", ``recommender.predictions``) is refused."""
+    measured_only(ranked)
     part = ranked
     columns: dict[str, Any] = {
         "rank": [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)],
