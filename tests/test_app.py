@@ -171,8 +171,12 @@ def test_heatmap_by_block_size(monkeypatch, quick):
     assert {t["field"] for t in rect["encoding"]["tooltip"]} >= {"value", "sd", "n"}
     # A click selects a cell: a point selection over (configuration, column) on the squares.
     (param,) = spec["params"]
-    assert param["select"] == {"type": "point", "fields": ["config_key", "column"], "on": "click",
-                               "clear": "dblclick"}  # fmt: skip
+    assert param["select"] == {
+        "type": "point",
+        "fields": ["config_key", "column"],
+        "on": "click",
+        "clear": "dblclick",
+    }
     assert param["views"] == [rect["name"]]
 
     table = at.dataframe[0].value
@@ -371,8 +375,15 @@ def test_what_matters_names_the_dimension_per_class(monkeypatch, quick):
 def test_empty_store_says_how_to_start(monkeypatch, tmp_path):
     at = _app(monkeypatch, tmp_path)
     assert not at.get("selectbox")
-    pages = ("overview", "recommendations", "heatmaps", "curves", "compare", "run_details",
-             "what_matters")  # fmt: skip
+    pages = (
+        "overview",
+        "recommendations",
+        "heatmaps",
+        "curves",
+        "compare",
+        "run_details",
+        "what_matters",
+    )
     for page in pages:
         if page != "overview":
             _page(at, page)

@@ -39,8 +39,13 @@ def test_ssh_connection_is_the_inventorys(tmp_path: Path) -> None:
 
 
 def test_group_vars_apply_and_local_connection_runs_here(tmp_path: Path) -> None:
-    doc = {"all": {"children": {"storage": {"hosts": {"here": {}},
-                                            "vars": {"ansible_connection": "local"}}}}}  # fmt: skip
+    doc = {
+        "all": {
+            "children": {
+                "storage": {"hosts": {"here": {}}, "vars": {"ansible_connection": "local"}}
+            }
+        }
+    }
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump(doc))
     host = inventory_host(tmp_path / "hosts.yml")
     assert host.local and host.argv("true") == ["sh", "-c", "true"]
@@ -103,8 +108,9 @@ def test_extravars_are_the_configuration_in_the_roles_terms(tmp_path: Path) -> N
 def test_hardware_facts_for_the_trade_offs(tmp_path: Path) -> None:
     p = LinuxMdPlatform({"rank_devices": 6, "resync_mib_s": 150}, tmp_path)
     assert "drive_gb" not in p.hardware()  # nothing reported yet: the spec's to say
-    p.preflight_facts = {"devices": {"a": {"size_bytes": 4 * 10**12},
-                                     "b": {"size_bytes": 3 * 10**12}}}  # fmt: skip
+    p.preflight_facts = {
+        "devices": {"a": {"size_bytes": 4 * 10**12}, "b": {"size_bytes": 3 * 10**12}}
+    }
     facts = p.hardware()
     assert facts["drive_gb"] == 3000 and facts["rebuild_mib_s"] == 150
     assert facts["raid_groups"]["raid6"] == {"data": 4, "redundancy": 2}

@@ -192,10 +192,15 @@ def test_local_one_target_however_spelled(tmp_path: Path) -> None:
     link.symlink_to(target)  # the target need not exist yet: the sweep creates it
     a = _identity("local", {"target": str(target), "file_size": "16m"}, tmp_path / "a", inv)
     b = _identity("local", {"target": str(link), "file_size": "16m"}, tmp_path / "b", inv)
-    c = _identity("local", {"target": str(tmp_path / "x" / ".." / "t.img"),
-                            "file_size": "16m"}, tmp_path / "c", inv)  # fmt: skip
-    other = _identity("local", {"target": str(tmp_path / "o.img"), "file_size": "16m"},
-                      tmp_path / "d", inv)  # fmt: skip
+    c = _identity(
+        "local",
+        {"target": str(tmp_path / "x" / ".." / "t.img"), "file_size": "16m"},
+        tmp_path / "c",
+        inv,
+    )
+    other = _identity(
+        "local", {"target": str(tmp_path / "o.img"), "file_size": "16m"}, tmp_path / "d", inv
+    )
     assert a == b == c == {f"local:path:{target}"} and not a & other
 
 
@@ -222,23 +227,33 @@ def _md_inventory(path: Path, address: str, devices: list[str], port: int = 22) 
 
 def test_linux_md_one_host_however_spelled_and_its_devices(tmp_path: Path) -> None:
     ids = [f"/dev/disk/by-id/wwn-0x{i}" for i in range(6)]
-    a = _identity("linux_md", {}, tmp_path / "a",
-                  _md_inventory(tmp_path / "a.yml", "localhost", ids[:4]))  # fmt: skip
-    b = _identity("linux_md", {}, tmp_path / "b",
-                  _md_inventory(tmp_path / "b.yml", "127.0.0.1", ids[3:]))  # fmt: skip
+    a = _identity(
+        "linux_md", {}, tmp_path / "a", _md_inventory(tmp_path / "a.yml", "localhost", ids[:4])
+    )
+    b = _identity(
+        "linux_md", {}, tmp_path / "b", _md_inventory(tmp_path / "b.yml", "127.0.0.1", ids[3:])
+    )
     # One host (two spellings): its volume group, and the device both allow-lists name.
     assert {"linux_md:127.0.0.1:22:vg:raidsweep", f"linux_md:127.0.0.1:22:dev:{ids[3]}"} == a & b
     assert f"linux_md:127.0.0.1:22:dev:{ids[0]}" in a
     # Another host (here: another port, as the lab's VMs are) is other storage.
-    c = _identity("linux_md", {}, tmp_path / "c",
-                  _md_inventory(tmp_path / "c.yml", "127.0.0.1", ids, port=2222))  # fmt: skip
+    c = _identity(
+        "linux_md",
+        {},
+        tmp_path / "c",
+        _md_inventory(tmp_path / "c.yml", "127.0.0.1", ids, port=2222),
+    )
     assert not a & c
 
 
 def test_vsan_the_policy_on_its_vcenter(tmp_path: Path) -> None:
     def inventory(name: str, vcenter: str) -> Path:
-        host = {"ansible_connection": "local", "vsan_hostname": vcenter,
-                "vsan_username": "u", "vsan_cluster": "c1"}  # fmt: skip
+        host = {
+            "ansible_connection": "local",
+            "vsan_hostname": vcenter,
+            "vsan_username": "u",
+            "vsan_cluster": "c1",
+        }
         doc = {"all": {"children": {"storage": {"hosts": {"vcenter": host}}}}}
         path = tmp_path / f"{name}.yml"
         path.write_text(yaml.safe_dump(doc))

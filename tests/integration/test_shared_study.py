@@ -71,8 +71,10 @@ def test_optuna_dashboard_reads_the_study(tmp_path: Path, postgres: str) -> None
     dashboard = Path(sys.executable).parent / "optuna-dashboard"
     proc = subprocess.Popen(
         [str(dashboard), postgres, "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ | {"PGCONNECT_TIMEOUT": "5"},
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ | {"PGCONNECT_TIMEOUT": "5"},
+    )
     try:
         studies = None
         for _ in range(100):
