@@ -2,16 +2,18 @@
 or configuration × every workload cell at once (IOPS, MB/s, p99 latency), or configuration ×
 class (score); colour over the grid or per column, rows sorted by key, a class score or any
 column, each row marked with its rank in a class and a limit it breaks; a click on a cell lists
-its runs."""
+its runs. In an optimize-mode sweep the score grid also draws the surrogate's predictions for
+configurations not measured, apart from the measurements and without a rank."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _frame
+from app_pages import _charts, _frame, _predictions
 from recommender import views
 from recommender.data import HEATMAP_METRICS
+from recommender.views import predicted
 from sweeper.units import format_size
 
 CHART_KEY = "heatmap_chart"
@@ -106,6 +108,24 @@ def _row_marks(class_name: str | None) -> tuple[dict[str, str], list[str]]:
     return marks, breakers
 
 
+def _predicted(frame: pd.DataFrame) -> pd.DataFrame:
+    """The score grid's predicted cells, unless the engineer hides them (none elsewhere)."""
+    if by != "class":
+        return pd.DataFrame(columns=predicted.CELL_COLUMNS)
+    cells = _predictions.score_cells(page, page.recommendations(), frame)
+    if cells.empty:
+        return cells
+    on = st.toggle(
+        "Show predictions for configurations not measured",
+        value=True,
+        key="heatmap_predicted",
+        help="The surrogate's predicted scores (% of the class's best measured score), drawn "
+        "italic in dashed violet squares marked ~, with their 95% interval in the tooltip; "
+        "never ranked.",
+    )
+    return cells if on else cells.iloc[:0]
+
+
 def render() -> None:
     frame, order, x_title, higher_is_better, class_cells = _grid()
     if frame.empty:
@@ -150,6 +170,10 @@ def render() -> None:
         )
     rows = views.row_order(shaded, sort, higher_is_better=higher_is_better, scores=scores)
     marks, breakers = _row_marks(marked)
+    cells = _predicted(frame)
+    if len(cells):
+        marks |= predicted.predicted_marks(rows, cells)
+        rows = predicted.predicted_rows(rows, cells)
     chart = _charts.grid_heatmap(
         shaded,
         order,
@@ -161,6 +185,7 @@ def render() -> None:
         row_marks=marks,
         breakers=breakers,
     )
+    chart = _predictions.with_predicted_cells(chart, cells, order, rows, x_title)
     st.altair_chart(
         chart, on_select=_on_click, selection_mode=_charts.CELL_SELECTION, key=CHART_KEY
     )
@@ -168,9 +193,16 @@ def render() -> None:
         "Mean over repetitions; '=' before a figure: its 95% interval overlaps the column's "
         "best. Hover a cell for its standard deviation and count, click it to list its runs "
         "(double-click clears)."
+        + (
+            f" Dashed violet squares, italic and marked {predicted.MARK}: "
+            f"{predicted.PREDICTED} (no rank)."
+            if len(cells)
+            else ""
+        )
     )
     table = views.grid_table(frame, order)
-    table = table.set_index(views.CONFIGURATION).reindex(rows).reset_index()
+    measured = [r for r in rows if r in set(frame["config_key"])]
+    table = table.set_index(views.CONFIGURATION).reindex(measured).reset_index()
     # Narrow number columns: the overview's many cells fit a 1440 px window.
     _frame.table(
         table,
@@ -180,6 +212,7 @@ def render() -> None:
             if c != views.CONFIGURATION
         },
     )
+    _predictions.score_table(cells)
 
     cells = frame.sort_values("config_key", kind="stable")
     position = {c: i for i, c in enumerate(order)}

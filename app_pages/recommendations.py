@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from app_pages import _frame
+from app_pages import _frame, _predictions
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.recommendations import ClassRecommendation
@@ -137,6 +137,7 @@ def render() -> None:
                 for key, cells in zip(gaps[views.CONFIGURATION], gaps["cells missing"], strict=True)
             )
         )
+    _predictions.ranking_section(page, rec)
     _downloads(rec, table)
 
     st.subheader("Evidence")
