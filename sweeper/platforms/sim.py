@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.configuration import Configuration
+from sweeper.dimensions import WIDTH, Dimension
 from sweeper.errors import InputError
 from sweeper.load import LoadDriver, SimDriver
 from sweeper.load.sim import DEFAULT_WORKING_SET
@@ -18,7 +19,17 @@ from sweeper.sim.profile import PROFILE_DIR, ArrayProfile, list_profiles, load_p
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 
 HEALTH = ("optimal", "degraded", "rebuilding")
-OPTION_KEYS = {"profile", "health"}
+OPTION_KEYS = {"profile", "health", "rank_drives"}
+#: the drives of one rank, per configuration (overrides ``rank_drives`` and the profile)
+DECLARED = (
+    Dimension(
+        WIDTH,
+        "int",
+        tuple(range(2, 33)),
+        "format",
+        "drives of one rank (RAID group width) inside an array site",
+    ),
+)
 
 
 def _profile(options: dict[str, Any]) -> ArrayProfile:
@@ -41,8 +52,40 @@ def _cached_profile(name: str, mtime_ns: int, size: int) -> ArrayProfile:
     return load_profile(name)
 
 
+def rank_drives(config: Configuration, options: dict[str, Any], profile: ArrayProfile) -> int:
+    """Drives of each of the configuration's ranks: its ``drives_per_rank``, else the
+    sweep's ``rank_drives`` for its level, else the profile's group of the level."""
+    width = config.dimension(WIDTH)
+    if width is not None:
+        return int(width)
+    per_level = options.get("rank_drives") or {}
+    if config.raid_level in per_level:
+        return int(per_level[config.raid_level])
+    return profile.rank_drives(config.raid_level)
+
+
+def _width_problems(given: Any, profile: ArrayProfile) -> list[tuple[list[str | int], str]]:
+    """Problems of the ``rank_drives`` option: a mapping of RAID level to drives per rank."""
+    where: list[str | int] = ["platform_options", "rank_drives"]
+    if given is None:
+        return []
+    if not isinstance(given, dict) or not given:
+        return [(where, "give the drives of a rank per RAID level, e.g. {raid10: 4}")]
+    problems: list[tuple[list[str | int], str]] = []
+    for level, drives in given.items():
+        if level not in profile.raid_groups:
+            levels = ", ".join(profile.raid_groups)
+            problems.append(([*where, str(level)], f"profile {profile.name} has {levels}"))
+        elif type(drives) is not int:
+            problems.append(([*where, level], f"{drives!r} is not a number of drives"))
+        elif (problem := profile.width_problem(level, drives)) is not None:
+            problems.append(([*where, level], problem))
+    return problems
+
+
 class SimPlatform(Platform):
     name = "sim"
+    declares = DECLARED
     # configuration_problems reads no cache policy: a large space is checked at one
     checks_ignore = ("cache_policy",)
     # The profile decides which of these its hardware can build (configuration_problems).
@@ -92,7 +135,7 @@ class SimPlatform(Platform):
             )
         else:
             try:
-                load_profile(name)
+                problems += _width_problems(options.get("rank_drives"), load_profile(name))
             except InputError as exc:
                 problems.append((["platform_options", "profile"], exc.render()))
         return problems
@@ -106,11 +149,16 @@ class SimPlatform(Platform):
         if level not in p.raid_groups:
             return [f"profile {p.name} has no {level} groups (it has {', '.join(p.raid_groups)})"]
         problems = []
+        width = rank_drives(config, options, p)
+        if (problem := p.width_problem(level, width)) is not None:
+            return [f"{problem} ({WIDTH} is {width})"]
+        p = p.with_rank_drives(level, width)
         limit = p.max_ranks(level)
         if config.rank_count > limit:
             problems.append(
                 f"{config.rank_count} ranks of {level} exceed the {limit} that profile "
-                f"{p.name}'s {p.drives.count} drives in sites of {p.site_width} allow"
+                f"{p.name}'s {p.drives.count} drives in sites of {p.site_width} allow "
+                f"(ranks of {width} drives)"
             )
         if config.layout == "pool_stripe" and config.stripe_kib is not None:
             if config.stripe_kib not in p.pool.extent_kib:
@@ -143,7 +191,8 @@ class SimPlatform(Platform):
             "sim_state_dir": str(self.state_dir),
             "sim_profile": self.profile.name,
             "sim_health": self.health,
-            **config.params(),
+            "sim_rank_drives": rank_drives(config, self.options, self.profile),
+            **{k: v for k, v in config.params().items() if k != WIDTH},
         }
 
     def teardown_extravars(self) -> dict[str, Any]:
@@ -155,12 +204,18 @@ class SimPlatform(Platform):
 
     def hardware(self) -> dict[str, Any]:
         p = self.profile
+        widths = self.options.get("rank_drives") or {}
+        # a swept drives_per_rank gives each configuration its own (the trade-offs)
+        groups = {level: p.with_rank_drives(level, widths.get(level)) for level in p.raid_groups}
         return {
             "media": "hdd" if p.drives.type == "hdd" else "flash",
             "drive_gb": p.drives.capacity_gb,
             "raid_groups": {
-                level: {"data": g.data, "redundancy": g.redundancy}
-                for level, g in p.raid_groups.items()
+                level: {
+                    "data": g.raid_groups[level].data,
+                    "redundancy": g.raid_groups[level].redundancy,
+                }
+                for level, g in groups.items()
             },
             "rebuild_mib_s": p.timing.rebuild_mib_s,
         }
@@ -172,6 +227,7 @@ class SimPlatform(Platform):
             previous is None
             or previous.raid_level != new.raid_level
             or previous.rank_count != new.rank_count
+            or self.declared_change(previous, new) == "format"
         ):
             # Every drive of the new ranks formats at once, each at the drives' format rate.
             drive_bytes = self.profile.drives.capacity_gb * 1e9
@@ -203,5 +259,6 @@ def read_array_state(state_dir: Path) -> tuple[dict[str, Any], ArrayState]:
         snapshots=bool(s.get("snapshots", False)),
         data_reduction=bool(s.get("data_reduction", False)),
         health=s.get("health", "optimal"),
+        rank_drives=int(s["rank_drives"]) if s.get("rank_drives") else None,
     )
     return s, state

@@ -92,6 +92,7 @@ def predict(
     ``dirty_start`` is the share of the write cache the previous run left dirty; ``None``
     means the run follows one like it (the cache as this job itself leaves it).
     """
+    profile = profile.with_rank_drives(state.raid_level, state.rank_drives)
     cow = 1.0 if state.snapshots else 0.0
     pred = _predict(profile, state, job, cow, dirty_start)
     if state.snapshots and profile.snapshots is not None:

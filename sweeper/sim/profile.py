@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from sweeper.dimensions import raid_group
 from sweeper.yamlsource import load_model
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -230,6 +231,30 @@ class ArrayProfile(_Strict):
     @property
     def sites(self) -> int:
         return self.drives.count // self.site_width
+
+    def width_problem(self, raid_level: str, drives: int) -> str | None:
+        """Why ranks of ``drives`` drives cannot be built at ``raid_level``, or None."""
+        need = {"raid0": 1, "raid1": 2, "raid5": 3, "raid6": 4, "raid10": 4}[raid_level]
+        if raid_level == "raid1" and drives != 2:
+            return f"a raid1 rank is a pair of drives, not {drives}"
+        if raid_level in MIRRORED and drives % 2:
+            return f"a {raid_level} rank mirrors pairs: {drives} drives is an odd width"
+        if drives < need:
+            return f"a {raid_level} rank needs at least {need} drives, not {drives}"
+        if drives > self.site_width:
+            return f"a rank of {drives} drives does not fit an array site of {self.site_width}"
+        return None
+
+    def with_rank_drives(self, raid_level: str, drives: int | None) -> ArrayProfile:
+        """This profile with ranks of ``drives`` drives at ``raid_level`` (None: as it is):
+        the configuration's own rank width (``drives_per_rank``)."""
+        group = self.raid_groups[raid_level]
+        if drives is None or drives == group.width:
+            return self
+        level_group = RaidGroup(**raid_group(raid_level, drives))
+        return self.model_copy(
+            update={"raid_groups": {**self.raid_groups, raid_level: level_group}}
+        )
 
     def max_ranks(self, raid_level: str) -> int:
         """Ranks of this level the drives allow: whole groups inside sites of ``site_width``."""

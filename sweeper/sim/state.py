@@ -17,6 +17,8 @@ class ArrayState:
     snapshots: bool = False
     data_reduction: bool = False
     health: str = "optimal"  # optimal | degraded | rebuilding
+    #: drives of every rank (``drives_per_rank``); None: the profile's group of the level
+    rank_drives: int | None = None
 
     @property
     def write_back(self) -> bool:
