@@ -41,9 +41,11 @@ def test_write_penalty_orders_raid_levels_for_random_writes() -> None:
             iops(state(r, "host_stripe", cache), j) for r in ("raid10", "raid5", "raid6")
         )
         assert r10 > r5 > r6
-    # Write-through shows the bare penalty: 2 vs 4 vs 6 back-end I/Os per small write.
+    # Write-through shows the bare penalty: RAID 5 and 6 read and rewrite 2 and 3 drives in
+    # place (a positioning and a rotation each), RAID 10 writes 2 (a positioning each): the
+    # rotation makes a parity write cost more than twice a mirrored one.
     r10, r5, r6 = (iops(state(r, "host_stripe", "wt-ra"), j) for r in ("raid10", "raid5", "raid6"))
-    assert r10 / r5 == pytest.approx(2.0, rel=0.15)
+    assert 2.2 < r10 / r5 < 3.5
     assert r5 / r6 == pytest.approx(1.5, rel=0.15)
 
 

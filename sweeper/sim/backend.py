@@ -99,9 +99,13 @@ def random_write(profile: ArrayProfile, level: str, x: float) -> Work:
         return Work(
             positions=group.width, write_positions=group.width, bytes=x * group.width / group.data
         )
-    # Partial stripe: read old data and parity, write new data and parity (RMW).
+    # Partial stripe: read old data and parity, write new data and parity (RMW). A spinning
+    # drive writes the new block where it read the old one: it positions once and waits one
+    # rotation for the sector to come round again; flash reads a page and programs another.
     touched = drives + group.redundancy
     moved = x + group.redundancy * min(x, strip)
+    if profile.drives.rotating:
+        return Work(positions=touched, write_positions=touched, bytes=2 * moved, rotations=touched)
     return Work(positions=2 * touched, write_positions=touched, bytes=2 * moved)
 
 
