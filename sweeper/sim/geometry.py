@@ -181,6 +181,9 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     cpu += host.split_us / 1e6 * (pieces - 1)
     links = backend_ios / (host.hbas * host.hba_iops) + bs / (host.hbas * host.link_mib_s * MIB)
     per_io = backend_ios / ctl.iops + bs / (ctl.mib_s * MIB)
+    if ctl.mirror_writes and owners > 1:
+        # The partner's copy of each write: a second operation among the serving pair.
+        extra_w += per_io
     pool_r = pool_w = 0.0
     if state.layout == "pool_stripe":
         pool = profile.pool

@@ -69,6 +69,11 @@ class Controllers(_Strict):
     iops: float = Field(gt=0, description="I/O operations one controller processes per second")
     mib_s: float = Field(gt=0, description="data-path bandwidth of one controller")
     hit_latency_us: float = Field(gt=0, description="a cache hit or a write into write cache")
+    mirror_writes: bool = Field(
+        default=False,
+        description="every write is copied into the partner controller's cache: an active-"
+        "active pair spends a second operation and the bytes again on each write",
+    )
 
 
 class FlashTier(_Strict):
