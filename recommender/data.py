@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from recommender.classes import WorkloadClass, load_classes
 from recommender.recommendations import ClassRecommendation, class_recommendations
 from recommender.scoring import rank_classes
 from recommender.tradeoffs import hardware_facts
 from recommender.views.grids import HEATMAP_METRICS, heatmap_frame
+from sweeper.store.records import RUN_SCHEMA, run_columns
 
 __all__ = [
     "HEATMAP_METRICS",
+    "SCORING_COLUMNS",
     "heatmap_frame",
     "load_rankings",
     "load_recommendations",
@@ -37,6 +40,16 @@ def load_rankings(store: Any, record: dict[str, Any]) -> tuple[pd.DataFrame, lis
 #: the text columns the ranking reads; every other text column of a run (its ids, its
 #: configuration and cell spelled out, tools, errors) and its timestamps are left behind
 SCORED_TEXT = ("config_key", "cell_key", "telemetry_flag")
+#: the store's columns that ``scoring_frame`` keeps: a read of these alone ranks the same
+SCORING_COLUMNS = tuple(
+    n
+    for n in run_columns()
+    if n in SCORED_TEXT
+    or not (
+        pa.types.is_string(RUN_SCHEMA.field(n).type)
+        or pa.types.is_timestamp(RUN_SCHEMA.field(n).type)
+    )
+)
 
 
 def scoring_frame(runs: pd.DataFrame) -> pd.DataFrame:
@@ -64,9 +77,10 @@ def scoring_frame(runs: pd.DataFrame) -> pd.DataFrame:
 def load_recommendations(
     store: Any, record: dict[str, Any], runs: pd.DataFrame | None = None
 ) -> list[ClassRecommendation]:
-    """Per class, the decision with its trade-offs and evidence (see recommendations.py)."""
+    """Per class, the decision with its trade-offs and evidence (see recommendations.py);
+    without ``runs``, the store's good runs are read, only their SCORING_COLUMNS."""
     if runs is None:
-        runs = store.runs(record["sweep_id"])
+        runs = store.runs(record["sweep_id"], columns=SCORING_COLUMNS)
     return class_recommendations(
         scoring_frame(runs),
         sweep_classes(record),

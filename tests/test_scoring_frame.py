@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from recommender.data import scoring_frame, sweep_classes
+from recommender.data import SCORING_COLUMNS, load_recommendations, scoring_frame, sweep_classes
 from recommender.recommendations import class_recommendations
 from recommender.tradeoffs import hardware_facts
 from sweeper.store import ParquetStore
@@ -28,3 +28,18 @@ def test_same_recommendations_from_the_narrow_frame(quick_store: ParquetStore) -
         pd.testing.assert_frame_equal(a.evidence, b.evidence)
         pd.testing.assert_frame_equal(a.margins, b.margins)
         pd.testing.assert_frame_equal(a.impact, b.impact)
+
+
+def test_the_store_read_of_the_scoring_columns_is_the_narrow_frame(
+    quick_store: ParquetStore,
+) -> None:
+    """The app and the CLI read only SCORING_COLUMNS of the store: the frame they rank is the
+    one the whole read narrows to, so every decision, ranking and figure is the same."""
+    read = quick_store.runs("quick", columns=SCORING_COLUMNS)
+    assert list(read.columns) == list(SCORING_COLUMNS)
+    pd.testing.assert_frame_equal(scoring_frame(read), scoring_frame(quick_store.runs("quick")))
+    record = quick_store.get_sweep("quick")
+    whole = load_recommendations(quick_store, record, quick_store.runs("quick"))
+    assert [r.sentence() for r in load_recommendations(quick_store, record)] == [
+        r.sentence() for r in whole
+    ]

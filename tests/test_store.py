@@ -151,6 +151,29 @@ class TestStoreContract:
         only = store.runs("s1", config_key="raid5/single_rank/wb-ra")
         assert list(only["config_key"]) == ["raid5/single_rank/wb-ra"]
 
+    @pytest.mark.parametrize("include_failed", [False, True])
+    @pytest.mark.parametrize("compacted", [False, True])
+    def test_a_read_of_some_columns_is_the_whole_read_cut(
+        self, store: ResultsStore, include_failed: bool, compacted: bool
+    ) -> None:
+        fill(store)
+        if compacted:
+            store.compact("s1", A)  # one configuration in a part, the other in run files
+        whole = store.runs("s1", include_failed=include_failed)
+        for columns in (["iops", "config_key"], ["mbps"], ["steady", "finished_at", "error"]):
+            some = store.runs("s1", include_failed=include_failed, columns=columns)
+            pd.testing.assert_frame_equal(some, whole[columns])
+        one = store.runs("s1", config_key=B, columns=["repetition"])
+        pd.testing.assert_frame_equal(one, store.runs("s1", config_key=B)[["repetition"]])
+
+    @pytest.mark.parametrize("columns", [["iops", "fio_json"], ["no_such"], ["iops", "iops"]])
+    def test_a_read_of_columns_it_has_not_is_refused(
+        self, store: ResultsStore, columns: list[str]
+    ) -> None:
+        fill(store)
+        with pytest.raises(StoreError, match="cannot be read as columns"):
+            store.runs("s1", columns=columns)
+
     def test_sweep_records_refuse_another_spec(self, store: ResultsStore) -> None:
         store.create_sweep("s1", {"sweep_id": "s1", "fingerprint": "aaa", "created_at": "1"})
         again = store.create_sweep(
@@ -459,3 +482,16 @@ def test_parts_of_an_older_schema_read_by_name(tmp_path: Path, old_first: bool) 
     assert sorted(runs["iops"]) == [1000.0, 1001.0]
     old_key = table.column("config_key")[0].as_py()
     assert runs.loc[old_key, "steady"] is None or pd.isna(runs.loc[old_key, "steady"])
+
+
+def test_a_swapped_run_is_left_out_of_a_read_of_some_columns(tmp_path: Path) -> None:
+    """A run file holding another run is left out and named, though none of the columns
+    asked for names a run."""
+    store = ParquetStore(tmp_path / "store")
+    fill(store)
+    victim, source = run_files(store)[0], run_files(store)[-1]
+    victim.write_bytes(source.read_bytes())
+    runs = store.runs("s1", columns=["iops"])
+    assert len(runs) == 11 and len(store.damaged) == 1
+    assert str(victim) in store.damaged[0] and "not the run its place" in store.damaged[0]
+    pd.testing.assert_frame_equal(runs, store.runs("s1")[["iops"]])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +45,16 @@ class ResultsStore(ABC):
 
     @abstractmethod
     def runs(
-        self, sweep_id: str, *, include_failed: bool = False, config_key: str | None = None
+        self,
+        sweep_id: str,
+        *,
+        include_failed: bool = False,
+        config_key: str | None = None,
+        columns: Sequence[str] | None = None,
     ) -> pd.DataFrame:
-        """Runs of a sweep without the bulky raw columns (fio JSON, job file)."""
+        """Runs of a sweep without the bulky raw columns (fio JSON, job file); with
+        ``columns``, only those, in that order (``records.run_columns`` checks them): the same
+        rows as without, for a read of what a reader needs alone."""
 
     @abstractmethod
     def run_detail(self, run_id: str) -> dict[str, Any] | None:

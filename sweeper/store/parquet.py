@@ -22,6 +22,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from sweeper.store.files import (
     subfolders,
     table_bytes,
 )
-from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
+from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress, run_columns
 from sweeper.store.trust import (
     ADDRESSED,
     COMPACTED,
@@ -58,7 +59,8 @@ from sweeper.store.trust import (
 from sweeper.untrusted import is_name
 from sweeper.vocabulary import RUN_ID_RE
 
-BULKY = ("job_file", "fio_json", "fio_stderr", "disclosure")
+#: what names a stored run: read with every run, to check it is the run its place is for
+IDENTITY = ("run_id", "sweep_id", "config_key", "cell_key", "repetition")
 # A sweep compacts on its own (``compact(..., only_if_large=True)``) once it holds this many
 # run files: below it a read takes a second or two, and every run stays a file of its own.
 COMPACT_AFTER_RUNS = 1500
@@ -283,30 +285,44 @@ class ParquetStore(ResultsStore):
             con.close()
 
     def runs(
-        self, sweep_id: str, *, include_failed: bool = False, config_key: str | None = None
+        self,
+        sweep_id: str,
+        *,
+        include_failed: bool = False,
+        config_key: str | None = None,
+        columns: Sequence[str] | None = None,
     ) -> pd.DataFrame:
         """The sweep's runs, one row per record. A run whose content does not match its
         address (a file swapped for another run's, or edited), or whose file cannot be read
-        (truncated, not Parquet), is left out and said in ``damaged``, naming its file."""
+        (truncated, not Parquet), is left out and said in ``damaged``, naming its file.
+        ``columns``: only these (see :func:`run_columns`); DuckDB then reads no others."""
         self.damaged = []
-        cols = ", ".join(n for n in RUN_SCHEMA.names if n not in BULKY)
+        wanted = run_columns(columns)
+        cols = ", ".join(f'"{n}"' for n in wanted)
+        needed = [n for n in (*IDENTITY, "status", "finished_at") if n not in wanted]
         where = "" if include_failed else "WHERE status = 'ok'"
-        # The file's name only where the run is not what its place says (for the warning).
-        # Column names and clauses are ours; the sweep is a parameter.
-        inner = f"SELECT {cols}, filename, {ADDRESSED} AS addressed FROM parts {where}"  # noqa: S608
-        outer = "SELECT * EXCLUDE (filename), CASE WHEN addressed THEN NULL ELSE filename END"
+        # The inner query reads what the address check, the one row per record and the
+        # order need besides the columns asked for; the outer returns the columns asked for
+        # and, only where a run is not what its place says, its file and address (for the
+        # warning). Column names and clauses are ours; the sweep is a parameter.
+        inner = (
+            f"SELECT {', '.join([cols, *needed])}, filename, "  # noqa: S608
+            f"{ADDRESSED} AS addressed FROM parts {where}"
+        )
+        misplaced = ", ".join(f"'{n}': {n}" for n in ("filename", *IDENTITY))
+        outer = f"SELECT {cols}, CASE WHEN addressed THEN NULL ELSE {{{misplaced}}} END"
         order = "ORDER BY config_key, cell_key, repetition, finished_at"
-        sql = f"{outer} AS filename FROM ({inner} {ONE_ROW_PER_ADDRESSED_RECORD}) {order}"  # noqa: S608
+        sql = f"{outer} AS misplaced_run FROM ({inner} {ONE_ROW_PER_ADDRESSED_RECORD}) {order}"  # noqa: S608
         df = self._query(sweep_id, "runs", sql, params=[sweep_id], config_key=config_key)
-        bad = df[~df["addressed"].astype(bool)]
-        for row in bad.itertuples():
+        bad = df["misplaced_run"].notna()
+        for r in df.loc[bad, "misplaced_run"]:
             self.damaged.append(
-                f"{row.filename}: holds run {row.run_id} of sweep {row.sweep_id!r} "
-                f"({row.config_key} {row.cell_key} #{row.repetition}), not the run its "
+                f"{r['filename']}: holds run {r['run_id']} of sweep {r['sweep_id']!r} "
+                f"({r['config_key']} {r['cell_key']} #{r['repetition']}), not the run its "
                 "place in the store is for; left out"
             )
-        good = df if bad.empty else df[df["addressed"].astype(bool)].reset_index(drop=True)
-        return good.drop(columns=["filename", "addressed"])
+        good = df if not bad.any() else df[~bad].reset_index(drop=True)
+        return good.drop(columns=["misplaced_run"])
 
     def run_detail(self, run_id: str) -> dict[str, Any] | None:
         if not re.fullmatch(r"[0-9a-f]{24}", run_id):

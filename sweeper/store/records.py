@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
 
+from sweeper.errors import StoreError
 from sweeper.vocabulary import CONFIGURATION_COLUMN_TYPES
 
 _ARROW_TYPES = {str: pa.string(), int: pa.int32(), bool: pa.bool_()}
@@ -156,3 +158,22 @@ class RunAddress:
     def run_id(self) -> str:
         text = f"{self.sweep_id}\x1f{self.config_key}\x1f{self.cell_key}\x1f{self.repetition}"
         return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+#: a run's raw record (fio JSON, job file, stderr, disclosure): read only with the run alone
+BULKY = ("job_file", "fio_json", "fio_stderr", "disclosure")
+
+
+def run_columns(columns: Sequence[str] | None = None) -> list[str]:
+    """The columns of a read of runs: ``columns`` in their order, each one of the runs
+    table's and none of the bulky raw ones; without ``columns``, every column but those."""
+    table = [n for n in RUN_SCHEMA.names if n not in BULKY]
+    if columns is None:
+        return table
+    unknown = [c for c in columns if c not in table]
+    if unknown or len(set(columns)) != len(columns):
+        raise StoreError(
+            f"runs cannot be read as columns {list(columns)!r}: "
+            + (f"{unknown!r} not among {table!r}" if unknown else "a column named twice")
+        )
+    return list(columns)
