@@ -1,5 +1,6 @@
 """Physical invariants of every simulated run: the reference study's whole matrix on the
-DS8800-like array and the all-flash concurrency curve, through fio's JSON as a sweep sees it.
+DS8800-like array as the study built it and the all-flash concurrency curve (workers per
+load VM), through fio's JSON as a sweep sees it.
 
 No percentile below the path's own minimum service time, percentiles in order, throughput
 within the host links and the run's hard limits, utilisation at most 1.
@@ -29,6 +30,8 @@ def _study_runs():
         ("raid5", "raid6", "raid10"), LAYOUTS, PATTERNS.items(), BLOCKS
     ):
         ranks, stripe = LAYOUTS[layout]
+        # as the study built it: RAID 10 on two sites, two ranks of 4+4 (16 drives)
+        ranks = 2 if raid == "raid10" and ranks > 1 else ranks
         state = ArrayState(raid, layout, ranks, stripe, "wb-ra")
         yield "ds8800-like", state, Job(rw, fr, bs * KIB, 1, 20, "sync", 300, 6, 360 * GIB)
 

@@ -18,10 +18,17 @@ BLOCKS = (4, 8, 16, 32, 64, 128, 256)
 READ = {"read": 1.0, "write": 0.0, "randread": 1.0, "randwrite": 0.0, "randrw": 0.8}
 
 
+#: the study as it was built from array sites of 8 drives (STUDIES.md §1, §6: an array on
+#: one site is a rank): RAID 5 (7+P) and RAID 6 (6+P+Q) on four sites, four ranks, 32
+#: drives; RAID 10 (4+4) on two sites, two ranks, 16 drives. Host striping takes one LUN
+#: from each rank, a pool holds them all.
+RANKS = {"raid5": 4, "raid6": 4, "raid10": 2}
+
+
 def _state(raid: str, layout: str) -> ArrayState:
     multi = layout != "single_rank"
     stripe = (16 if layout == "host_stripe" else 1024**2) if multi else None
-    return ArrayState(raid, layout, 4 if multi else 1, stripe, "wb-ra")
+    return ArrayState(raid, layout, RANKS[raid] if multi else 1, stripe, "wb-ra")
 
 
 def _symmetric() -> ArrayProfile:
@@ -79,10 +86,18 @@ def test_host_striping_reads_at_least_as_well_as_a_single_rank(bs: int) -> None:
 
 @pytest.mark.parametrize("bs", BLOCKS)
 def test_raid10_is_best_for_random_reads_and_writes(bs: int) -> None:
+    # RAID 10 has 16 drives to RAID 5/6's 32 in the striped layouts. One cell gives way:
+    # host-striped 32k reads, which the 16 KiB stripe cuts into two pieces on two LUNs, so
+    # RAID 10's two ranks position twice per read as RAID 5's four do, on half the drives;
+    # the nearer mirror copy makes up only part of it.
     for layout in LAYOUTS:
         for rw in ("randread", "randwrite", "randrw"):
             r10 = iops("raid10", layout, rw, bs)
-            assert r10 > iops("raid5", layout, rw, bs) and r10 > iops("raid6", layout, rw, bs)
+            others = max(iops("raid5", layout, rw, bs), iops("raid6", layout, rw, bs))
+            if (layout, rw, bs) == ("host_stripe", "randread", 32):
+                assert r10 > 0.8 * others, (layout, rw, bs, r10 / others)
+                continue
+            assert r10 > others, (layout, rw, bs, r10 / others)
 
 
 @pytest.mark.parametrize("bs", BLOCKS)
@@ -107,7 +122,7 @@ def test_raid10_pool_striping_serves_small_and_large_random_writes_best(bs: int)
 
 def test_pool_weakness_is_the_named_mechanisms_not_a_special_case() -> None:
     """Take away the pool's virtualisation path and its one-server affinity: pool
-    striping catches up with host striping (same 32 drives)."""
+    striping catches up with host striping on the same drives."""
     symmetric = "symmetric"
     for rw in ("read", "write", "randread"):
         for bs in (4, 8, 16):
@@ -119,21 +134,17 @@ def test_pool_weakness_is_the_named_mechanisms_not_a_special_case() -> None:
 
 
 def test_latency_magnitudes_are_an_oltp_arrays() -> None:
-    # OLTP-class cells (8k–16k random, striped layouts) mostly under 20 ms; several RAID 5/6
-    # random-write cells above 13 ms (STUDIES.md §1).
-    lat = []
-    slow = 0
+    # OLTP-class cells (8k–16k random reads, writes and 4:1 mixes on the striped layouts)
+    # under the study's 20 ms; a few of them, all RAID 5/6, above 13 ms (STUDIES.md §1).
+    means = {}
     for raid in LEVELS:
         for layout in ("host_stripe", "pool_stripe"):
             for rw in ("randread", "randwrite", "randrw"):
                 for bs in (8, 16):
                     job = Job(rw, READ[rw], bs * KIB, 1, 20, "sync", 300, 6, 360 * 1024**3)
                     p = predict(PROFILE, _state(raid, layout), job)
-                    mean = p.read_lat_s if READ[rw] else p.write_lat_s
-                    lat.append(mean)
-        for bs in BLOCKS:
-            job = Job("randwrite", 0.0, bs * KIB, 1, 20, "sync", 300, 6, 360 * 1024**3)
-            for layout in LAYOUTS:
-                slow += predict(PROFILE, _state(raid, layout), job).write_lat_s > 0.013
-    assert sum(x < 0.020 for x in lat) >= 0.8 * len(lat)
-    assert slow >= 3
+                    means[(raid, layout, rw, bs)] = p.read_lat_s if READ[rw] else p.write_lat_s
+    assert all(0.002 < m < 0.020 for m in means.values()), means
+    slow = [cell for cell, m in means.items() if m > 0.013]
+    assert 1 <= len(slow) <= len(means) // 3, slow
+    assert all(raid in ("raid5", "raid6") for raid, *_ in slow), slow
