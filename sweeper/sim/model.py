@@ -6,6 +6,7 @@ formulas and names each mechanism.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass, field, replace
@@ -90,9 +91,33 @@ def predict(
     """Throughput and latency distributions for ``job`` on the array in ``state``.
 
     ``dirty_start`` is the share of the write cache the previous run left dirty; ``None``
-    means the run follows one like it (the cache as this job itself leaves it).
+    means the run follows one like it (the cache as this job itself leaves it). A pure
+    function of immutable inputs: a sweep asks for the same run again (the run before a
+    repetition, for its cache) and gets the answer it got before.
     """
-    profile = profile.with_rank_drives(state.raid_level, state.rank_drives)
+    pred = _predict_once(_Same(profile), state, job, dirty_start)
+    return replace(pred, explain=dict(pred.explain))
+
+
+class _Same:
+    """A profile as a cache key by identity (profiles are frozen: the same object gives the
+    same answers; the cache keeps it alive, so its identity is not reused meanwhile)."""
+
+    __slots__ = ("profile",)
+
+    def __init__(self, profile: ArrayProfile) -> None:
+        self.profile = profile
+
+    def __hash__(self) -> int:
+        return id(self.profile)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.profile is self.profile
+
+
+@functools.lru_cache(maxsize=4096)
+def _predict_once(key: _Same, state: ArrayState, job: Job, dirty_start: float | None) -> Prediction:
+    profile = key.profile.with_rank_drives(state.raid_level, state.rank_drives)
     cow = 1.0 if state.snapshots else 0.0
     pred = _predict(profile, state, job, cow, dirty_start)
     if state.snapshots and profile.snapshots is not None:
