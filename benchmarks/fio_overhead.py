@@ -1,13 +1,15 @@
 """raidsweep adds nothing to what fio measures: the same job, bare and through raidsweep.
 
 Rounds on one target (a zram device when this machine can make one, else a file): a raidsweep
-sweep of one cell, and bare fio on the very job file raidsweep ran, in alternating order. Prints
-the IOPS ratio (median over rounds of raidsweep's mean / bare fio's mean; goal ≥ 0.98) and
+sweep of one cell, then bare fio on the very job file raidsweep ran, so that each sweep but the
+first lies between two blocks of bare runs. Prints the IOPS ratio (median over rounds of
+raidsweep's mean / the mean of the bare runs around it; goal ≥ 0.98) and
 raidsweep's orchestration overhead per run beyond fio's own ramp + runtime, Ansible's play
 included (goal ≤ 1 s), with telemetry on (every local run samples /proc while fio runs). The
 overhead is split into the Ansible play (once per configuration, shared by its runs; its
 configuration record brackets it), fio's start and exit (beside bare fio's own) and the rest
-(store, study, disclosure). The benchmark's class scores its one cell (no shipped class does).
+(store, study, disclosure), and the telemetry sampler's own CPU time per run (it runs at nice
+19 beside fio). The benchmark's class scores its one cell (no shipped class does).
 
 Run (as root, for the zram device): .venv/bin/python benchmarks/fio_overhead.py [rounds] [-v]
 """
@@ -97,6 +99,10 @@ def through_raidsweep(
     runs = store.runs(spec.name)
     detail = store.run_detail(runs["run_id"].iloc[0]) or {}
     detail["fio_overheads"] = [float(w) - RAMP_S - RUNTIME_S for w in runs["wall_s"]]
+    details = [store.run_detail(run_id) or {} for run_id in runs["run_id"]]
+    detail["sampler_cpu_s"] = [
+        json.loads(d["disclosure"]).get("telemetry", {}).get("sampler_cpu_s") for d in details
+    ]
     configs = store.configurations(spec.name)
     # A configuration's record brackets its Ansible play (started before, finished after).
     plays = configs["finished_at"] - configs["started_at"]
@@ -112,6 +118,7 @@ def main(rounds: int) -> None:
     fio_overheads: list[float] = []
     bare_walls: list[float] = []
     plays: list[float] = []
+    sampler_cpu: list[float] = []
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmpdir:
         tmp = Path(tmpdir)
         target, cleanup = make_target(tmp)
@@ -119,24 +126,25 @@ def main(rounds: int) -> None:
             store = ParquetStore(tmp / "store")
             job = tmp / "bare.fio"
             ratios: list[float] = []
+            before: list[float] = []
             for r in range(rounds):
-                # Alternate which goes first: this machine's speed wanders over minutes, and a
-                # fixed order would read that wander as a difference between the two.
-                bare_first = r % 2 == 1
-                if bare_first and job.exists():
-                    bare = _bare(fio, job, bare_walls)
+                # Each sweep between two blocks of bare fio (the block after one sweep is the
+                # block before the next): this machine's speed wanders over minutes, and the
+                # mean of the blocks on either side cancels a steady drift.
                 rs, detail, wall = through_raidsweep(tmp, store, target, r)
                 job.write_text(detail["job_file"])  # the very job file raidsweep ran
-                if not (bare_first and r > 0):
-                    bare = _bare(fio, job, bare_walls)
+                bare = _bare(fio, job, bare_walls)
+                around = before + bare
+                before = bare
                 rs_iops += rs
                 bare_iops += bare
-                ratios.append(statistics.mean(rs) / statistics.mean(bare))
+                ratios.append(statistics.mean(rs) / statistics.mean(around))
                 # The fill before reads is preparation the user asked for, not orchestration.
                 fill_s = json.loads(detail["disclosure"]).get("fill", {}).get("seconds", 0.0)
                 overheads.append((wall - fill_s - REPS * (RAMP_S + RUNTIME_S)) / REPS)
                 fio_overheads += detail["fio_overheads"]
                 plays.append(detail["play_s"] / REPS)
+                sampler_cpu += [c for c in detail["sampler_cpu_s"] if c is not None]
         finally:
             if cleanup:
                 subprocess.run(cleanup, check=False)
@@ -161,6 +169,9 @@ def main(rounds: int) -> None:
     print(f"         fio start    {fio_start:10.2f} s per run (bare fio's own: {bare_start:.2f} s)")
     print(f"         the rest     {overhead - play - fio_start:10.2f} s (store, study, disclosure)")
     print(f"  beyond bare fio     {overhead - bare_start:10.2f} s per run (raidsweep's own share)")
+    if sampler_cpu:
+        cpu_ms = 1000 * statistics.mean(sampler_cpu)
+        print(f"  telemetry sampler   {cpu_ms:10.1f} ms CPU per run (nice 19, beside fio's core)")
     print("GOAL MET" if ratio >= IOPS_GOAL and overhead <= OVERHEAD_GOAL_S else "GOAL MISSED")
 
 

@@ -131,6 +131,8 @@ class SshFio(FioTransport):
                 f'{{ basename "$(readlink -f {quoted})"; [ -b {quoted} ] && echo block; }} '
                 "> device.tel 2>/dev/null; snap 0.tel; "
                 '( i=1; while [ ! -e done ]; do sleep 1; i=$((i+1)); snap "$i.tel"; done ) & '
+                # at the lowest CPU priority: on a host with few cores fio comes first
+                "renice -n 19 -p $! >/dev/null 2>&1; "
             )
             sample = "touch done; wait; snap 99999.tel; "
         script = (

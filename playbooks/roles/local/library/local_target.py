@@ -1,0 +1,122 @@
+#!/usr/bin/python
+"""Ansible module: a local fio target (block device or file), created when asked, described.
+
+One module run does what would otherwise take three (create the file, stat it, describe it):
+each module run starts a Python interpreter on the host, and this play runs once per
+configuration, before every sweep of the local platform.
+"""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: local_target
+short_description: Check a local fio target and describe it (create a sparse file if asked)
+description:
+  - Creates the target as a sparse file of O(file_size) bytes when it does not exist and a
+    size is given (not in check mode); a target that exists is never changed.
+  - Fails, naming the target, when it is not an existing block device or regular file
+    (in check mode a file still to be created passes).
+  - Describes a block device with lsblk and the filesystem holding a file with findmnt;
+    these reads run in check mode too.
+options:
+  path:
+    description: Absolute path of the block device or file fio writes to.
+    type: path
+    required: true
+  file_size:
+    description: Create the target as a sparse file of this many bytes when it does not exist.
+    type: int
+author: raidsweep
+"""
+
+EXAMPLES = r"""
+- name: Check the target and gather its facts
+  local_target:
+    path: /var/tmp/raidsweep-target.img
+    file_size: 1073741824
+  register: local_found
+"""
+
+RETURN = r"""
+target:
+  description:
+    - C(exists), C(kind) (block or file), C(size_bytes) (the file's size; 0 for a device,
+      whose size lsblk gives), C(realpath), C(device) (lsblk's columns, block devices) and
+      C(filesystem) (findmnt's columns, files).
+  type: dict
+  returned: always
+"""
+
+import json
+import os
+import stat
+
+from ansible.module_utils.basic import AnsibleModule
+
+LSBLK_COLUMNS = (
+    "NAME,KNAME,PATH,SIZE,TYPE,ROTA,MODEL,SERIAL,WWN,LOG-SEC,PHY-SEC,MIN-IO,OPT-IO,SCHED,RA,"
+    "RO,DISC-GRAN"
+)
+FINDMNT_COLUMNS = "SOURCE,TARGET,FSTYPE,OPTIONS,SIZE,AVAIL"
+
+
+def first(module: AnsibleModule, argv: list[str], key: str) -> dict:
+    """The first entry under ``key`` of a JSON-speaking tool's output (lsblk, findmnt)."""
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg=f"{argv[0]} {argv[-1]} failed (exit {rc}): {(err or out).strip()}")
+    return json.loads(out)[key][0]
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "path": {"type": "path", "required": True},
+            "file_size": {"type": "int"},
+        },
+        supports_check_mode=True,
+    )
+    path, size = module.params["path"], module.params["file_size"]
+    if not os.path.isabs(path):
+        module.fail_json(msg=f"local_target must be an absolute path, not {path}")
+    changed = False
+    if size is not None and not os.path.lexists(path):
+        if size <= 0:
+            module.fail_json(msg=f"file_size must be positive, not {size}")
+        changed = True
+        if not module.check_mode:
+            # O_EXCL: a file someone creates meanwhile is theirs, not overwritten.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                os.ftruncate(fd, size)
+            finally:
+                os.close(fd)
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    found = {
+        "exists": st is not None,
+        "kind": "block" if st is not None and stat.S_ISBLK(st.st_mode) else "file",
+        "size_bytes": st.st_size if st is not None else 0,
+        "realpath": os.path.realpath(path),
+        "device": None,
+        "filesystem": None,
+    }
+    if st is None:
+        if not module.check_mode:
+            module.fail_json(msg=f"{path} must be an existing block device or regular file")
+    elif stat.S_ISBLK(st.st_mode):
+        lsblk = ["lsblk", "--json", "--bytes", "--nodeps", "--output", LSBLK_COLUMNS, path]
+        found["device"] = first(module, lsblk, "blockdevices")
+    elif stat.S_ISREG(st.st_mode):
+        findmnt = ["findmnt", "--json", "--bytes", "--output", FINDMNT_COLUMNS, "--target", path]
+        found["filesystem"] = first(module, findmnt, "filesystems")
+    else:
+        module.fail_json(msg=f"{path} must be an existing block device or regular file")
+    module.exit_json(changed=changed, target=found)
+
+
+if __name__ == "__main__":
+    main()
