@@ -148,3 +148,17 @@ def test_latency_magnitudes_are_an_oltp_arrays() -> None:
     slow = [cell for cell, m in means.items() if m > 0.013]
     assert 1 <= len(slow) <= len(means) // 3, slow
     assert all(raid in ("raid5", "raid6") for raid, *_ in slow), slow
+
+
+def test_sequential_throughput_barely_depends_on_the_raid_level() -> None:
+    # The cache, the controllers and the host links decide; only a single rank's data
+    # drives (4 for RAID 10, 6 and 7 for RAID 6 and 5) show once the blocks are large.
+    spreads = {}
+    for layout in LAYOUTS:
+        for rw in ("read", "write"):
+            for bs in BLOCKS:
+                values = [iops(raid, layout, rw, bs) for raid in LEVELS]
+                spreads[(layout, rw, bs)] = max(values) / min(values)
+    assert sorted(spreads.values())[len(spreads) // 2] < 1.08, spreads
+    assert max(spreads.values()) < 1.45, spreads
+    assert all(s < 1.15 for (layout, _, _), s in spreads.items() if layout != "single_rank")
