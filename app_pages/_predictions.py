@@ -11,13 +11,18 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app_pages import _common
 from app_pages._frame import SweepPage
-from recommender.predictions import COLUMNS, TOP, nearest, sweep_predictions_all
+from recommender.predictions import (
+    COLUMNS,
+    TOP,
+    annotate,
+    fitted_on,
+    nearest,
+    sweep_surrogate,
+)
 from recommender.recommendations import ClassRecommendation
 from recommender.views import CONFIGURATION, ranked_all
 from recommender.views import predicted as shown
-from sweeper.store import ParquetStore
 from sweeper.untrusted import markdown_text
 
 #: how a prediction looks wherever the app shows one: italic violet on a pale violet ground
@@ -33,22 +38,31 @@ CAPTION = (
 
 
 @st.cache_data(max_entries=8, show_spinner="Predicting the configurations not measured…")
-def _found(
-    root: str, sweep_id: str, created_at: str, sig: tuple, _record: dict[str, Any]
+def _surrogate(
+    root: str,
+    sweep_id: str,
+    created_at: str,
+    fitted: tuple,
+    _record: dict[str, Any],
+    _ranked: pd.DataFrame,
 ) -> pd.DataFrame:
-    recs = _common.recommendations(ParquetStore(root), _record)
-    return sweep_predictions_all(_record, ranked_all(recs))
+    return sweep_surrogate(_record, _ranked)
 
 
 def found(page: SweepPage) -> pd.DataFrame:
     """Every prediction of the sweep (``recommender.predictions.predict_all``); none for a
-    sweep not in optimize mode (a grid measures every configuration it is given)."""
+    sweep not in optimize mode (a grid measures every configuration it is given). The
+    surrogate is fitted again only when a configuration has been measured on all of a
+    class's cells, not on every run a sweep writes."""
     study = (page.record.get("spec") or {}).get("study") or {}
     if study.get("mode") != "optimize":
         return pd.DataFrame(columns=COLUMNS)
-    sig = _common.signature(page.store, page.sweep_id)
+    ranked = ranked_all(page.recommendations())
     created = str(page.record.get("created_at", ""))
-    return _found(str(page.store.root), page.sweep_id, created, sig, page.record)
+    raw = _surrogate(
+        str(page.store.root), page.sweep_id, created, fitted_on(ranked), page.record, ranked
+    )
+    return annotate(raw, ranked)
 
 
 def ranking_section(page: SweepPage, rec: ClassRecommendation) -> None:

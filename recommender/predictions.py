@@ -19,7 +19,7 @@ from sweeper.spec.models import ConfigSpace
 from sweeper.sweep.stopping import predictions as surrogate_predictions
 
 #: what a prediction row holds (``kind`` is always "predicted"; ``cells_measured`` is how many
-#: of the class's ``cells`` a pruned configuration was measured on, 0 when not measured)
+#: of the class's ``cells`` the configuration was measured on: 0, or some when pruned)
 COLUMNS = [
     "class",
     "config_key",
@@ -55,7 +55,19 @@ def _complete(ranked: pd.DataFrame) -> set[tuple[str, str]]:
     return set(zip(done["class"], done["config_key"], strict=True))
 
 
-def predict_all(
+def fitted_on(ranked: pd.DataFrame) -> tuple[tuple[Any, ...], ...]:
+    """What the surrogate is fitted on: per class the configurations measured on all its
+    cells, with their scores, spread and repetitions. The predictions change only when this
+    does (a key for caching them while a sweep writes run after run)."""
+    if ranked.empty:
+        return ()
+    most = ranked.groupby("class")["cells_measured"].transform("max")
+    done = ranked[ranked["cells_measured"] == most]
+    cols = ["class", "config_key", "score", "cv_pct", "repetitions"]
+    return tuple(sorted(tuple(row) for row in done[cols].itertuples(index=False)))
+
+
+def surrogate_all(
     ranked: pd.DataFrame,
     space: list[Configuration],
     classes: list[str],
@@ -63,23 +75,33 @@ def predict_all(
     level: float = 0.95,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Every prediction of every class (COLUMNS): ``beats_pick`` where the prediction is above
-    the pick's measured score, ``near`` where its interval reaches it (the only ones that
-    could change the decision). Empty when everything is measured on every cell, the space
-    is too large, or no class has the evidence to fit its surrogate."""
+    """The surrogate's prediction of every configuration not measured on all of a class's
+    cells (``sweeper.sweep.stopping.predictions``); empty when everything is, or the space
+    is larger than MAX_SPACE. It depends on :func:`fitted_on` alone."""
+    empty = pd.DataFrame(columns=["class", "config_key", "predicted", "predicted_lo"])
     if ranked.empty or len(space) > MAX_SPACE:
-        return _empty()
+        return empty
     complete = _complete(ranked)
     if all((name, c.key) in complete for name in classes for c in space):
-        return _empty()
-    found = surrogate_predictions(ranked, space, classes, level=level, seed=seed)
+        return empty
+    return surrogate_predictions(ranked, space, classes, level=level, seed=seed)
+
+
+def annotate(found: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
+    """Predictions (:func:`surrogate_all`) against the ranking as it is now (COLUMNS):
+    ``beats_pick`` where the prediction is above the pick's measured score, ``near`` where
+    its interval reaches it (the only ones that could change the decision), and how many of
+    the class's cells the configuration was measured on so far (pruned, or in flight)."""
     parts = []
-    for name, part in found.groupby("class", sort=False):
+    for name, part in found.groupby("class", sort=False) if len(found) else []:
         table = ranked[ranked["class"] == name]
+        if table.empty:
+            continue
         pick = float(table.iloc[0]["score"])
         cells = dict(zip(table["config_key"], table["cells_measured"], strict=True))
         parts.append(
             part.assign(
+                kind="predicted",
                 beats_pick=part["predicted"] > pick,
                 near=part["predicted_hi"] >= pick,
                 cells_measured=[int(cells.get(k, 0)) for k in part["config_key"]],
@@ -89,6 +111,21 @@ def predict_all(
     if not parts:
         return _empty()
     return pd.concat(parts, ignore_index=True)[COLUMNS]
+
+
+def predict_all(
+    ranked: pd.DataFrame,
+    space: list[Configuration],
+    classes: list[str],
+    *,
+    level: float = 0.95,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Every prediction of every class (COLUMNS, :func:`annotate`). Empty when everything is
+    measured on every cell, the space is too large, or no class has the evidence to fit its
+    surrogate."""
+    found = surrogate_all(ranked, space, classes, level=level, seed=seed)
+    return annotate(found, ranked)
 
 
 def nearest(found: pd.DataFrame, top: int = TOP) -> pd.DataFrame:
@@ -118,13 +155,19 @@ def predict(
     return nearest(found, top)
 
 
-def sweep_predictions_all(record: dict[str, Any], ranked: pd.DataFrame) -> pd.DataFrame:
-    """:func:`predict_all` for a stored sweep (its space and seed from the spec it ran with)."""
+def sweep_surrogate(record: dict[str, Any], ranked: pd.DataFrame) -> pd.DataFrame:
+    """:func:`surrogate_all` for a stored sweep (its space and seed from the spec it ran
+    with)."""
     if ranked.empty:
         return _empty()
     seed = int(((record.get("spec") or {}).get("study") or {}).get("seed") or 0)
     classes = list(dict.fromkeys(ranked["class"]))
-    return predict_all(ranked, sweep_space(record), classes, seed=seed)
+    return surrogate_all(ranked, sweep_space(record), classes, seed=seed)
+
+
+def sweep_predictions_all(record: dict[str, Any], ranked: pd.DataFrame) -> pd.DataFrame:
+    """:func:`predict_all` for a stored sweep."""
+    return annotate(sweep_surrogate(record, ranked), ranked)
 
 
 def sweep_predictions(

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from recommender import views
-from recommender.predictions import nearest, predict_all
+from recommender.predictions import annotate, fitted_on, nearest, predict_all, surrogate_all
 from recommender.views import predicted as shown
 from sweeper.configuration import Configuration
 from tests.test_stopping import SPACE, sample, smooth, table
@@ -119,7 +119,7 @@ def test_a_pruned_configuration_is_predicted_on_its_missing_cells(case) -> None:
     found = predict_all(partial, SPACE, ["redo_log"])
     row = found.set_index("config_key").loc[pruned]
     assert row["kind"] == "predicted" and (row["cells_measured"], row["cells"]) == (1, 3)
-    assert shown.measured_text(1, 3) == "1 of 3 cells (pruned)"
+    assert shown.measured_text(1, 3) == "1 of 3 cells measured"
     # its measured (partial) cell stays in the grid; no predicted cell is drawn over it
     cells = shown.predicted_cells(found, partial, top=len(found), shown={("redo_log", pruned)})
     assert pruned not in set(cells["config_key"])
@@ -134,3 +134,24 @@ def test_everything_measured_predicts_nothing() -> None:
     assert found.empty
     assert shown.predicted_table(nearest(found), "redo_log").empty
     assert shown.predicted_cells(found, ranked, top=5, shown=set()).empty
+
+
+def test_the_surrogate_is_fitted_again_only_when_a_configuration_completes(case) -> None:
+    ranked, found = case
+    key = str(found["config_key"].iloc[0])  # not measured yet
+    row = ranked.iloc[[0]].assign(config_key=key, score=1.0, rank=len(ranked) + 1)
+
+    def measuring(cells: int) -> pd.DataFrame:
+        return pd.concat([ranked, row.assign(cells_measured=cells)], ignore_index=True)
+
+    # runs of a configuration in flight leave the surrogate as it was ...
+    assert fitted_on(measuring(1)) == fitted_on(measuring(2)) == fitted_on(ranked)
+    # ... and the predictions say how far it has come, from the ranking as it is now
+    raw = surrogate_all(ranked, SPACE, ["redo_log"])
+    now = annotate(raw, measuring(2)).set_index("config_key").loc[key]
+    assert (now["cells_measured"], now["cells"]) == (2, 3)
+    assert shown.measured_text(2, 3) == "2 of 3 cells measured"
+    # measured on every cell, it is evidence: the surrogate is fitted again, without it
+    assert fitted_on(measuring(3)) != fitted_on(ranked)
+    again = predict_all(measuring(3), SPACE, ["redo_log"])
+    assert key not in set(again["config_key"]) and len(again) == len(found) - 1

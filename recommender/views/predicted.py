@@ -24,10 +24,11 @@ CELL_COLUMNS = ["config_key", "column", "value", "lo", "hi", "label", "status", 
 
 
 def measured_text(cells_measured: int, cells: int) -> str:
-    """What was measured of a predicted configuration: nothing, or some cells (pruned)."""
+    """What was measured of a predicted configuration: nothing, or some of the class's cells
+    (pruned, or still being measured)."""
     if cells_measured <= 0:
         return "not measured"
-    return f"{cells_measured} of {cells} cells (pruned)"
+    return f"{cells_measured} of {cells} cells measured"
 
 
 def status(beats_pick: bool) -> str:
