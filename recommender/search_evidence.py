@@ -37,7 +37,11 @@ def class_line(c: dict[str, Any]) -> str:
     verdict = "sure" if c.get("confident") else "not sure"
     line = f"{c['name']}: {float(c['confidence']):.1%} sure of {c['pick']} ({verdict})"
     if not c.get("confident") and c.get("threat"):
-        line += f"; the likeliest to beat it: {c['threat']} ({float(c['p_threat']):.0%})"
+        chance = float(c.get("p_threat") or 0.0)
+        if chance >= 0.01:
+            line += f"; the likeliest to beat it: {c['threat']} ({chance:.0%})"
+        else:
+            line += "; no one configuration has even a 1% chance of beating it: the doubt is spread"
     return line
 
 

@@ -43,3 +43,11 @@ def test_a_class_not_yet_judged_says_why() -> None:
     line = class_line({"name": "mail", "unsure": "not yet measured: raid_level raid6"})
     assert line == "mail: not judged (not yet measured: raid_level raid6)"
     assert evidence_document(None) is None
+
+
+def test_a_threat_is_named_only_when_it_has_a_chance() -> None:
+    base = {"name": "redo_log", "confidence": 0.8, "confident": False, "pick": "raid10/a"}
+    named = class_line(base | {"threat": "raid5/b", "p_threat": 0.12})
+    assert named.endswith("the likeliest to beat it: raid5/b (12%)")
+    spread = class_line(base | {"threat": "raid5/b", "p_threat": 0.004})
+    assert "raid5/b" not in spread and "the doubt is spread" in spread
