@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from sweeper.errors import StoreError
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore, ResultsStore, RunAddress
+from sweeper.store.snapshot import SNAPSHOT
 from sweeper.study import STUDY_FILE
 from sweeper.sweep import run_sweep
 from tests.support.paths import QUICK
@@ -28,8 +30,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> ResultsStore:
     return BACKENDS[request.param](tmp_path / "store")
 
 
-def run_row(config: str = "raid10/single_rank/wb-ra", cell: str = "randread/8k/qd1x1",
-            rep: int = 1, status: str = "ok", iops: float = 1000.0) -> dict:  # fmt: skip
+def run_row(
+    config: str = "raid10/single_rank/wb-ra",
+    cell: str = "randread/8k/qd1x1",
+    rep: int = 1,
+    status: str = "ok",
+    iops: float = 1000.0,
+) -> dict:
     now = datetime.now(UTC)
     return {
         "sweep_id": "s1",
@@ -192,9 +199,16 @@ class TestStoreContract:
 
     def test_configuration_records(self, store: ResultsStore) -> None:
         now = datetime.now(UTC)
-        row = {"sweep_id": "s1", "config_key": "raid5/single_rank/wb-ra", "attempt": 0,
-               "status": "successful", "ansible_stdout": "PLAY RECAP", "changed_tasks": 2,
-               "started_at": now, "finished_at": now}  # fmt: skip
+        row = {
+            "sweep_id": "s1",
+            "config_key": "raid5/single_rank/wb-ra",
+            "attempt": 0,
+            "status": "successful",
+            "ansible_stdout": "PLAY RECAP",
+            "changed_tasks": 2,
+            "started_at": now,
+            "finished_at": now,
+        }
         assert store.put_configuration(row) is True
         assert store.put_configuration(row) is False
         configs = store.configurations("s1")
@@ -346,8 +360,9 @@ class TestStoreContract:
             for round_ in range(3):
                 for config in configs:
                     for i in range(6):
-                        store.put_run(run_row(config=config, cell=f"read/{i + 1}k/qd1x1",
-                                              rep=round_ + 1))  # fmt: skip
+                        store.put_run(
+                            run_row(config=config, cell=f"read/{i + 1}k/qd1x1", rep=round_ + 1)
+                        )
                         stored += 1
                         floor[0] = stored
                     store.compact("s1", config)
@@ -374,7 +389,7 @@ class TestStoreContract:
             def _files(self, *args: Any, **kwargs: Any) -> list[Path]:
                 files = super()._files(*args, **kwargs)
                 if not self.listed:
-                    self.compact("s1")  # what another process could do at this instant
+                    ParquetStore(self.root).compact("s1")  # another process, at this instant
                 self.listed += 1
                 return files
 
@@ -495,3 +510,71 @@ def test_a_swapped_run_is_left_out_of_a_read_of_some_columns(tmp_path: Path) -> 
     assert len(runs) == 11 and len(store.damaged) == 1
     assert str(victim) in store.damaged[0] and "not the run its place" in store.damaged[0]
     pd.testing.assert_frame_equal(runs, store.runs("s1")[["iops"]])
+
+
+def _without_snapshot(store: ParquetStore, **kwargs: Any) -> pd.DataFrame:
+    """The careful read of the parts, as if there were no snapshot."""
+    path = store.root / "s1" / SNAPSHOT
+    saved = path.read_bytes()
+    path.unlink()
+    try:
+        return store.runs("s1", **kwargs)
+    finally:
+        path.write_bytes(saved)
+        os.utime(path)
+
+
+def test_a_snapshot_reads_as_the_parts_do(tmp_path: Path) -> None:
+    store = ParquetStore(tmp_path / "store")
+    fill(store)
+    store.compact("s1", A)
+    swapped = run_files(store)[0]  # of B: a run file holding another run, said from both
+    swapped.write_bytes(run_files(store)[-1].read_bytes())
+    assert store.snapshot("s1") == 12  # 13 records, the swapped one left out
+    for kwargs in ({}, {"include_failed": True}, {"columns": ["iops", "cell_key"]}):
+        parts = _without_snapshot(store, **kwargs)
+        said = list(store.damaged)
+        assert len(said) == 1 and "not the run its place" in said[0]
+        pd.testing.assert_frame_equal(store.runs("s1", **kwargs), parts)
+        assert store.damaged == said
+
+
+def test_a_snapshot_is_not_used_once_the_store_holds_other_files(tmp_path: Path) -> None:
+    store = ParquetStore(tmp_path / "store")
+    fill(store)
+    store.compact("s1")  # the whole sweep: a snapshot as well
+    assert (store.root / "s1" / SNAPSHOT).exists()
+    assert len(store.runs("s1")) == 12
+    # A run stored since: read from the parts, with it.
+    assert store.put_run(run_row(config=A, cell="read/1m/qd1x1", rep=1, iops=7.0))
+    assert len(store.runs("s1")) == 13
+    store.compact("s1")
+    # A part edited in place (same name): its figures are read, not the snapshot's.
+    part = sorted((store.root / "s1" / "compacted").glob("*.parquet"))[0]
+    table = pq.read_table(part)
+    iops = table.column("iops").to_pylist()
+    pq.write_table(
+        table.set_column(
+            table.schema.get_field_index("iops"),
+            "iops",
+            pa.array([v * 2 if v else v for v in iops]),
+        ),
+        part,
+    )
+    assert sorted(store.runs("s1")["iops"]) == sorted(_without_snapshot(store)["iops"])
+    assert store.runs("s1")["iops"].sum() > store.runs("s1", config_key=B)["iops"].sum() * 2
+
+
+def test_a_large_sweep_that_finished_leaves_a_snapshot(tmp_path: Path) -> None:
+    store = ParquetStore(tmp_path / "store", compact_after_runs=6)
+    fill(store)
+    store.write_progress("s1", {"state": "finished"})
+    assert not (store.root / "s1" / SNAPSHOT).exists()  # not large: no parts
+    assert store.compact("s1", A, only_if_large=True) == 13
+    store.write_progress("s1", {"state": "running"})
+    assert not (store.root / "s1" / SNAPSHOT).exists()
+    store.write_progress("s1", {"state": "finished"})
+    assert (store.root / "s1" / SNAPSHOT).exists()
+    pd.testing.assert_frame_equal(
+        store.runs("s1", include_failed=True), _without_snapshot(store, include_failed=True)
+    )

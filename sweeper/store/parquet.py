@@ -43,24 +43,23 @@ from sweeper.store.files import (
     subfolders,
     table_bytes,
 )
+from sweeper.store.reading import query_files
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress, run_columns
+from sweeper.store.snapshot import SNAPSHOT, fingerprint, read_snapshot, write_snapshot
 from sweeper.store.trust import (
-    ADDRESSED,
     COMPACTED,
-    ONE_ROW_PER_ADDRESSED_RECORD,
     RESTORE,
-    has_schema,
     is_run,
     keys_of_part,
+    misplaced,
     reason,
+    runs_query,
     sweep_record,
     unreadable_files,
 )
 from sweeper.untrusted import is_name
 from sweeper.vocabulary import RUN_ID_RE
 
-#: what names a stored run: read with every run, to check it is the run its place is for
-IDENTITY = ("run_id", "sweep_id", "config_key", "cell_key", "repetition")
 # A sweep compacts on its own (``compact(..., only_if_large=True)``) once it holds this many
 # run files: below it a read takes a second or two, and every run stays a file of its own.
 COMPACT_AFTER_RUNS = 1500
@@ -220,11 +219,24 @@ class ParquetStore(ResultsStore):
         params: list[Any] | None = None,
         config_key: str | None = None,
     ) -> pd.DataFrame:
+        return self._query_table(sweep_id, table, sql, params, config_key)[0].to_pandas()
+
+    def _query_table(
+        self,
+        sweep_id: str,
+        table: str,
+        sql: str,
+        params: list[Any] | None = None,
+        config_key: str | None = None,
+    ) -> tuple[pa.Table, list[Path]]:
+        """The query's result, and the files listed for it (the unreadable ones included)."""
         unreadable: set[Path] = set()
         for attempt in range(READ_ATTEMPTS):
-            files = [f for f in self._files(sweep_id, table, config_key) if f not in unreadable]
+            listed = self._files(sweep_id, table, config_key)
+            files = [f for f in listed if f not in unreadable]
             try:
-                return self._query_files(files, table, sql, params)
+                schema = RUN_SCHEMA if table == "runs" else CONFIG_SCHEMA
+                return query_files(files, schema, sql, params), listed
             except (duckdb.IOException, duckdb.InvalidInputException):
                 # A listed file was compacted away before DuckDB opened it: list again (its
                 # part is there by now).
@@ -241,49 +253,6 @@ class ParquetStore(ResultsStore):
                 self.damaged += [f"{f}: {why}; left out" for f, why in bad.items()]
         raise AssertionError("unreachable")  # pragma: no cover
 
-    @staticmethod
-    def _query_files(
-        files: list[Path], table: str, sql: str, params: list[Any] | None
-    ) -> pd.DataFrame:
-        schema = RUN_SCHEMA if table == "runs" else CONFIG_SCHEMA
-        # Parts this raidsweep wrote all have the current schema: DuckDB can then take the
-        # first file's columns for all (it refuses a file whose columns differ), which spares
-        # reading every footer first, a third of the read at 100,000 runs. Parts written by an
-        # older raidsweep (fewer columns) make it refuse; they are read by name instead.
-        fast = bool(files) and has_schema(files[0], schema)
-        try:
-            return ParquetStore._read_files(files, schema, sql, params, by_name=not fast)
-        except duckdb.InvalidInputException:
-            if not fast:
-                raise
-            return ParquetStore._read_files(files, schema, sql, params, by_name=True)
-
-    @staticmethod
-    def _read_files(
-        files: list[Path], schema: pa.Schema, sql: str, params: list[Any] | None, *, by_name: bool
-    ) -> pd.DataFrame:
-        con = duckdb.connect()
-        try:
-            if not files:
-                con.register("empty", schema.empty_table())
-                con.sql("CREATE VIEW parts AS SELECT *, NULL::VARCHAR AS filename FROM empty")
-            else:
-                # Read through the API, not SQL text: the path never becomes part of a query.
-                # Unioned with the current schema's empty table, so that parts written by an
-                # older raidsweep (without newer columns) read as nulls there.
-                parts = con.read_parquet(
-                    [str(f) for f in files], union_by_name=by_name, filename=True
-                )
-                con.register("current", schema.empty_table())
-                parts.create_view("files")
-                con.sql(
-                    "CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME "
-                    "SELECT * FROM current"
-                )
-            return con.sql(sql, params=params or None).to_arrow_table().to_pandas()
-        finally:
-            con.close()
-
     def runs(
         self,
         sweep_id: str,
@@ -295,34 +264,39 @@ class ParquetStore(ResultsStore):
         """The sweep's runs, one row per record. A run whose content does not match its
         address (a file swapped for another run's, or edited), or whose file cannot be read
         (truncated, not Parquet), is left out and said in ``damaged``, naming its file.
-        ``columns``: only these (see :func:`run_columns`); DuckDB then reads no others."""
+        ``columns``: only these (see ``run_columns``); DuckDB then reads no others. The whole
+        sweep is read from its snapshot while that was read from the files there are now."""
         self.damaged = []
         wanted = run_columns(columns)
-        cols = ", ".join(f'"{n}"' for n in wanted)
-        needed = [n for n in (*IDENTITY, "status", "finished_at") if n not in wanted]
-        where = "" if include_failed else "WHERE status = 'ok'"
-        # The inner query reads what the address check, the one row per record and the
-        # order need besides the columns asked for; the outer returns the columns asked for
-        # and, only where a run is not what its place says, its file and address (for the
-        # warning). Column names and clauses are ours; the sweep is a parameter.
-        inner = (
-            f"SELECT {', '.join([cols, *needed])}, filename, "  # noqa: S608
-            f"{ADDRESSED} AS addressed FROM parts {where}"
-        )
-        misplaced = ", ".join(f"'{n}': {n}" for n in ("filename", *IDENTITY))
-        outer = f"SELECT {cols}, CASE WHEN addressed THEN NULL ELSE {{{misplaced}}} END"
-        order = "ORDER BY config_key, cell_key, repetition, finished_at"
-        sql = f"{outer} AS misplaced_run FROM ({inner} {ONE_ROW_PER_ADDRESSED_RECORD}) {order}"  # noqa: S608
-        df = self._query(sweep_id, "runs", sql, params=[sweep_id], config_key=config_key)
-        bad = df["misplaced_run"].notna()
-        for r in df.loc[bad, "misplaced_run"]:
-            self.damaged.append(
-                f"{r['filename']}: holds run {r['run_id']} of sweep {r['sweep_id']!r} "
-                f"({r['config_key']} {r['cell_key']} #{r['repetition']}), not the run its "
-                "place in the store is for; left out"
-            )
-        good = df if not bad.any() else df[~bad].reset_index(drop=True)
-        return good.drop(columns=["misplaced_run"])
+        path = self.root / sweep_id / SNAPSHOT
+        if config_key is None and path.exists():
+            print_ = fingerprint(self.root, self._run_files(sweep_id))
+            found = read_snapshot(path, print_, wanted, include_failed=include_failed)
+            if found is not None:
+                self.damaged = found[1]
+                return found[0].to_pandas()
+        return self._checked_runs(sweep_id, wanted, include_failed, config_key)[0].to_pandas()
+
+    def _checked_runs(
+        self, sweep_id: str, wanted: list[str], include_failed: bool, config_key: str | None
+    ) -> tuple[pa.Table, list[Path]]:
+        """The runs that are what their place says, the others said in ``damaged``; and the
+        files listed for the read."""
+        sql = runs_query(wanted, include_failed)
+        table, listed = self._query_table(sweep_id, "runs", sql, [sweep_id], config_key)
+        self.damaged += misplaced(table)
+        good = table.filter(table["misplaced_run"].is_null())
+        return good.drop_columns(["misplaced_run"]), listed
+
+    def snapshot(self, sweep_id: str) -> int:
+        """Write the sweep's snapshot (see ``snapshot.py``); returns how many runs it holds."""
+        self.damaged = []
+        table, listed = self._checked_runs(sweep_id, run_columns(), True, None)
+        print_ = fingerprint(self.root, listed)
+        if print_ is None:  # a file went meanwhile: the next reader reads the parts
+            return 0
+        write_snapshot(self.root / sweep_id / SNAPSHOT, table, print_, self.damaged)
+        return table.num_rows
 
     def run_detail(self, run_id: str) -> dict[str, Any] | None:
         if not re.fullmatch(r"[0-9a-f]{24}", run_id):
@@ -366,7 +340,10 @@ class ParquetStore(ResultsStore):
             names = [self._config_dir_name(sweep_id, config_key)]
         else:
             names = sorted(subfolders(runs))
-        return sum(self._compact_folder(sweep_id, name) for name in names)
+        merged = sum(self._compact_folder(sweep_id, name) for name in names)
+        if config_key is None and not only_if_large:
+            self.snapshot(sweep_id)  # the whole sweep compacted: its readers' one file
+        return merged
 
     def _compact_folder(self, sweep_id: str, name: str) -> int:
         folder = self.root / sweep_id / "runs" / name
@@ -454,6 +431,9 @@ class ParquetStore(ResultsStore):
     def write_progress(self, sweep_id: str, progress: dict[str, Any]) -> None:
         data = json.dumps(progress, indent=1, default=str).encode()
         atomic_write_bytes(self.root / sweep_id / "progress.json", data, replace=True)
+        if progress.get("state") == "finished" and self._parts(sweep_id):
+            # A large sweep (it compacts) has finished: one file for its readers.
+            self.snapshot(sweep_id)
 
     def read_progress(self, sweep_id: str) -> dict[str, Any] | None:
         try:

@@ -35,6 +35,37 @@ ADDRESSED = (
 ONE_ROW_PER_ADDRESSED_RECORD = ONE_ROW_PER_RECORD.replace(
     "PARTITION BY run_id", "PARTITION BY addressed, run_id"
 )
+#: what names a stored run: read with every run, to check it is the run its place is for
+IDENTITY = ("run_id", "sweep_id", "config_key", "cell_key", "repetition")
+
+
+def runs_query(columns: list[str], include_failed: bool) -> str:
+    """The read of ``columns`` of the runs (the view ``parts``, the sweep the parameter $1):
+    one row per record, in the order of their addresses, and a column ``misplaced_run``
+    holding, only for a run that is not what its place says, its file and address."""
+    cols = ", ".join(f'"{n}"' for n in columns)
+    # What the address check, the one row per record and the order need besides.
+    needed = [n for n in (*IDENTITY, "status", "finished_at") if n not in columns]
+    where = "" if include_failed else "WHERE status = 'ok'"
+    # Column names and clauses are ours; the sweep is a parameter.
+    inner = (
+        f"SELECT {', '.join([cols, *needed])}, filename, "  # noqa: S608
+        f"{ADDRESSED} AS addressed FROM parts {where}"
+    )
+    fields = ", ".join(f"'{n}': {n}" for n in ("filename", *IDENTITY))
+    outer = f"SELECT {cols}, CASE WHEN addressed THEN NULL ELSE {{{fields}}} END"
+    order = "ORDER BY config_key, cell_key, repetition, finished_at"
+    return f"{outer} AS misplaced_run FROM ({inner} {ONE_ROW_PER_ADDRESSED_RECORD}) {order}"  # noqa: S608
+
+
+def misplaced(table: pa.Table) -> list[str]:
+    """What ``runs_query`` found not to be the run its place is for, each naming its file."""
+    return [
+        f"{r['filename']}: holds run {r['run_id']} of sweep {r['sweep_id']!r} "
+        f"({r['config_key']} {r['cell_key']} #{r['repetition']}), not the run its place in "
+        "the store is for; left out"
+        for r in table["misplaced_run"].drop_null().to_pylist()
+    ]
 
 
 def record_keys(table: pa.Table) -> set[tuple[str, str, Any]]:

@@ -1,0 +1,54 @@
+"""DuckDB's read of a list of the store's Parquet files: the SQL runs over a view ``parts``
+of them, each row with its file's name; the paths are given through DuckDB's API and never
+become part of a query."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from sweeper.store.trust import has_schema
+
+
+def query_files(
+    files: list[Path], schema: pa.Schema, sql: str, params: list[Any] | None
+) -> pa.Table:
+    """``sql`` over the view ``parts`` of ``files`` (each row with its ``filename``), read
+    with ``schema``'s columns."""
+    # Parts this raidsweep wrote all have the current schema: DuckDB can then take the
+    # first file's columns for all (it refuses a file whose columns differ), which spares
+    # reading every footer first, a third of the read at 100,000 runs. Parts written by an
+    # older raidsweep (fewer columns) make it refuse; they are read by name instead.
+    fast = bool(files) and has_schema(files[0], schema)
+    try:
+        return _read_files(files, schema, sql, params, by_name=not fast)
+    except duckdb.InvalidInputException:
+        if not fast:
+            raise
+        return _read_files(files, schema, sql, params, by_name=True)
+
+
+def _read_files(
+    files: list[Path], schema: pa.Schema, sql: str, params: list[Any] | None, *, by_name: bool
+) -> pa.Table:
+    con = duckdb.connect()
+    try:
+        if not files:
+            con.register("empty", schema.empty_table())
+            con.sql("CREATE VIEW parts AS SELECT *, NULL::VARCHAR AS filename FROM empty")
+        else:
+            # Read through the API, not SQL text: the path never becomes part of a query.
+            # Unioned with the current schema's empty table, so that parts written by an
+            # older raidsweep (without newer columns) read as nulls there.
+            parts = con.read_parquet([str(f) for f in files], union_by_name=by_name, filename=True)
+            con.register("current", schema.empty_table())
+            parts.create_view("files")
+            con.sql(
+                "CREATE VIEW parts AS SELECT * FROM files UNION ALL BY NAME SELECT * FROM current"
+            )
+        return con.sql(sql, params=params or None).to_arrow_table()
+    finally:
+        con.close()
