@@ -22,7 +22,7 @@ from recommender.scoring import rank_classes
 from recommender.views import predicted as shown
 from sweeper.store import ParquetStore
 from tests.support.appserver import app_tab
-from tests.support.specs import self_stopping_spec, write_spec
+from tests.support.specs import partly_measured_spec, write_spec
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
@@ -30,35 +30,11 @@ pytestmark = pytest.mark.integration
 TIMEOUT_MS = 60_000
 
 
-def measured_first() -> list[str]:
-    """RAID 5 and RAID 6 in every layout, write back and through, and RAID 10 once (its
-    slowest: one rank, write-through): every value of every dimension, the RAID 10 host
-    stripes left to predict."""
-    keys = [
-        f"{level}/host_stripe/ranks{ranks}/stripe64k/{cache}"
-        for level in ("raid5", "raid6")
-        for ranks in (2, 4, 8)
-        for cache in ("wb-ra", "wt-ra")
-    ]
-    keys += [
-        f"{level}/single_rank/{cache}"
-        for level in ("raid5", "raid6")
-        for cache in ("wb-ra", "wt-ra")
-    ]
-    return [*keys, "raid10/single_rank/wt-ra"]
-
-
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory: pytest.TempPathFactory) -> tuple[ParquetStore, str]:
     tmp = tmp_path_factory.mktemp("partial")
-    spec = self_stopping_spec()
-    seeds = measured_first()
-    spec["study"] = {
-        "mode": "optimize",
-        "prune": False,
-        "seed_configurations": seeds,
-        "budget": len(seeds),
-    }
+    spec = partly_measured_spec()
+    seeds = spec["study"]["seed_configurations"]
     store, outcome = sweep(write_spec(tmp, spec, "partial"), tmp / "store")
     assert outcome.configurations_done == len(seeds)
     assert set(store.runs(spec["name"])["config_key"]) == set(seeds)
