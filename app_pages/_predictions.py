@@ -50,7 +50,7 @@ def _surrogate(
 
 
 def found(page: SweepPage) -> pd.DataFrame:
-    """Every prediction of the sweep (``recommender.predictions.predict_all``); none for a
+    """Every prediction of the sweep (``recommender.predictions.annotate``); none for a
     sweep not in optimize mode (a grid measures every configuration it is given). The
     surrogate is fitted again only when a configuration has been measured on all of a
     class's cells, not on every run a sweep writes."""

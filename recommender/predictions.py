@@ -36,6 +36,8 @@ COLUMNS = [
 MAX_SPACE = 20_000
 #: the predictions listed per class: the likeliest to change the decision
 TOP = 5
+#: the predictions' interval
+LEVEL = 0.95
 
 
 def sweep_space(record: dict[str, Any]) -> list[Configuration]:
@@ -68,23 +70,20 @@ def fitted_on(ranked: pd.DataFrame) -> tuple[tuple[Any, ...], ...]:
 
 
 def surrogate_all(
-    ranked: pd.DataFrame,
-    space: list[Configuration],
-    classes: list[str],
-    *,
-    level: float = 0.95,
-    seed: int = 0,
+    ranked: pd.DataFrame, space: list[Configuration], classes: list[str], seed: int = 0
 ) -> pd.DataFrame:
     """The surrogate's prediction of every configuration not measured on all of a class's
-    cells (``sweeper.sweep.stopping.predictions``); empty when everything is, or the space
-    is larger than MAX_SPACE. It depends on :func:`fitted_on` alone."""
+    cells (``sweeper.sweep.stopping.predictions``), with a ``LEVEL`` interval; empty when
+    everything is, or the space is larger than MAX_SPACE. It depends on :func:`fitted_on`
+    alone; :func:`annotate` sets it against the ranking, :func:`nearest` keeps the ones that
+    could change a decision."""
     empty = pd.DataFrame(columns=["class", "config_key", "predicted", "predicted_lo"])
     if ranked.empty or len(space) > MAX_SPACE:
         return empty
     complete = _complete(ranked)
     if all((name, c.key) in complete for name in classes for c in space):
         return empty
-    return surrogate_predictions(ranked, space, classes, level=level, seed=seed)
+    return surrogate_predictions(ranked, space, classes, level=LEVEL, seed=seed)
 
 
 def annotate(found: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
@@ -113,21 +112,6 @@ def annotate(found: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[COLUMNS]
 
 
-def predict_all(
-    ranked: pd.DataFrame,
-    space: list[Configuration],
-    classes: list[str],
-    *,
-    level: float = 0.95,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Every prediction of every class (COLUMNS, :func:`annotate`). Empty when everything is
-    measured on every cell, the space is too large, or no class has the evidence to fit its
-    surrogate."""
-    found = surrogate_all(ranked, space, classes, level=level, seed=seed)
-    return annotate(found, ranked)
-
-
 def nearest(found: pd.DataFrame, top: int = TOP) -> pd.DataFrame:
     """Per class, the ``top`` predictions by predicted score whose interval reaches the pick."""
     if found.empty:
@@ -140,21 +124,6 @@ def nearest(found: pd.DataFrame, top: int = TOP) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else _empty()
 
 
-def predict(
-    ranked: pd.DataFrame,
-    space: list[Configuration],
-    classes: list[str],
-    *,
-    top: int = TOP,
-    level: float = 0.95,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Per class, the ``top`` configurations not measured on all its cells by predicted score
-    whose interval reaches the class's pick (:func:`predict_all`, :func:`nearest`)."""
-    found = predict_all(ranked, space, classes, level=level, seed=seed)
-    return nearest(found, top)
-
-
 def sweep_surrogate(record: dict[str, Any], ranked: pd.DataFrame) -> pd.DataFrame:
     """:func:`surrogate_all` for a stored sweep (its space and seed from the spec it ran
     with)."""
@@ -162,18 +131,18 @@ def sweep_surrogate(record: dict[str, Any], ranked: pd.DataFrame) -> pd.DataFram
         return _empty()
     seed = int(((record.get("spec") or {}).get("study") or {}).get("seed") or 0)
     classes = list(dict.fromkeys(ranked["class"]))
-    return surrogate_all(ranked, sweep_space(record), classes, seed=seed)
+    return surrogate_all(ranked, sweep_space(record), classes, seed)
 
 
 def sweep_predictions_all(record: dict[str, Any], ranked: pd.DataFrame) -> pd.DataFrame:
-    """:func:`predict_all` for a stored sweep."""
+    """Every prediction of a stored sweep (:func:`annotate`)."""
     return annotate(sweep_surrogate(record, ranked), ranked)
 
 
 def sweep_predictions(
     record: dict[str, Any], ranked: pd.DataFrame, *, top: int = TOP
 ) -> pd.DataFrame:
-    """:func:`predict` for a stored sweep."""
+    """A stored sweep's predictions that could change a decision (:func:`nearest`)."""
     return nearest(sweep_predictions_all(record, ranked), top)
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from recommender import views
-from recommender.predictions import annotate, fitted_on, nearest, predict_all, surrogate_all
+from recommender.predictions import annotate, fitted_on, nearest, surrogate_all
 from recommender.views import predicted as shown
 from sweeper.configuration import Configuration
 from tests.test_stopping import SPACE, sample, smooth, table
@@ -43,7 +43,7 @@ def without_raid10() -> list[Configuration]:
 @pytest.fixture(scope="module")
 def case() -> tuple[pd.DataFrame, pd.DataFrame]:
     ranked = ranked_table({c.key: smooth(c) for c in without_raid10()})
-    return ranked, predict_all(ranked, SPACE, ["redo_log"])
+    return ranked, annotate(surrogate_all(ranked, SPACE, ["redo_log"]), ranked)
 
 
 def test_predictions_never_enter_a_ranking_as_measurements(case) -> None:
@@ -116,7 +116,7 @@ def test_a_pruned_configuration_is_predicted_on_its_missing_cells(case) -> None:
     pruned = str(ranked["config_key"].iloc[1])
     partial = ranked.copy()
     partial.loc[partial["config_key"] == pruned, "cells_measured"] = 1
-    found = predict_all(partial, SPACE, ["redo_log"])
+    found = annotate(surrogate_all(partial, SPACE, ["redo_log"]), partial)
     row = found.set_index("config_key").loc[pruned]
     assert row["kind"] == "predicted" and (row["cells_measured"], row["cells"]) == (1, 3)
     assert shown.measured_text(1, 3) == "1 of 3 cells measured"
@@ -130,7 +130,7 @@ def test_a_pruned_configuration_is_predicted_on_its_missing_cells(case) -> None:
 
 def test_everything_measured_predicts_nothing() -> None:
     ranked = ranked_table({c.key: smooth(c) for c in SPACE})
-    found = predict_all(ranked, SPACE, ["redo_log"])
+    found = annotate(surrogate_all(ranked, SPACE, ["redo_log"]), ranked)
     assert found.empty
     assert shown.predicted_table(nearest(found), "redo_log").empty
     assert shown.predicted_cells(found, ranked, top=5, shown=set()).empty
@@ -153,5 +153,5 @@ def test_the_surrogate_is_fitted_again_only_when_a_configuration_completes(case)
     assert shown.measured_text(2, 3) == "2 of 3 cells measured"
     # measured on every cell, it is evidence: the surrogate is fitted again, without it
     assert fitted_on(measuring(3)) != fitted_on(ranked)
-    again = predict_all(measuring(3), SPACE, ["redo_log"])
+    again = annotate(surrogate_all(measuring(3), SPACE, ["redo_log"]), measuring(3))
     assert key not in set(again["config_key"]) and len(again) == len(found) - 1

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from recommender.classes import load_classes
-from recommender.predictions import predict, sweep_space
+from recommender.predictions import annotate, nearest, surrogate_all, sweep_space
 from recommender.scoring import rank_classes
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
@@ -83,7 +83,8 @@ def test_predictions_are_of_unmeasured_configurations_only(partial) -> None:
     record = store.get_sweep(name)
     assert record is not None
     ranked = rank_classes(store.runs(name), load_classes(["redo_log", "data_file"]))
-    found = predict(ranked, sweep_space(record), ["redo_log", "data_file"], top=100)
+    raw = surrogate_all(ranked, sweep_space(record), ["redo_log", "data_file"])
+    found = nearest(annotate(raw, ranked), 100)
     assert len(found) and set(found["kind"]) == {"predicted"}
     assert not set(found["config_key"]) & set(ranked["config_key"])
     # a prediction's interval reaches the class's pick (only those could change a decision)
