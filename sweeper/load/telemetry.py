@@ -88,13 +88,27 @@ def window_figures(a: Snapshot, b: Snapshot) -> dict[str, Any]:
     }
 
 
+def _measured_ms(job: Mapping[str, Any]) -> float:
+    """How long one reported job measured, in ms: the longest of its directions' runtimes.
+    With ``group_reporting`` fio sums ``job_runtime`` over the group's jobs (2 jobs of 3 s
+    report 6 s) while each direction's runtime is the group's longest; ``job_runtime`` only
+    where no direction ran."""
+    spans = [
+        float(job[d].get("runtime", 0))
+        for d in ("read", "write", "trim")
+        if isinstance(job.get(d), Mapping)
+    ]
+    longest = max(spans, default=0.0)
+    return longest if longest > 0 else float(job.get("job_runtime", 0))
+
+
 def measured_window(fio_stdout: str) -> tuple[float, float] | None:
     """fio's measured interval (after the ramp) in seconds since the epoch: it ends when fio
-    wrote its output (``timestamp_ms``) and lasts the longest job's ``job_runtime``."""
+    wrote its output (``timestamp_ms``) and lasts as long as the longest job measured."""
     try:
         doc = find_document(fio_stdout)
         end = float(doc["timestamp_ms"]) / 1000
-        runtime = max(float(j.get("job_runtime", 0)) for j in doc["jobs"]) / 1000
+        runtime = max(_measured_ms(j) for j in doc["jobs"]) / 1000
     except (FioParseError, KeyError, TypeError, ValueError):
         return None
     return (end - runtime, end) if runtime > 0 else None
