@@ -565,12 +565,9 @@ def test_a_snapshot_is_not_used_once_the_store_holds_other_files(tmp_path: Path)
     assert store.runs("s1")["iops"].sum() > store.runs("s1", config_key=B)["iops"].sum() * 2
 
 
-def test_a_large_sweep_that_finished_leaves_a_snapshot(tmp_path: Path) -> None:
-    store = ParquetStore(tmp_path / "store", compact_after_runs=6)
+def test_a_sweep_that_finished_leaves_a_snapshot(tmp_path: Path) -> None:
+    store = ParquetStore(tmp_path / "store")
     fill(store)
-    store.write_progress("s1", {"state": "finished"})
-    assert not (store.root / "s1" / SNAPSHOT).exists()  # not large: no parts
-    assert store.compact("s1", A, only_if_large=True) == 13
     store.write_progress("s1", {"state": "running"})
     assert not (store.root / "s1" / SNAPSHOT).exists()
     store.write_progress("s1", {"state": "finished"})
