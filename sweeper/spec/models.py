@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from sweeper import rank_forms
 from sweeper.models import StrictModel
 from sweeper.spec.acceptance import AcceptanceField
 from sweeper.spec.fields import no_duplicates
@@ -24,7 +25,7 @@ from sweeper.vocabulary import (
     RAID_LEVELS,
 )
 
-RankList = list[Annotated[int, Field(ge=2, le=64)]]
+RankList = rank_forms.RankList
 StripeList = list[Annotated[int, Field(ge=4, le=16 * 1024**2)]]
 
 
@@ -33,7 +34,8 @@ class ConfigSpace(StrictModel):
 
     ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts; each is either one list
     for both, or a mapping from layout to its own list (a host LVM stripe of 16 KiB and a
-    pool extent of 1 GiB are different things). ``snapshots`` and ``data_reduction`` are
+    pool extent of 1 GiB are different things); ``ranks`` may also be given per RAID level
+    (``sweeper.rank_forms``). ``snapshots`` and ``data_reduction`` are
     optional dimensions, off unless the spec lists ``true``. Any further key is a dimension
     the platform declares (``sweeper.dimensions``), checked against its declaration with the
     platform (``sweeper.platforms.platform_problems``).
@@ -43,7 +45,7 @@ class ConfigSpace(StrictModel):
 
     raid_level: list[Literal[RAID_LEVELS]] = Field(min_length=1)  # type: ignore[valid-type]
     layout: list[Literal[LAYOUTS]] = Field(default=["single_rank"], min_length=1)  # type: ignore[valid-type]
-    ranks: RankList | dict[Literal[MULTI_RANK_LAYOUTS], RankList] = Field(default=[4])  # type: ignore[valid-type]
+    ranks: rank_forms.Ranks = Field(default=[4])
     stripe_kib: StripeList | dict[Literal[MULTI_RANK_LAYOUTS], StripeList] = Field(default=[1024])  # type: ignore[valid-type]
     cache_policy: list[Literal[CACHE_POLICIES]] = Field(default=["wb-ra"], min_length=1)  # type: ignore[valid-type]
     snapshots: list[bool] = Field(default=[False], min_length=1)
@@ -54,12 +56,18 @@ class ConfigSpace(StrictModel):
     def _unique(cls, v: list[Any]) -> list[Any]:
         return no_duplicates(v, "the value")
 
+    @field_validator("ranks", mode="before")
+    @classmethod
+    def _rank_form(cls, v: Any) -> Any:
+        if problem := rank_forms.form_problem(v):
+            raise ValueError(problem)
+        return v
+
     @field_validator("ranks", "stripe_kib")
     @classmethod
     def _per_layout(cls, v: Any) -> Any:
-        lists = v.items() if isinstance(v, dict) else [(None, v)]
-        for layout, values in lists:
-            where = f"{layout}: " if layout else ""
+        for place, values in rank_forms.lists(v):
+            where = f"{place}: " if place else ""
             if not values:
                 raise ValueError(f"{where}the list is empty")
             no_duplicates(values, f"{where}the value")
@@ -78,12 +86,10 @@ class ConfigSpace(StrictModel):
 
     @model_validator(mode="after")
     def _layouts_named(self) -> ConfigSpace:
+        layouts = [layout for layout in self.layout if layout in MULTI_RANK_LAYOUTS]
         for dim in MULTI_RANK_COLUMNS:
-            value = getattr(self, dim)
-            if isinstance(value, dict):
-                for layout in self.layout:
-                    if layout in MULTI_RANK_LAYOUTS and layout not in value:
-                        raise ValueError(f"{dim} has no values for layout {layout}")
+            for entry in rank_forms.missing(getattr(self, dim), self.raid_level, layouts):
+                raise ValueError(f"{dim} has no values for {entry}")
         return self
 
     @property
@@ -93,10 +99,15 @@ class ConfigSpace(StrictModel):
             k: list(v) if isinstance(v, list) else [v] for k, v in (self.model_extra or {}).items()
         }
 
-    def values(self, dim: str, layout: str) -> list[int]:
-        """The ``ranks`` or ``stripe_kib`` values a multi-rank ``layout`` sweeps."""
-        value = getattr(self, dim)
-        return list(value[layout]) if isinstance(value, dict) else list(value)
+    def values(self, dim: str, layout: str, raid_level: str | None = None) -> list[int]:
+        """The ``ranks`` or ``stripe_kib`` values a multi-rank ``layout`` sweeps on
+        ``raid_level`` (without one: every value any level sweeps for it)."""
+        return rank_forms.values(getattr(self, dim), layout, raid_level)
+
+    def parameter(self, dim: str, raid_level: str, layout: str) -> str:
+        """The Optuna parameter that chooses ``ranks`` or ``stripe_kib`` for ``layout`` on
+        ``raid_level`` (``ranks``, ``ranks_<layout>``, ``ranks_<level>[_<layout>]``)."""
+        return rank_forms.parameter(dim, getattr(self, dim), layout, raid_level)
 
 
 class Budget(StrictModel):
