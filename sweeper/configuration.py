@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sweeper.dimensions import name_problem, value_of, value_text
+from sweeper.rank_forms import parameter_names
 from sweeper.vocabulary import (
     CONFIGURATION_KEY_RE,
     LAYOUTS,
@@ -103,9 +104,10 @@ class Configuration:
             raid_level=params["raid_level"],
             layout=params["layout"],
             cache_policy=params["cache_policy"],
-            # per-layout value lists name their parameters ranks_<layout>, stripe_kib_<layout>
-            ranks=params.get("ranks", params.get(f"ranks_{params['layout']}")),
-            stripe_kib=params.get("stripe_kib", params.get(f"stripe_kib_{params['layout']}")),
+            # per-layout (per-level) value lists name their parameters ranks_<layout>,
+            # ranks_<level>, ranks_<level>_<layout>, stripe_kib_<layout>
+            ranks=_multi_rank_param(params, "ranks"),
+            stripe_kib=_multi_rank_param(params, "stripe_kib"),
             snapshots=bool(params.get("snapshots", False)),
             data_reduction=bool(params.get("data_reduction", False)),
             dimensions={k: v for k, v in params.items() if _declared(k)},
@@ -131,9 +133,14 @@ class Configuration:
         )
 
 
+def _multi_rank_param(params: dict[str, Any], dim: str) -> Any:
+    names = parameter_names(dim, params["layout"], params["raid_level"])
+    return next((params[name] for name in names if name in params), None)
+
+
 def _declared(param: str) -> bool:
     """Whether a study parameter is a declared dimension (not a built-in one, nor a built-in
-    one's per-layout parameter ``ranks_<layout>``)."""
+    one's per-layout or per-level parameter ``ranks_<layout>``, ``ranks_<level>``)."""
     return name_problem(param) is None
 
 
@@ -143,7 +150,7 @@ def enumerate_configurations(space: ConfigSpace) -> list[Configuration]:
     for raid in space.raid_level:
         for layout in space.layout:
             multi = layout in MULTI_RANK_LAYOUTS
-            ranks_list = space.values("ranks", layout) if multi else [None]
+            ranks_list = space.values("ranks", layout, raid) if multi else [None]
             stripes = space.values("stripe_kib", layout) if multi else [None]
             for ranks in ranks_list:
                 for stripe in stripes:
@@ -166,17 +173,17 @@ def declared_points(space: ConfigSpace) -> list[tuple[tuple[str, Any], ...]]:
 def space_size(space: ConfigSpace) -> int:
     """How many configurations ``space`` holds, by multiplication (nothing enumerated): the
     size of ``enumerate_configurations(space)``, known at once for any space."""
-    per_layout = 0
-    for layout in space.layout:
-        if layout in MULTI_RANK_LAYOUTS:
-            per_layout += len(space.values("ranks", layout)) * len(
-                space.values("stripe_kib", layout)
-            )
-        else:
-            per_layout += 1
+    builds = 0  # (level, layout, ranks, stripe) combinations
+    for raid in space.raid_level:
+        for layout in space.layout:
+            if layout in MULTI_RANK_LAYOUTS:
+                builds += len(space.values("ranks", layout, raid)) * len(
+                    space.values("stripe_kib", layout)
+                )
+            else:
+                builds += 1
     return (
-        len(space.raid_level)
-        * per_layout
+        builds
         * len(space.cache_policy)
         * len(space.snapshots)
         * len(space.data_reduction)
@@ -200,7 +207,7 @@ def in_space(config: Configuration, space: ConfigSpace) -> bool:
     ):
         return False
     if config.layout in MULTI_RANK_LAYOUTS:
-        return config.ranks in space.values("ranks", config.layout) and (
+        return config.ranks in space.values("ranks", config.layout, config.raid_level) and (
             config.stripe_kib in space.values("stripe_kib", config.layout)
         )
     return True

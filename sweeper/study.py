@@ -19,7 +19,7 @@ from optuna.trial import TrialState
 from recommender.classes import load_classes
 from sweeper.configuration import Configuration
 from sweeper.spec import ConfigSpace, SweepSpec
-from sweeper.vocabulary import MULTI_RANK_LAYOUTS
+from sweeper.vocabulary import MULTI_RANK_COLUMNS, MULTI_RANK_LAYOUTS
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 # multivariate/group TPE is what conditional spaces need; its "experimental" label is noise here
@@ -220,22 +220,20 @@ def open_study(spec: SweepSpec, sweep_dir: Path) -> optuna.Study:
 
 
 def suggest_configuration(trial: optuna.Trial, space: ConfigSpace) -> Configuration:
-    """Define-by-run: ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts; the
-    declared dimensions the space lists are parameters of their own names."""
+    """Define-by-run: ``ranks`` and ``stripe_kib`` exist only for multi-rank layouts (and
+    ranks given per RAID level only for their level); the declared dimensions the space lists
+    are parameters of their own names."""
     raid = trial.suggest_categorical("raid_level", list(space.raid_level))
     layout = trial.suggest_categorical("layout", list(space.layout))
     ranks = stripe = None
     if layout in MULTI_RANK_LAYOUTS:
-        # Per-layout value lists get their own parameter names: one Optuna parameter keeps
-        # one set of choices.
-        per_layout = isinstance(space.ranks, dict)
+        # Per-layout and per-level value lists get their own parameter names: one Optuna
+        # parameter keeps one set of choices.
         ranks = trial.suggest_categorical(
-            f"ranks_{layout}" if per_layout else "ranks", space.values("ranks", layout)
+            space.parameter("ranks", raid, layout), space.values("ranks", layout, raid)
         )
-        per_layout = isinstance(space.stripe_kib, dict)
         stripe = trial.suggest_categorical(
-            f"stripe_kib_{layout}" if per_layout else "stripe_kib",
-            space.values("stripe_kib", layout),
+            space.parameter("stripe_kib", raid, layout), space.values("stripe_kib", layout)
         )
     cache = trial.suggest_categorical("cache_policy", list(space.cache_policy))
     snap = dr = False
@@ -295,9 +293,7 @@ def build_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
     the sampler chooses only what changes without a format (stripe, cache, features)."""
     params: dict[str, Any] = {"raid_level": config.raid_level, "layout": config.layout}
     if config.layout in MULTI_RANK_LAYOUTS:
-        params[f"ranks_{config.layout}" if isinstance(space.ranks, dict) else "ranks"] = (
-            config.ranks
-        )
+        params[space.parameter("ranks", config.raid_level, config.layout)] = config.ranks
     return params
 
 
@@ -310,9 +306,8 @@ def trial_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
         if _optional_dimension(space, dim):
             params[dim] = getattr(config, dim)
     if config.layout in MULTI_RANK_LAYOUTS:
-        for dim in ("ranks", "stripe_kib"):
-            if isinstance(getattr(space, dim), dict):
-                params[f"{dim}_{config.layout}"] = params.pop(dim)
+        for dim in MULTI_RANK_COLUMNS:
+            params[space.parameter(dim, config.raid_level, config.layout)] = params.pop(dim)
     return params
 
 
