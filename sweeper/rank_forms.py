@@ -92,18 +92,22 @@ def lists(v: Any) -> Iterator[tuple[str, list[int]]]:
 
 
 def missing(v: Any, levels: list[str], layouts: list[str]) -> list[str]:
-    """The entries ``v`` lacks for the space's RAID ``levels`` and multi-rank ``layouts``:
-    ``"layout pool_stripe"``, ``"RAID level raid6"``, ``"raid10: layout pool_stripe"``."""
+    """The entries ``v`` lacks for the space's RAID ``levels`` and multi-rank ``layouts``,
+    each with the list that asks for it: ``"RAID level raid6, which raid_level lists"``."""
     if not isinstance(v, dict) or not layouts:
         return []
     if not per_level(v):
-        return [f"layout {layout}" for layout in layouts if layout not in v]
+        return [f"layout {lay}, which layout lists" for lay in layouts if lay not in v]
     out = []
     for level in levels:
         if level not in v:
-            out.append(f"RAID level {level}")
+            out.append(f"RAID level {level}, which raid_level lists")
         elif isinstance(v[level], dict):
-            out += [f"{level}: layout {lay}" for lay in layouts if lay not in v[level]]
+            out += [
+                f"layout {lay} of {level}, which layout lists"
+                for lay in layouts
+                if lay not in v[level]
+            ]
     return out
 
 

@@ -4,13 +4,22 @@ the Optuna study's parameters, and specs without the form left exactly as they w
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import optuna
+from typer.testing import CliRunner
 
-from sweeper.configuration import enumerate_configurations
+from sweeper.cli import app
+from sweeper.configuration import (
+    Configuration,
+    enumerate_configurations,
+    in_space,
+    space_size,
+)
 from sweeper.spec.models import SweepSpec
-from sweeper.study import enqueue, suggest_configuration
+from sweeper.study import enqueue, open_sweep_study, suggest_configuration
+from tests.support.paths import ROOT
 
 SPEC: dict[str, Any] = {
     "name": "pinned",
@@ -111,3 +120,121 @@ def test_a_spec_with_ranks_per_layout_keeps_its_fingerprint_keys_and_parameters(
             ]
     assert list(params) == list(expected)
     assert _multi(params) == expected
+
+
+STUDY_RANKS = {"raid5": [4], "raid6": [4], "raid10": [2]}
+
+
+def test_ranks_per_level_give_each_level_its_own_rank_count() -> None:
+    """The reference study as it was built: RAID 10 on two ranks, RAID 5 and 6 on four."""
+    space = spec_with(STUDY_RANKS).config_space
+    keys = [c.key for c in enumerate_configurations(space)]
+    assert len(keys) == space_size(space) == 9
+    assert "raid10/host_stripe/ranks2/stripe16k/wb-ra" in keys
+    assert "raid10/pool_stripe/ranks2/stripe1g/wb-ra" in keys
+    assert "raid5/pool_stripe/ranks4/stripe1g/wb-ra" in keys
+    assert not any(k.startswith("raid10/") and "ranks4" in k for k in keys)
+    assert in_space(Configuration.from_key("raid10/host_stripe/ranks2/stripe16k/wb-ra"), space)
+    assert not in_space(Configuration.from_key("raid10/host_stripe/ranks4/stripe16k/wb-ra"), space)
+    assert not in_space(Configuration.from_key("raid6/pool_stripe/ranks2/stripe1g/wb-ra"), space)
+
+
+def test_per_level_and_per_layout_nest() -> None:
+    ranks = {"raid10": {"host_stripe": [2], "pool_stripe": [2, 4]}, "raid5": [4, 8], "raid6": [4]}
+    space = spec_with(ranks).config_space
+    configs = enumerate_configurations(space)
+    keys = {c.key for c in configs}
+    assert len(configs) == len(keys) == space_size(space) == 3 + 3 + 4 + 2
+    assert "raid10/pool_stripe/ranks4/stripe1g/wb-ra" in keys
+    assert "raid10/host_stripe/ranks4/stripe16k/wb-ra" not in keys
+    assert "raid5/host_stripe/ranks8/stripe16k/wb-ra" in keys
+    assert all(in_space(c, space) for c in configs)
+    # a bigger space, by multiplication as by enumeration
+    wide = space.model_copy(update={"cache_policy": ["wb-ra", "wt-ra"], "snapshots": [False, True]})
+    assert space_size(wide) == len(enumerate_configurations(wide)) == 4 * len(configs)
+
+
+def test_each_level_has_its_own_optuna_parameter() -> None:
+    params = asked_params(spec_with(STUDY_RANKS))
+    assert params["raid10/host_stripe/ranks2/stripe16k/wb-ra"]["ranks_raid10"] == 2
+    assert params["raid5/pool_stripe/ranks4/stripe1g/wb-ra"]["ranks_raid5"] == 4
+    assert _multi(params)["raid6/host_stripe/ranks4/stripe16k/wb-ra"] == [
+        "ranks_raid6",
+        "stripe_kib_host_stripe",
+    ]
+    assert _multi(params)["raid10/single_rank/wb-ra"] == []
+    nested = asked_params(
+        spec_with({"raid10": {"host_stripe": [2], "pool_stripe": [2]}, "raid5": [4], "raid6": [4]})
+    )
+    assert nested["raid10/pool_stripe/ranks2/stripe1g/wb-ra"]["ranks_raid10_pool_stripe"] == 2
+    assert "ranks_raid5" in nested["raid5/pool_stripe/ranks4/stripe1g/wb-ra"]
+
+
+def test_a_trials_parameters_read_back_as_its_configuration() -> None:
+    for params, key in [
+        (
+            {"ranks_raid10": 2, "stripe_kib_host_stripe": 16},
+            "raid10/host_stripe/ranks2/stripe16k/wb-ra",
+        ),
+        (
+            {"ranks_raid10_pool_stripe": 2, "stripe_kib": 1024},
+            "raid10/pool_stripe/ranks2/stripe1m/wb-ra",
+        ),
+    ]:
+        level, layout = key.split("/")[:2]
+        base = {"raid_level": level, "layout": layout, "cache_policy": "wb-ra"}
+        assert Configuration.from_params(base | params).key == key
+
+
+def test_the_tpe_search_asks_each_level_only_for_its_own_ranks(tmp_path: Path) -> None:
+    """Optimize mode: conditional parameters, every suggestion a configuration of the space,
+    and an enqueued build (level, layout, ranks) keeps its level's rank count."""
+    ranks = {"raid10": [2], "raid5": [4, 8], "raid6": [4]}
+    data = copy.deepcopy(SPEC) | {"study": {"mode": "optimize", "seed": 7, "budget": 30}}
+    data["config_space"]["ranks"] = ranks
+    data["config_space"]["cache_policy"] = ["wb-ra", "wt-ra"]
+    spec = SweepSpec.model_validate(data)
+    space = spec.config_space
+    study = open_sweep_study(spec, tmp_path)
+    raid10 = Configuration.from_key("raid10/pool_stripe/ranks2/stripe1g/wb-ra")
+    study.enqueue_build(raid10, space)
+    seen = set()
+    for i in range(30):
+        trial = study.ask()
+        config = suggest_configuration(trial, space)
+        assert in_space(config, space), config.key
+        if i == 0:
+            assert (config.raid_level, config.layout, config.ranks) == ("raid10", "pool_stripe", 2)
+        names = {n for n in trial.params if n.startswith("ranks")}
+        assert names == ({f"ranks_{config.raid_level}"} if config.ranks else set())
+        seen.add(config.key)
+        study.tell(trial, [float(config.ranks or 1), float(len(config.key))])
+    assert any("/ranks8/" in k for k in seen)  # a level with a choice gets it searched
+
+
+def test_the_new_form_is_a_different_study_and_the_key_order_does_not_matter() -> None:
+    a = spec_with(STUDY_RANKS).fingerprint()
+    b = spec_with(dict(reversed(STUDY_RANKS.items()))).fingerprint()
+    assert a == b != PINNED_ONE_LIST
+
+
+def test_the_reference_study_example_is_built_as_the_study_was(tmp_path: Path) -> None:
+    """``run --check`` lists its nine configurations in build order: RAID 10's stripes on
+    two ranks, RAID 5's and 6's on four."""
+    study = ROOT / "examples" / "ds8800-study.yaml"
+    result = CliRunner().invoke(
+        app, ["run", str(study), "--check", "--store", str(tmp_path / "s")], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "9 configuration(s)" in result.output
+    keys = [line.strip() for line in result.output.splitlines() if line.startswith("  raid")]
+    multi = {tuple(k.split("/")[:3]) for k in keys if "/ranks" in k}
+    assert multi == {
+        (level, layout, "ranks2" if level == "raid10" else "ranks4")
+        for level in LEVELS
+        for layout in ("host_stripe", "pool_stripe")
+    }
+    # one RAID build's layouts together, as the grid builds them
+    levels = [k.split("/")[0] for k in keys]
+    assert len(keys) == 9 and all(levels[i] == levels[i - i % 3] for i in range(9))
+    assert not (tmp_path / "s").exists()

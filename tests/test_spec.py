@@ -73,7 +73,7 @@ BAD = [
      "config_space.raid_level[0]: 'raid1' is not supported by platform 'sim'"),
     (mutate(("config_space", "stripe_kib", "host_stripe", 0), 1000), "config_space.stripe_kib: host_stripe[0] 1000 KiB is not a power of two"),
     (mutate(("config_space", "stripe_kib", "pool_stripe", 0), 2048), "offers extents of 16384, 1048576 KiB"),
-    (mutate(("config_space", "ranks"), {"host_stripe": [4]}), "ranks has no values for layout pool_stripe"),
+    (mutate(("config_space", "ranks"), {"host_stripe": [4]}), "config_space.ranks: no values for layout pool_stripe, which layout lists"),
     (mutate(("config_space", "ranks"), [11]), "11 ranks of raid5 exceed the 10"),
     (mutate(("config_space", "snapshots"), [True, "maybe"]), "config_space.snapshots[1]"),
     (mutate(("config_space", "data_reduction"), [True]), "profile ds8800-like has no data reduction"),

@@ -6,7 +6,14 @@ import hashlib
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from sweeper import rank_forms
 from sweeper.models import StrictModel
@@ -19,7 +26,6 @@ from sweeper.vocabulary import (
     CACHE_POLICIES,
     LAYOUTS,
     MEDIA,
-    MULTI_RANK_COLUMNS,
     MULTI_RANK_LAYOUTS,
     NAME_RE,
     RAID_LEVELS,
@@ -65,12 +71,18 @@ class ConfigSpace(StrictModel):
 
     @field_validator("ranks", "stripe_kib")
     @classmethod
-    def _per_layout(cls, v: Any) -> Any:
+    def _per_layout(cls, v: Any, info: ValidationInfo) -> Any:
         for place, values in rank_forms.lists(v):
             where = f"{place}: " if place else ""
             if not values:
                 raise ValueError(f"{where}the list is empty")
             no_duplicates(values, f"{where}the value")
+        # every level and multi-rank layout the space lists (when those are valid) has values
+        levels, layouts = info.data.get("raid_level"), info.data.get("layout")
+        if levels and layouts:
+            multi = [layout for layout in layouts if layout in MULTI_RANK_LAYOUTS]
+            for entry in rank_forms.missing(v, levels, multi):
+                raise ValueError(f"no values for {entry}")
         return v
 
     @field_validator("stripe_kib")
@@ -83,14 +95,6 @@ class ConfigSpace(StrictModel):
                     where = f"{layout}" if layout else ""
                     raise ValueError(f"{where}[{i}] {s} KiB is not a power of two")
         return v
-
-    @model_validator(mode="after")
-    def _layouts_named(self) -> ConfigSpace:
-        layouts = [layout for layout in self.layout if layout in MULTI_RANK_LAYOUTS]
-        for dim in MULTI_RANK_COLUMNS:
-            for entry in rank_forms.missing(getattr(self, dim), self.raid_level, layouts):
-                raise ValueError(f"{dim} has no values for {entry}")
-        return self
 
     @property
     def dimensions(self) -> dict[str, list[Any]]:
