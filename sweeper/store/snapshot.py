@@ -5,7 +5,7 @@ checking each run against its address, keeping one row per record), and 1,080 ru
 of their own more than one; the same rows read from one file take a tenth of that. A sweep
 that has finished (and ``compact`` of a whole sweep) writes ``<sweep>/snapshot.parquet``: the
 checked read of every attempt, with what the read left out as damaged, under a fingerprint
-of the files it was read from (their names, sizes, modification times and inodes). A reader
+of the files it was read from (their names, inodes, sizes and change times). A reader
 uses the snapshot only while the store holds exactly those files, so it always returns what
 the careful read of the parts would; a run stored, compacted, swapped or damaged since
 changes the fingerprint and the reader reads the parts. The snapshot is replaced whole,
@@ -33,8 +33,9 @@ _DAMAGED = b"raidsweep.damaged"
 
 
 def fingerprint(root: Path, files: Sequence[Path]) -> str | None:
-    """What a read of ``files`` depends on: each file's place, size, modification time and
-    inode, and the runs table's schema; None when a file went away meanwhile."""
+    """What a read of ``files`` depends on: each file's place, inode, size, and modification
+    and change times (a write changes the change time, which no one can set back), and the
+    runs table's schema; None when a file went away meanwhile."""
     digest = hashlib.sha256(str(RUN_SCHEMA).encode())
     for f in files:
         try:
@@ -42,7 +43,8 @@ def fingerprint(root: Path, files: Sequence[Path]) -> str | None:
         except FileNotFoundError:
             return None
         digest.update(
-            f"{f.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode()
+            f"{f.relative_to(root)}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}\0"
+            f"{st.st_ctime_ns}\n".encode()
         )
     return digest.hexdigest()
 
