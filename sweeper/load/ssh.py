@@ -134,7 +134,9 @@ class SshFio(FioTransport):
                 # at the lowest CPU priority: on a host with few cores fio comes first
                 "renice -n 19 -p $! >/dev/null 2>&1; "
             )
-            sample = "touch done; wait; snap 99999.tel; "
+            # One sample the moment fio ends: the loop's next may come a second later, and
+            # the window's end is read between the samples around it.
+            sample = "snap 99998.tel; touch done; wait; snap 99999.tel; "
         script = (
             'd=$(mktemp -d) && cd "$d" && cat > job.fio && '
             + snap
@@ -219,7 +221,8 @@ def _telemetry(
     device = safe_device_name(device_lines[0]) if device_lines else None
     try:
         ordered = sorted(files.items(), key=lambda kv: int(kv[0].removesuffix(".tel")))
-        samples = [_snapshot(text, device) for _, text in ordered]
+        # in time order: the loop may take one more sample after the one at fio's end
+        samples = sorted((_snapshot(text, device) for _, text in ordered), key=lambda s: s.t)
     except (ValueError, IndexError):
         return {}
     if len(samples) < 2:
