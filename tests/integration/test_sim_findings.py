@@ -46,7 +46,7 @@ def test_every_run_is_a_measurement_with_its_mechanisms_disclosed(study) -> None
     _, runs = study
     assert len(runs) == 945 and runs["config_key"].nunique() == 9
     assert (runs.groupby(["config_key", "cell_key"]).size() == 3).all()
-    full = study[0].runs("ds8800-study", config_key="raid10/pool_stripe/ranks4/stripe1g/wb-ra")
+    full = study[0].runs("ds8800-study", config_key="raid10/pool_stripe/ranks2/stripe1g/wb-ra")
     assert len(full) == 105
 
 
@@ -105,8 +105,8 @@ def test_recommendations_follow_the_study(study, redo_class: str, data_class: st
     best = {c: ranked[(ranked["class"] == c) & (ranked["rank"] == 1)] for c in ranked["class"]}
     redo = list(best[redo_class]["config_key"])
     data = list(best[data_class]["config_key"])
-    assert redo == ["raid10/pool_stripe/ranks4/stripe1g/wb-ra"]
-    assert data == ["raid10/host_stripe/ranks4/stripe16k/wb-ra"]
+    assert redo == ["raid10/pool_stripe/ranks2/stripe1g/wb-ra"]
+    assert data == ["raid10/host_stripe/ranks2/stripe16k/wb-ra"]
 
 
 def test_pool_striping_is_weaker_for_sequential_and_random_reads(means) -> None:
@@ -183,11 +183,11 @@ def test_hybrid_drops_when_the_working_set_leaves_the_cache_tier() -> None:
 def test_model_disclosure_is_stored_with_the_run(study) -> None:
     """Each run says which mechanisms decided it: a pool volume has one controller."""
     store, _ = study
-    runs = store.runs("ds8800-study", config_key="raid10/pool_stripe/ranks4/stripe1g/wb-ra")
+    runs = store.runs("ds8800-study", config_key="raid10/pool_stripe/ranks2/stripe1g/wb-ra")
     detail = store.run_detail(runs.iloc[0]["run_id"])
     assert detail is not None
     assert json.loads(detail["disclosure"])["model"]["controllers"] == 1
-    host = store.runs("ds8800-study", config_key="raid10/host_stripe/ranks4/stripe16k/wb-ra")
+    host = store.runs("ds8800-study", config_key="raid10/host_stripe/ranks2/stripe16k/wb-ra")
     detail = store.run_detail(host.iloc[0]["run_id"])
     assert detail is not None
     assert json.loads(detail["disclosure"])["model"]["controllers"] == 2
