@@ -312,3 +312,15 @@ def test_fio_load_takes_its_facts_from_vcenter_and_the_spec_not_the_model(
         == []
     )
     assert type(sim).configuration_problems(config, {"load": "sim", "sim_profile": "allflash-nvme"})
+
+
+def test_ranks_per_raid_level_ask_each_level_for_its_own_stripe_widths(tmp_path: Path) -> None:
+    spec, _ = load_spec(EXAMPLE)
+    levels = list(spec.config_space.raid_level)
+    ranks = {lvl: [2 + 2 * i] for i, lvl in enumerate(levels)}
+    space = spec.config_space.model_copy(
+        update={"layout": ["single_rank", "pool_stripe"], "ranks": ranks}
+    )
+    platform = get_platform("vsan", {"load": "sim"}, tmp_path, inventory=tmp_path / "hosts.yml")
+    widths = {(lvl, p["stripe_width"]) for lvl, p in platform._space_policies(space)}
+    assert widths == {(lvl, w) for lvl in levels for w in (1, ranks[lvl][0])}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sweeper import rank_forms
 from sweeper.configuration import enumerate_configurations, space_size
 from sweeper.dimensions import listing_problems
 from sweeper.platforms.base import Platform
@@ -89,9 +90,13 @@ def platform_problems(spec: Any) -> list[tuple[list[str | int], str]]:
     problems += declared_problems(cls, spec)
     for dim, allowed in cls.supported_values(spec.platform_options).items():
         given = getattr(space, dim)
-        # ranks and stripe_kib may be given per layout: {pool_stripe: [...], ...}
+        # ranks and stripe_kib may be given per layout, ranks per RAID level (and layout)
         places = (
-            [([layout, i], v) for layout, vs in given.items() for i, v in enumerate(vs)]
+            [
+                ([*place.split("."), i], v)
+                for place, vs in rank_forms.lists(given)
+                for i, v in enumerate(vs)
+            ]
             if isinstance(given, dict)
             else [([i], v) for i, v in enumerate(given)]
         )

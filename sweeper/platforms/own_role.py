@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from sweeper import rank_forms
 from sweeper.ansible import PlayResult, run_playbook
 from sweeper.configuration import Configuration
 from sweeper.dimensions import KINDS, CostClass, Dimension, name_problem
@@ -94,7 +95,7 @@ def _space_values(space: Any, dim: str) -> list[Any]:
     """Every value ``dim`` takes in the space (over every layout, for ranks and stripes)."""
     value = getattr(space, dim)
     if isinstance(value, dict):
-        return sorted({v for values in value.values() for v in values})
+        return sorted({v for _, values in rank_forms.lists(value) for v in values})
     return list(value)
 
 

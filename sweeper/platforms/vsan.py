@@ -134,13 +134,13 @@ class VsanPlatform(Platform):
 
     def _space_policies(self, space: Any) -> list[tuple[str, dict[str, Any]]]:
         """(RAID level, policy in vSphere's terms) for every distinct policy of the space."""
-        widths = [1] if "single_rank" in space.layout else []
-        if "pool_stripe" in space.layout:
-            widths += [w for w in space.values("ranks", "pool_stripe") if w not in widths]
+        single = [1] if "single_rank" in space.layout else []
+        pooled = "pool_stripe" in space.layout
         return [
             (level, policy_of(level, width, self.opts))
             for level in space.raid_level
-            for width in widths
+            for width in single
+            + [w for w in (space.values("ranks", "pool_stripe", level) if pooled else []) if w != 1]
         ]
 
     def _query_vars(self, space: Any) -> dict[str, Any]:
