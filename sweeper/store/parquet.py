@@ -211,15 +211,9 @@ class ParquetStore(ResultsStore):
         folder = self.root / sweep_id / table
         return [folder / n for n in sorted(parquet_names(folder))]
 
-    def _query(
-        self,
-        sweep_id: str,
-        table: str,
-        sql: str,
-        params: list[Any] | None = None,
-        config_key: str | None = None,
-    ) -> pd.DataFrame:
-        return self._query_table(sweep_id, table, sql, params, config_key)[0].to_pandas()
+    def _query(self, sweep_id: str, table: str, sql: str) -> pd.DataFrame:
+        """The query over the whole table, as a frame."""
+        return self._query_table(sweep_id, table, sql)[0].to_pandas()
 
     def _query_table(
         self,
