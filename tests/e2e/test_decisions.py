@@ -17,7 +17,7 @@ import pytest
 from recommender.recommendations import ClassRecommendation
 from sweeper.store import ParquetStore
 from tests.e2e.verdict import CLASS, SWEEP, verdict_store
-from tests.support.appserver import app_tab
+from tests.support.appserver import app_tab, go_to
 from tests.support.sweeps import recommendation
 
 pytestmark = pytest.mark.integration
@@ -49,17 +49,10 @@ def page(store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield tab
 
 
-def _go(page: Any, name: str) -> None:
-    from playwright.sync_api import expect
-
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-
-
 def test_decision_ranking_chart_links_and_downloads(page, rec, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
-    _go(page, "Recommendations")
+    go_to(page, "Recommendations")
     best = str(rec.best["config_key"])
     decision = page.get_by_test_id("stAlertContentSuccess")
     expect(decision).to_contain_text(f"{CLASS}: {best} —")
@@ -119,7 +112,7 @@ def test_decision_ranking_chart_links_and_downloads(page, rec, tmp_path: Path) -
 def test_heatmap_sorts_rows_and_colours_per_column(page, rec) -> None:
     from playwright.sync_api import expect
 
-    _go(page, "Heatmaps")
+    go_to(page, "Heatmaps")
     chart = page.get_by_test_id("stVegaLiteChart").first
     expect(chart.locator('path[aria-roledescription="rect mark"]').first).to_be_visible()
     page.get_by_test_id("stRadio").filter(has_text="Colour scale").get_by_text("per column").click()

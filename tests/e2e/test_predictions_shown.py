@@ -21,7 +21,7 @@ from recommender.predictions import TOP, nearest, sweep_predictions_all
 from recommender.scoring import rank_classes
 from recommender.views import predicted as shown
 from sweeper.store import ParquetStore
-from tests.support.appserver import app_tab
+from tests.support.appserver import app_tab, go_to
 from tests.support.specs import partly_measured_spec, write_spec
 from tests.support.sweeps import sweep
 
@@ -63,13 +63,6 @@ def page(stopped, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield tab
 
 
-def _go(page: Any, name: str) -> None:
-    from playwright.sync_api import expect
-
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-
-
 def _choose(page: Any, box: str, option: str) -> None:
     from playwright.sync_api import expect
 
@@ -85,7 +78,7 @@ def test_the_ranking_lists_predictions_apart_unranked(page, expected, tmp_path: 
     near = nearest(found, TOP)
     name = str(near["class"].iloc[0])
     keys = [str(k) for k in near.loc[near["class"] == name, "config_key"]]
-    _go(page, "Recommendations")
+    go_to(page, "Recommendations")
     _choose(page, "Workload class", name)
     main = page.get_by_test_id("stMain")
     heading = main.get_by_role("heading", name=f"Predicted, not measured ({len(keys)})")
@@ -128,7 +121,7 @@ def test_the_score_heatmap_draws_predicted_cells_apart(page, expected) -> None:
     cells = cells[
         [(c, k) not in measured for c, k in zip(cells["class"], cells["config_key"], strict=True)]
     ]
-    _go(page, "Heatmaps")
+    go_to(page, "Heatmaps")
     _choose(page, "Metric", "score (% of the class best)")
     chart = page.get_by_test_id("stVegaLiteChart").first
     predicted = chart.locator(

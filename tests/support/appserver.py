@@ -153,3 +153,11 @@ def open_recommendations(page: Any, url: str, timeout_ms: float) -> float:
     # The status widget ("Running…") is there while the script runs.
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
     return time.monotonic() - t0
+
+
+def go_to(page: Any, name: str) -> None:
+    """Follow the sidebar's link to page ``name`` and wait until its script has finished."""
+    from playwright.sync_api import expect
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
