@@ -119,10 +119,17 @@ def _plan(bases: list[str], configs_needed: int) -> list[tuple[str, str, float]]
 
 def _scaled(row: dict[str, Any], key: str, factor: float) -> dict[str, Any]:
     config = Configuration.from_key(key)
-    out = dict(row, config_key=key, raid_level=config.raid_level, layout=config.layout,
-               ranks=config.ranks, stripe_kib=config.stripe_kib,
-               cache_policy=config.cache_policy, snapshots=config.snapshots,
-               data_reduction=config.data_reduction)  # fmt: skip
+    out = dict(
+        row,
+        config_key=key,
+        raid_level=config.raid_level,
+        layout=config.layout,
+        ranks=config.ranks,
+        stripe_kib=config.stripe_kib,
+        cache_policy=config.cache_policy,
+        snapshots=config.snapshots,
+        data_reduction=config.data_reduction,
+    )
     for name, value in row.items():
         if not isinstance(value, float):
             continue
@@ -331,23 +338,35 @@ def main() -> None:
         switch_s, _ = _timed(lambda: at.selectbox(key="class").set_value("data_file").run())
 
         rows = [
-            ("compacting the store", compact_s,
-             f"{merged:,} run files merged" if merged else "nothing left to compact"),
+            (
+                "compacting the store",
+                compact_s,
+                f"{merged:,} run files merged" if merged else "nothing left to compact",
+            ),
             ("store read", read_s, "every attempt, every column"),
             ("  the ranking's columns", scoring_s, "what Recommendations reads"),
-            ("  from the parts alone", parts_s,
-             f"no snapshot; {1000 * parts_s / files:.2f} ms per Parquet file"),
+            (
+                "  from the parts alone",
+                parts_s,
+                f"no snapshot; {1000 * parts_s / files:.2f} ms per Parquet file",
+            ),
             ("  the ranking's, from the parts", parts_read_s, ""),
-            ("ranking all classes", rank_s,
-             f"goal < {RANK_GOAL_S:.0f} s; {1000 * rank_s / len(ranked):.1f} ms per "
-             "configuration and class"),
+            (
+                "ranking all classes",
+                rank_s,
+                f"goal < {RANK_GOAL_S:.0f} s; {1000 * rank_s / len(ranked):.1f} ms per "
+                "configuration and class",
+            ),
             ("whole recommendation", recs_s, "ranking, trade-offs, evidence: the page's model"),
             ("store signature (per render)", sig_s, ""),
-            ("Recommendations first render", render_s,
-             f"goal < {RENDER_GOAL_S:.0f} s; reads the store, ranks, draws"),
+            (
+                "Recommendations first render",
+                render_s,
+                f"goal < {RENDER_GOAL_S:.0f} s; reads the store, ranks, draws",
+            ),
             ("  with the store read cached", cached_read_s, "ranks and draws"),
             ("switching the class", switch_s, "all cached"),
-        ]  # fmt: skip
+        ]
         print(
             f"app speed: {len(runs):,} runs in {run_files:,} run files and {parts:,} compacted "
             f"parts, {configs} configurations, {len(classes)} classes ({len(ranked):,} ranked "

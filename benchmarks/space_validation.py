@@ -128,13 +128,26 @@ def main() -> None:
             if args.cli:
                 start = time.perf_counter()
                 proc = subprocess.run(
-                    [sys.executable, "-m", "sweeper.cli", "run", str(path), "--check",
-                     "--store", str(Path(tmp) / "store")],
-                    capture_output=True, text=True, timeout=600, check=False,
-                )  # fmt: skip
+                    [
+                        sys.executable,
+                        "-m",
+                        "sweeper.cli",
+                        "run",
+                        str(path),
+                        "--check",
+                        "--store",
+                        str(Path(tmp) / "store"),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                    check=False,
+                )
                 took = time.perf_counter() - start
-                print(f"{'':18s} raidsweep run --check (whole process): {took:6.3f} s, "
-                      f"exit {proc.returncode}")  # fmt: skip
+                print(
+                    f"{'':18s} raidsweep run --check (whole process): {took:6.3f} s, "
+                    f"exit {proc.returncode}"
+                )
     print(f"slowest: {worst:.3f} s")
     print("GOAL MET" if worst < GOAL_S else "GOAL MISSED")
 

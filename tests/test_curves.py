@@ -213,10 +213,15 @@ def test_cells_that_differ_beyond_concurrency_are_curves_of_their_own() -> None:
     """A sync-write curve and a plain one at the same pattern and block size are two
     curves: the plain one's latency above the limit does not stop the sync one."""
     matrix = Matrix.model_validate(
-        {"patterns": ["write"], "block_sizes": ["4k"], "concurrency": ["1x1", "1x4"],
-         "sync": ["none", "fdatasync"], "engine": "psync",
-         "curve_stop": {"latency_limit": "5ms"}}
-    )  # fmt: skip
+        {
+            "patterns": ["write"],
+            "block_sizes": ["4k"],
+            "concurrency": ["1x1", "1x4"],
+            "sync": ["none", "fdatasync"],
+            "engine": "psync",
+            "curve_stop": {"latency_limit": "5ms"},
+        }
+    )
     sweep = SimpleNamespace(spec=SimpleNamespace(matrix=matrix))
     plain, synced = (
         WorkloadCell.parse("write/4k/qd1x4"),
@@ -225,15 +230,26 @@ def test_cells_that_differ_beyond_concurrency_are_curves_of_their_own() -> None:
     assert plain.curve == "write/4k" and synced.curve == "write/4k/fdatasync"
     assert WorkloadCell.parse("randread/8k/qd2x8/ws10/zipf1.2").curve == "randread/8k/ws10/zipf1.2"
     rows = []
-    for key, lat in (("write/4k/qd1x1", 1.0), ("write/4k/qd1x4", 9.0),
-                     ("write/4k/qd1x1/fdatasync", 1.0), ("write/4k/qd1x4/fdatasync", 2.0)):  # fmt: skip
+    for key, lat in (
+        ("write/4k/qd1x1", 1.0),
+        ("write/4k/qd1x4", 9.0),
+        ("write/4k/qd1x1/fdatasync", 1.0),
+        ("write/4k/qd1x4/fdatasync", 2.0),
+    ):
         cell = WorkloadCell.parse(key)
         rows.append(
-            {"cell_key": key, "iodepth": 1, "numjobs": cell.concurrency.numjobs,
-             "engine": "psync", "read_iops": None, "read_lat_mean_ms": None,
-             "write_iops": 100.0 * cell.concurrency.numjobs, "write_lat_mean_ms": lat,
-             "iops": 100.0 * cell.concurrency.numjobs}
-        )  # fmt: skip
+            {
+                "cell_key": key,
+                "iodepth": 1,
+                "numjobs": cell.concurrency.numjobs,
+                "engine": "psync",
+                "read_iops": None,
+                "read_lat_mean_ms": None,
+                "write_iops": 100.0 * cell.concurrency.numjobs,
+                "write_lat_mean_ms": lat,
+                "iops": 100.0 * cell.concurrency.numjobs,
+            }
+        )
     runs = pd.DataFrame(rows)
     assert curve_stop(sweep, runs, plain) is not None  # 9 ms > 5 ms
     assert curve_stop(sweep, runs, synced) is None

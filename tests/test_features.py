@@ -33,9 +33,13 @@ def test_kept_share_pairs_each_configuration_with_its_twin() -> None:
 
 def test_data_reduction_is_its_own_feature() -> None:
     ranked = _ranked(
-        {("c", BASE): 100.0, ("c", f"{BASE}/dr"): 60.0, ("c", f"{BASE}/snap/dr"): 30.0,
-         ("c", f"{BASE}/snap"): 90.0}
-    )  # fmt: skip
+        {
+            ("c", BASE): 100.0,
+            ("c", f"{BASE}/dr"): 60.0,
+            ("c", f"{BASE}/snap/dr"): 30.0,
+            ("c", f"{BASE}/snap"): 90.0,
+        }
+    )
     summary = impact_summary(feature_impact(ranked)).set_index("feature")
     # snapshots: 90/100 and 30/60; data reduction: 60/100 and 30/90
     assert summary.loc["snapshots", "pairs"] == 2

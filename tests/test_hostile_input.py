@@ -248,9 +248,19 @@ LEAVES = _spec_leaves()
 def test_the_field_walk_finds_every_section() -> None:
     tops = {leaf[0] for _, leaf in LEAVES if leaf[0] is not KEY}
     assert tops == {
-        "name", "description", "platform", "inventory", "platform_options", "config_space",
-        "matrix", "classes", "study", "hardware", "prices", "acceptance",
-    }  # fmt: skip
+        "name",
+        "description",
+        "platform",
+        "inventory",
+        "platform_options",
+        "config_space",
+        "matrix",
+        "classes",
+        "study",
+        "hardware",
+        "prices",
+        "acceptance",
+    }
     assert {p for p, _ in LEAVES} == {"sim", "local", "manual", "ansible", "linux_md", "vsan"}
     assert len(LEAVES) > 80
 
@@ -337,14 +347,23 @@ def _space(**dims: Any) -> Any:
     "dims",
     [
         {"raid_level": ["raid5"]},
-        {"raid_level": ["raid5", "raid10"], "layout": ["single_rank", "host_stripe"],
-         "ranks": [2, 4, 8], "stripe_kib": [16, 64], "cache_policy": ["wb-ra", "wt-nora"]},
-        {"raid_level": ["raid6"], "layout": ["host_stripe", "pool_stripe"],
-         "ranks": {"host_stripe": [2, 3], "pool_stripe": [4]},
-         "stripe_kib": {"host_stripe": [16], "pool_stripe": [1024, 16384, 1048576]},
-         "snapshots": [False, True], "data_reduction": [False, True]},
+        {
+            "raid_level": ["raid5", "raid10"],
+            "layout": ["single_rank", "host_stripe"],
+            "ranks": [2, 4, 8],
+            "stripe_kib": [16, 64],
+            "cache_policy": ["wb-ra", "wt-nora"],
+        },
+        {
+            "raid_level": ["raid6"],
+            "layout": ["host_stripe", "pool_stripe"],
+            "ranks": {"host_stripe": [2, 3], "pool_stripe": [4]},
+            "stripe_kib": {"host_stripe": [16], "pool_stripe": [1024, 16384, 1048576]},
+            "snapshots": [False, True],
+            "data_reduction": [False, True],
+        },
     ],
-)  # fmt: skip
+)
 def test_space_size_is_what_enumeration_gives(dims: dict) -> None:
     from sweeper.configuration import enumerate_configurations, in_space, space_size
 
@@ -396,5 +415,9 @@ def test_a_grid_too_large_is_refused_with_its_size_and_the_way_out(tmp_path: Pat
     }
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump(data))
-    refused(spec, tmp_path, "139,152 configurations are more than grid mode takes (10,000)",
-            "mode: optimize")  # fmt: skip
+    refused(
+        spec,
+        tmp_path,
+        "139,152 configurations are more than grid mode takes (10,000)",
+        "mode: optimize",
+    )

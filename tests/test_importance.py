@@ -33,8 +33,11 @@ def test_the_dimension_that_moves_the_score_matters_most() -> None:
 def test_dimensions_that_change_together_are_one_row() -> None:
     rows = []
     for raid in ["raid5", "raid10"]:
-        for layout, ranks, stripe in [("single_rank", None, None), ("host_stripe", 4, 16),
-                                      ("pool_stripe", 4, 1048576)]:  # fmt: skip
+        for layout, ranks, stripe in [
+            ("single_rank", None, None),
+            ("host_stripe", 4, 16),
+            ("pool_stripe", 4, 1048576),
+        ]:
             c = Configuration(raid, layout, "wb-ra", ranks, stripe, False, False)
             rows.append({"class": "c", "config_key": c.key, "score": float(len(rows) + 1)})
     imp = class_importances(pd.DataFrame(rows))

@@ -10,8 +10,10 @@ from recommender.pareto import pareto_set
 def _ranked(rows: dict[str, tuple[float, float]]) -> pd.DataFrame:
     out = []
     for key, (a, b) in rows.items():
-        out += [{"config_key": key, "class": "redo", "score": a},
-                {"config_key": key, "class": "data", "score": b}]  # fmt: skip
+        out += [
+            {"config_key": key, "class": "redo", "score": a},
+            {"config_key": key, "class": "data", "score": b},
+        ]
     return pd.DataFrame(out)
 
 

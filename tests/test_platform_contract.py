@@ -56,8 +56,9 @@ def _configurations(platform: Platform) -> list[Configuration]:
             stripe = {"host_stripe": 64, "pool_stripe": 1024}.get(layout)
             for cache in allowed.get("cache_policy", CACHE_POLICIES):
                 for snap in allowed.get("snapshots", (False, True)):
-                    config = Configuration(raid, layout, cache, 2 if multi else None,
-                                           stripe if multi else None, snap)  # fmt: skip
+                    config = Configuration(
+                        raid, layout, cache, 2 if multi else None, stripe if multi else None, snap
+                    )
                     if not type(platform).configuration_problems(config, platform.options):
                         out.append(config)
     return out
@@ -134,8 +135,9 @@ class TestPlatformContract:
             assert platform.reconfiguration_time(config, config) <= moving
 
     def test_check_and_hardware_answers(self, platform: Platform) -> None:
-        matrix = Matrix(patterns=["randread"], block_sizes=["4k"], concurrency=["1x1"],
-                        working_set="16m")  # fmt: skip
+        matrix = Matrix(
+            patterns=["randread"], block_sizes=["4k"], concurrency=["1x1"], working_set="16m"
+        )
         lines = platform.plan_lines(matrix)
         assert isinstance(lines, list) and all(isinstance(x, str) for x in lines)
         facts = platform.hardware()

@@ -18,9 +18,11 @@ def _runs(rows: list[tuple[str, str, int, float]]) -> pd.DataFrame:
 
 def _class() -> WorkloadClass:
     return WorkloadClass(
-        name="c", description="two cells", metric="iops",
+        name="c",
+        description="two cells",
+        metric="iops",
         cells=[ClassCell(cell=A, weight=3), ClassCell(cell=B, weight=1)],
-    )  # fmt: skip
+    )
 
 
 def test_bound_takes_the_best_seen_for_cells_not_measured_yet() -> None:

@@ -15,12 +15,15 @@ from tests.support.specs import problems_of
 
 EXAMPLES = sorted(p for p in (ROOT / "examples" / "roles").iterdir() if p.is_dir())
 MAPPINGS = {
-    "netapp_eseries": {"raid_level": "eseries_raid_level", "layout": "eseries_layout",
-                       "cache_policy": "eseries_cache_policy"},
+    "netapp_eseries": {
+        "raid_level": "eseries_raid_level",
+        "layout": "eseries_layout",
+        "cache_policy": "eseries_cache_policy",
+    },
     "ibm_storage_virtualize": {"raid_level": "svc_raid_level", "layout": "svc_layout"},
     "dell_idrac_redfish": {"raid_level": "idrac_raid_level"},
     "netapp_ontap": {"raid_level": "ontap_raid_level"},
-}  # fmt: skip
+}
 
 
 def test_every_example_role_is_mapped_here() -> None:
@@ -39,9 +42,11 @@ def test_each_broken_rule_is_named(tmp_path: Path) -> None:
     good = {"raid_level": "loop_array_raid", "layout": "loop_array_layout"}
     assert contract_problems(role, good, {"raid_level": ["raid5"]}) == []
     assert contract_problems(role, good, {"raid_level": ["raid6"]}) == [
-        ("variables.raid_level",
-         "raid6 not among the choices the role declares for loop_array_raid (raid5, raid10)")
-    ]  # fmt: skip
+        (
+            "variables.raid_level",
+            "raid6 not among the choices the role declares for loop_array_raid (raid5, raid10)",
+        )
+    ]
     (problem,) = contract_problems(role, {"ranks": "loop_array_raid"}, {})
     assert problem == (
         "variables.ranks",

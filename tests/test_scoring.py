@@ -42,7 +42,7 @@ def runs(config: str, read: list[float], write: list[float], p99: float = 5.0) -
                 "read_lat_p99_ms": None,
             }
         )
-    return pd.DataFrame(rows)  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def test_score_is_weighted_geometric_mean_per_repetition() -> None:

@@ -59,36 +59,71 @@ DELETE = object()
 
 BAD = [
     (mutate(("matrix", "block_sizes", 2), "12q"), "matrix.block_sizes[2]: '12q' is not a size"),
-    (mutate(("matrix", "patterns", 0), "readwrite"), "matrix.patterns[0]: 'readwrite' is not a pattern"),
-    (mutate(("matrix", "concurrency", 1), "16"), "matrix.concurrency[1]: '16' is not a concurrency"),
-    (mutate(("matrix", "repetitions"), 0), "matrix.repetitions: Input should be greater than or equal to 1"),
+    (
+        mutate(("matrix", "patterns", 0), "readwrite"),
+        "matrix.patterns[0]: 'readwrite' is not a pattern",
+    ),
+    (
+        mutate(("matrix", "concurrency", 1), "16"),
+        "matrix.concurrency[1]: '16' is not a concurrency",
+    ),
+    (
+        mutate(("matrix", "repetitions"), 0),
+        "matrix.repetitions: Input should be greater than or equal to 1",
+    ),
     (mutate(("matrix", "runtime"), "fast"), "matrix.runtime: 'fast' is not a duration"),
     (mutate(("matrix", "patterns"), []), "matrix.patterns: List should have at least 1 item"),
     (mutate(("matrix", "engine"), "posixaio"), "matrix.engine: Input should be"),
     (mutate(("matrix", "block_sizes", 0), "-4k"), "matrix.block_sizes[0]: '-4k' is not a size"),
     (mutate(("matrix", "block_sizes", 0), "1000"), "is not a multiple of 512"),
     (mutate(("matrix", "colour"), "red"), "matrix.colour: unknown key"),
-    (mutate(("config_space", "raid_level", 0), "raid4"), "config_space.raid_level[0]: Input should be"),
-    (mutate(("config_space", "raid_level", 0), "raid1"),
-     "config_space.raid_level[0]: 'raid1' is not supported by platform 'sim'"),
-    (mutate(("config_space", "stripe_kib", "host_stripe", 0), 1000), "config_space.stripe_kib: host_stripe[0] 1000 KiB is not a power of two"),
-    (mutate(("config_space", "stripe_kib", "pool_stripe", 0), 2048), "offers extents of 16384, 1048576 KiB"),
-    (mutate(("config_space", "ranks"), {"host_stripe": [4]}), "config_space.ranks: no values for layout pool_stripe, which layout lists"),
+    (
+        mutate(("config_space", "raid_level", 0), "raid4"),
+        "config_space.raid_level[0]: Input should be",
+    ),
+    (
+        mutate(("config_space", "raid_level", 0), "raid1"),
+        "config_space.raid_level[0]: 'raid1' is not supported by platform 'sim'",
+    ),
+    (
+        mutate(("config_space", "stripe_kib", "host_stripe", 0), 1000),
+        "config_space.stripe_kib: host_stripe[0] 1000 KiB is not a power of two",
+    ),
+    (
+        mutate(("config_space", "stripe_kib", "pool_stripe", 0), 2048),
+        "offers extents of 16384, 1048576 KiB",
+    ),
+    (
+        mutate(("config_space", "ranks"), {"host_stripe": [4]}),
+        "config_space.ranks: no values for layout pool_stripe, which layout lists",
+    ),
     (mutate(("config_space", "ranks"), [11]), "11 ranks of raid5 exceed the 10"),
     (mutate(("config_space", "snapshots"), [True, "maybe"]), "config_space.snapshots[1]"),
-    (mutate(("config_space", "data_reduction"), [True]), "profile ds8800-like has no data reduction"),
-    (mutate(("matrix", "working_set"), "7t"), "larger than the 6,300 GB a 1-rank raid5 volume holds"),
-    (mutate(("platform_options", "health"), "tired"), "platform_options.health: 'tired' is not one of optimal, degraded, rebuilding"),
+    (
+        mutate(("config_space", "data_reduction"), [True]),
+        "profile ds8800-like has no data reduction",
+    ),
+    (
+        mutate(("matrix", "working_set"), "7t"),
+        "larger than the 6,300 GB a 1-rank raid5 volume holds",
+    ),
+    (
+        mutate(("platform_options", "health"), "tired"),
+        "platform_options.health: 'tired' is not one of optimal, degraded, rebuilding",
+    ),
     (mutate(("config_space", "ranks", 0), 40), "40 ranks of raid10 exceed the 10"),
     (mutate(("config_space",), DELETE), "config_space: required key is missing"),
     (mutate(("name",), "bad name!"), "name: 'bad name!' is not a sweep name"),
     (mutate(("platform",), "netapp"), "platform: unknown platform 'netapp'"),
-    (mutate(("platform_options", "profile"), "nosuch"), "platform_options.profile: unknown array profile 'nosuch'"),
+    (
+        mutate(("platform_options", "profile"), "nosuch"),
+        "platform_options.profile: unknown array profile 'nosuch'",
+    ),
     (mutate(("classes", 1), "oltp_magic"), "classes[1]: unknown workload class 'oltp_magic'"),
     (mutate(("inventory",), "no/such/inventory"), "inventory: 'no/such/inventory' does not exist"),
     (mutate(("study", "mode"), "random"), "study.mode: Input should be 'grid' or 'optimize'"),
     (mutate(("study", "budget"), "soon"), "study.budget: 'soon' is not a budget"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("change", "expected"), BAD, ids=[b[1][:40] for b in BAD])

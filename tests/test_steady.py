@@ -191,10 +191,19 @@ def test_live_fio_interval_logs(tmp_path: Path) -> None:
     if fio is None:
         pytest.skip("fio is not installed")
     cmd = [
-        fio, "--name=t", f"--filename={tmp_path / 'data.bin'}", "--size=16m", "--rw=randwrite",
-        "--bs=4k", "--direct=0", "--time_based", "--runtime=3", "--write_iops_log=live",
-        "--log_avg_msec=1000", "--numjobs=2",
-    ]  # fmt: skip
+        fio,
+        "--name=t",
+        f"--filename={tmp_path / 'data.bin'}",
+        "--size=16m",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--direct=0",
+        "--time_based",
+        "--runtime=3",
+        "--write_iops_log=live",
+        "--log_avg_msec=1000",
+        "--numjobs=2",
+    ]
     # Buffered I/O: O_DIRECT is not available on every temporary file system.
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -81,7 +81,7 @@ def test_enqueued_configurations_keep_their_features_off(tmp_path: Path) -> None
             "data_reduction": [False, True],
             "raid_level": ["raid5"],
             "layout": ["single_rank"],
-        }  # fmt: skip
+        }
     )
     configs = enumerate_configurations(space)
     assert len(configs) == 4

@@ -67,9 +67,11 @@ def test_larger_drives_take_longer_and_risk_more(ds8800) -> None:
 def test_prices_give_cost_per_usable_gb_and_per_unit_of_score(ds8800) -> None:
     prices = {"per_drive": 500.0, "fixed": 20000.0, "currency": "EUR"}
     ranked = pd.DataFrame(
-        [{"class": "data_file", "config_key": R5, "score": 8000.0, "meets_limits": True},
-         {"class": "data_file", "config_key": R10, "score": 16000.0, "meets_limits": True}]
-    )  # fmt: skip
+        [
+            {"class": "data_file", "config_key": R5, "score": 8000.0, "meets_limits": True},
+            {"class": "data_file", "config_key": R10, "score": 16000.0, "meets_limits": True},
+        ]
+    )
     out = with_tradeoffs(ranked, ds8800, prices).set_index("config_key")
     assert out.loc[R5, "cost"] == pytest.approx(20000 + 32 * 500)
     assert out.loc[R5, "cost_per_usable_gb"] == pytest.approx(36000 / 25200)
@@ -91,14 +93,24 @@ def test_spec_facts_override_the_platform(ds8800) -> None:
 
 def test_the_tradeoff_front_keeps_what_nothing_beats_in_all_three(ds8800) -> None:
     ranked = pd.DataFrame(
-        [{"class": "c", "config_key": R5, "score": 100.0, "meets_limits": True},
-         {"class": "c", "config_key": R6, "score": 90.0, "meets_limits": True},
-         {"class": "c", "config_key": R10, "score": 200.0, "meets_limits": True},
-         {"class": "c", "config_key": "raid6/host_stripe/ranks4/stripe64k/wb-ra", "score": 80.0,
-          "meets_limits": True},
-         {"class": "c", "config_key": "raid5/single_rank/wb-ra", "score": 999.0,
-          "meets_limits": False}]
-    )  # fmt: skip
+        [
+            {"class": "c", "config_key": R5, "score": 100.0, "meets_limits": True},
+            {"class": "c", "config_key": R6, "score": 90.0, "meets_limits": True},
+            {"class": "c", "config_key": R10, "score": 200.0, "meets_limits": True},
+            {
+                "class": "c",
+                "config_key": "raid6/host_stripe/ranks4/stripe64k/wb-ra",
+                "score": 80.0,
+                "meets_limits": True,
+            },
+            {
+                "class": "c",
+                "config_key": "raid5/single_rank/wb-ra",
+                "score": 999.0,
+                "meets_limits": False,
+            },
+        ]
+    )
     out = with_tradeoffs(ranked, ds8800)
     front = set(out.loc[pareto_tradeoffs(out), "config_key"])
     # R5: most capacity; R6: least risk; R10: fastest; the slower RAID 6 twin is dominated;

@@ -48,18 +48,33 @@ def test_the_example_is_valid_and_reads_as_vsan_policies() -> None:
 @pytest.mark.parametrize(
     ("config_space", "where", "message"),
     [
-        ({"raid_level": ["raid10"]}, "config_space.raid_level[0]",
-         "'raid10' is not supported by platform 'vsan' (supported: raid1, raid5, raid6)"),
-        ({"layout": ["host_stripe"]}, "config_space.layout[0]",
-         "'host_stripe' is not supported by platform 'vsan'"),
-        ({"ranks": [16]}, "config_space",
-         "vSAN stripes an object over at most 12 disk stripes (ranks 16)"),
-        ({"stripe_kib": [64]}, "config_space",
-         "vSAN's stripe unit is fixed at 1 MiB: stripe_kib must be 1024, not 64"),
-        ({"data_reduction": [False, True]}, "config_space",
-         "set platform_options.allow_data_reduction_change: true to allow it"),
+        (
+            {"raid_level": ["raid10"]},
+            "config_space.raid_level[0]",
+            "'raid10' is not supported by platform 'vsan' (supported: raid1, raid5, raid6)",
+        ),
+        (
+            {"layout": ["host_stripe"]},
+            "config_space.layout[0]",
+            "'host_stripe' is not supported by platform 'vsan'",
+        ),
+        (
+            {"ranks": [16]},
+            "config_space",
+            "vSAN stripes an object over at most 12 disk stripes (ranks 16)",
+        ),
+        (
+            {"stripe_kib": [64]},
+            "config_space",
+            "vSAN's stripe unit is fixed at 1 MiB: stripe_kib must be 1024, not 64",
+        ),
+        (
+            {"data_reduction": [False, True]},
+            "config_space",
+            "set platform_options.allow_data_reduction_change: true to allow it",
+        ),
     ],
-)  # fmt: skip
+)
 def test_what_vsan_cannot_build_is_refused_by_place(
     tmp_path: Path, config_space: dict[str, Any], where: str, message: str
 ) -> None:
@@ -77,8 +92,11 @@ def test_options_are_checked_and_no_password_has_a_place(tmp_path: Path) -> None
     missing_load = yaml.safe_load(EXAMPLE.read_text())
     del missing_load["platform_options"]["load"]
     path = tmp_path / "no-load.yaml"
-    path.write_text(yaml.safe_dump(missing_load | {"inventory": str(EXAMPLE.parent.parent
-                                                                    / "inventories/vsan")}))  # fmt: skip
+    path.write_text(
+        yaml.safe_dump(
+            missing_load | {"inventory": str(EXAMPLE.parent.parent / "inventories/vsan")}
+        )
+    )
     assert any("platform_options.load" in p for p in problems_of(path))
 
 
@@ -90,8 +108,10 @@ def _role_policy(config: Configuration, **role_vars: Any) -> dict[str, Any]:
     defaults = yaml.safe_load((ROOT / "playbooks/roles/vsan/defaults/main.yml").read_text())
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     context = defaults | config.params() | {"ranks": config.ranks} | role_vars
-    return {k: env.from_string(str(v)).render(context)
-            for k, v in task["vars"]["vsan_policy_spec"].items()}  # fmt: skip
+    return {
+        k: env.from_string(str(v)).render(context)
+        for k, v in task["vars"]["vsan_policy_spec"].items()
+    }
 
 
 def test_the_role_mapping_and_the_read_back_mapping_agree() -> None:
@@ -99,11 +119,19 @@ def test_the_role_mapping_and_the_read_back_mapping_agree() -> None:
     (the preflight checks those), and what the module writes maps back to the configuration."""
     module = _module()
     spec, _ = load_spec(EXAMPLE)
-    opts = VsanOptions(load="sim", mirror_failures_to_tolerate=2, policy_name="p1",
-                       object_space_reservation=25, flash_read_cache_reservation=0.5)  # fmt: skip
-    role_vars = {"vsan_mirror_failures_to_tolerate": 2, "vsan_policy_name": "p1",
-                 "vsan_object_space_reservation": 25,
-                 "vsan_flash_read_cache_reservation": 0.5}  # fmt: skip
+    opts = VsanOptions(
+        load="sim",
+        mirror_failures_to_tolerate=2,
+        policy_name="p1",
+        object_space_reservation=25,
+        flash_read_cache_reservation=0.5,
+    )
+    role_vars = {
+        "vsan_mirror_failures_to_tolerate": 2,
+        "vsan_policy_name": "p1",
+        "vsan_object_space_reservation": 25,
+        "vsan_flash_read_cache_reservation": 0.5,
+    }
     for config in enumerate_configurations(spec.config_space):
         width = config.rank_count if config.layout == "pool_stripe" else 1
         rules = module.policy_rules(_role_policy(config, **role_vars))
@@ -130,21 +158,27 @@ def test_all_flash_is_read_from_the_disk_groups_vsan_reports() -> None:
     a cluster reporting no disk groups (vcsim) is unknown, and then nothing is refused."""
     flash_of = _module().flash_of
     storage = vim.vsan.host.ConfigInfo.StorageInfo
-    all_flash = {"esx1": storage(diskMapping=[_disk_group(True, True, True)]),
-                 "esx2": storage(diskMapping=[_disk_group(True, True)])}  # fmt: skip
+    all_flash = {
+        "esx1": storage(diskMapping=[_disk_group(True, True, True)]),
+        "esx2": storage(diskMapping=[_disk_group(True, True)]),
+    }
     assert flash_of(None, all_flash) == {
-        "architecture": "OSA", "all_flash": True,
+        "architecture": "OSA",
+        "all_flash": True,
         "hosts": {"esx1": "all-flash", "esx2": "all-flash"},
-    }  # fmt: skip
-    mixed = all_flash | {"esx3": storage(diskMapping=[_disk_group(True, True),
-                                                        _disk_group(True, False)])}  # fmt: skip
+    }
+    mixed = all_flash | {
+        "esx3": storage(diskMapping=[_disk_group(True, True), _disk_group(True, False)])
+    }
     assert flash_of(False, mixed)["all_flash"] is False
     assert flash_of(False, mixed)["hosts"]["esx3"] == "hybrid"
     assert flash_of(True, mixed) == {"architecture": "ESA", "all_flash": True, "hosts": {}}
     unknown = flash_of(None, {"esx1": None, "esx2": storage(diskMapping=[])})
-    assert unknown == {"architecture": None, "all_flash": None,
-                       "hosts": {"esx1": "no disk groups reported",
-                                 "esx2": "no disk groups reported"}}  # fmt: skip
+    assert unknown == {
+        "architecture": None,
+        "all_flash": None,
+        "hosts": {"esx1": "no disk groups reported", "esx2": "no disk groups reported"},
+    }
 
 
 def test_the_preflight_names_each_refused_rule_once_per_raid_level(tmp_path: Path) -> None:
@@ -152,8 +186,12 @@ def test_the_preflight_names_each_refused_rule_once_per_raid_level(tmp_path: Pat
     and problem though two stripe widths share it, and data reduction's own line."""
     spec, _ = load_spec(EXAMPLE)
     space = spec.config_space.model_copy(update={"data_reduction": [False, True]})
-    platform = get_platform("vsan", {"load": "sim", "allow_data_reduction_change": True},
-                            tmp_path, inventory=tmp_path / "hosts.yml")  # fmt: skip
+    platform = get_platform(
+        "vsan",
+        {"load": "sim", "allow_data_reduction_change": True},
+        tmp_path,
+        inventory=tmp_path / "hosts.yml",
+    )
     policies = platform._space_policies(space)
     assert len({(lvl, p["stripe_width"]) for lvl, p in policies}) == len(policies)
     hybrid = "cluster 'c1' does not offer ...: erasure coding needs an all-flash cluster"
@@ -167,8 +205,11 @@ def test_the_preflight_names_each_refused_rule_once_per_raid_level(tmp_path: Pat
     assert info.value.problems == [f"config_space.raid_level {lvl}: {hybrid}" for lvl in levels] + [
         "config_space.data_reduction true: they need an all-flash cluster"
     ]
-    platform.preflight_facts = {"policy_problems": [[] for _ in policies],
-                                "data_reduction_problems": [], "flash": {"all_flash": False}}  # fmt: skip
+    platform.preflight_facts = {
+        "policy_problems": [[] for _ in policies],
+        "data_reduction_problems": [],
+        "flash": {"all_flash": False},
+    }
     platform._check_offer(space)
     assert platform.hardware()["media"] == "hdd"
 
@@ -176,9 +217,13 @@ def test_the_preflight_names_each_refused_rule_once_per_raid_level(tmp_path: Pat
 def test_rules_vsan_does_not_accept_are_named() -> None:
     module = _module()
     rules = module.policy_rules(
-        {"failure_tolerance_method": "RAID-5/6 (Erasure Coding)", "failures_to_tolerate": 3,
-         "stripe_width": 13, "flash_read_cache_reservation": 101}
-    )  # fmt: skip
+        {
+            "failure_tolerance_method": "RAID-5/6 (Erasure Coding)",
+            "failures_to_tolerate": 3,
+            "stripe_width": 13,
+            "flash_read_cache_reservation": 101,
+        }
+    )
     assert module.rule_problems(rules) == [
         "rule 'Failures to tolerate': 3 is not offered with RAID-5/6 (Erasure Coding) "
         "(offered: 1, 2)",
@@ -196,9 +241,16 @@ def test_rules_vsan_does_not_accept_are_named() -> None:
 
 
 def test_data_reduction_read_back_wins_over_the_request() -> None:
-    base = {"policy": {"rules": {"failure_tolerance_method": "RAID-1 (Mirroring)",
-                                 "failures_to_tolerate": 1, "stripe_width": 1}},
-            "snapshots": {"vm": False}}  # fmt: skip
+    base = {
+        "policy": {
+            "rules": {
+                "failure_tolerance_method": "RAID-1 (Mirroring)",
+                "failures_to_tolerate": 1,
+                "stripe_width": 1,
+            }
+        },
+        "snapshots": {"vm": False},
+    }
     assert (
         configuration_of(base | {"data_reduction": {"requested": True, "reported": False}})[
             "data_reduction"
@@ -219,9 +271,11 @@ def test_data_reduction_read_back_wins_over_the_request() -> None:
 def test_hardware_and_reconfiguration_time(tmp_path: Path) -> None:
     platform = get_platform("vsan", {"load": "sim", "mirror_failures_to_tolerate": 2}, tmp_path)
     groups = platform.hardware()["raid_groups"]
-    assert groups == {"raid1": {"data": 1, "redundancy": 2},
-                      "raid5": {"data": 3, "redundancy": 1},
-                      "raid6": {"data": 4, "redundancy": 2}}  # fmt: skip
+    assert groups == {
+        "raid1": {"data": 1, "redundancy": 2},
+        "raid5": {"data": 3, "redundancy": 1},
+        "raid6": {"data": 4, "redundancy": 2},
+    }
     a = Configuration.from_key("raid5/single_rank/wb-ra")
     assert platform.reconfiguration_time(
         a, Configuration.from_key("raid5/single_rank/wb-ra/snap")
@@ -245,12 +299,14 @@ def test_the_read_back_of_a_real_vcenter_is_held_to_what_was_asked() -> None:
         return {
             "cluster": "c1",
             "policy": {"id": "p-1", "capabilities": caps},
-            "disks": [{"vm": f"vm{i}", "disk": "Hard disk 2", "policy_id": pid}
-                      for i, pid in enumerate(disk_ids)],
+            "disks": [
+                {"vm": f"vm{i}", "disk": "Hard disk 2", "policy_id": pid}
+                for i, pid in enumerate(disk_ids)
+            ],
             "data_reduction": {"requested": True, "reported": dr_reported},
             "snapshots": {"vm0": True, "vm1": True},
             "snapshot_name": "raidsweep-hold",
-        }  # fmt: skip
+        }
 
     keep = {"vm0": True, "vm1": True}
     real = result(["p-1", "p-1"], True)

@@ -56,8 +56,9 @@ def test_recommend_with_a_class_of_ones_own(quick_store: ParquetStore, tmp_path:
     assert result.exit_code == 0, result.output
     assert "my_reads" in result.output and "redo_log" not in result.output
     # A cell the sweep never measured: refused with the class file's line, nothing printed.
-    mine.write_text("name: my_reads\ncells:\n  - {cell: randread/16k/qd1x16}\n"
-                    "  - {cell: randread/16k/qd8x16}\n")  # fmt: skip
+    mine.write_text(
+        "name: my_reads\ncells:\n  - {cell: randread/16k/qd1x16}\n  - {cell: randread/16k/qd8x16}\n"
+    )
     result = invoke("recommend", "quick", "--store", str(quick_store.root), "--class", str(mine))
     assert result.exit_code == 2
     assert "line 4: cells[1].cell: randread/16k/qd8x16 is not a cell this sweep measures" in (

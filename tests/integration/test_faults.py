@@ -150,14 +150,21 @@ def test_an_unreachable_load_host_fails_the_configuration_with_its_name(tmp_path
     inventory = yaml.safe_load((ROOT / "inventories" / "local" / "hosts.yml").read_text())
     inventory["all"]["children"]["loadgen"] = {
         "hosts": {
-            "load-ok": {"ansible_connection": "local", "ansible_host": "127.0.0.1",
-                        "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-                        "loadgen_port": port, "loadgen_state_dir": str(tmp_path / "ok")},
-            "load-gone": {"ansible_connection": "ssh", "ansible_host": "127.0.0.1",
-                          "ansible_port": dead,
-                          "ansible_ssh_common_args": "-o ConnectTimeout=3 -o BatchMode=yes"},
+            "load-ok": {
+                "ansible_connection": "local",
+                "ansible_host": "127.0.0.1",
+                "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                "loadgen_port": port,
+                "loadgen_state_dir": str(tmp_path / "ok"),
+            },
+            "load-gone": {
+                "ansible_connection": "ssh",
+                "ansible_host": "127.0.0.1",
+                "ansible_port": dead,
+                "ansible_ssh_common_args": "-o ConnectTimeout=3 -o BatchMode=yes",
+            },
         }
-    }  # fmt: skip
+    }
     inv = tmp_path / "hosts.yml"
     inv.write_text(yaml.safe_dump(inventory))
     spec = _spec(tmp_path, {"multi_host": True}, name="lost-host")

@@ -16,10 +16,17 @@ pytestmark = pytest.mark.integration
 def test_snapshots_keep_reads_and_cost_small_writes(tmp_path: Path) -> None:
     spec = quick_base()
     spec["name"] = "snap"
-    spec["config_space"] |= {"raid_level": ["raid5"], "layout": ["single_rank"],
-                             "snapshots": [False, True]}  # fmt: skip
-    spec["matrix"] |= {"patterns": ["randread", "randwrite", "write"], "block_sizes": ["4k", "8k"],
-                       "concurrency": ["1x1", "1x16"], "repetitions": 2}  # fmt: skip
+    spec["config_space"] |= {
+        "raid_level": ["raid5"],
+        "layout": ["single_rank"],
+        "snapshots": [False, True],
+    }
+    spec["matrix"] |= {
+        "patterns": ["randread", "randwrite", "write"],
+        "block_sizes": ["4k", "8k"],
+        "concurrency": ["1x1", "1x16"],
+        "repetitions": 2,
+    }
     spec["matrix"]["extra_cells"] = ["write/64k/qd1x1"]
     store, outcome = sweep(write_spec(tmp_path, spec, "snap"), tmp_path / "s")
     assert outcome.configurations_done == 2

@@ -85,8 +85,14 @@ def string_fields(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[
 def _base_spec(platform: str, tmp_path: Path) -> dict[str, Any]:
     spec = quick_base()
     spec["name"] = f"inject-{platform}"
-    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
-                       "runtime": "2s", "ramp": "0s", "repetitions": 1}  # fmt: skip
+    spec["matrix"] |= {
+        "patterns": ["randread"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "runtime": "2s",
+        "ramp": "0s",
+        "repetitions": 1,
+    }
     spec["classes"] = ["data_file"]
     spec["config_space"] = {"raid_level": ["raid5"], "layout": ["single_rank"]}
     if platform == "local":
@@ -121,9 +127,17 @@ CASES = _cases()
 
 def test_the_enumeration_finds_the_fields_it_must() -> None:
     paths = {".".join(p) for _, p, _ in CASES}
-    for must in ("name", "description", "inventory", "classes", "study.storage",
-                 "study.seed_configurations", "platform_options.target",
-                 "platform_options.allow", "platform_options.fio"):  # fmt: skip
+    for must in (
+        "name",
+        "description",
+        "inventory",
+        "classes",
+        "study.storage",
+        "study.seed_configurations",
+        "platform_options.target",
+        "platform_options.allow",
+        "platform_options.fio",
+    ):
         assert must in paths, sorted(paths)
 
 
@@ -143,9 +157,10 @@ def test_a_template_in_any_spec_field_is_refused_by_every_command(
         store = tmp_path / f"store{i}"
         for command in COMMANDS:
             result = CliRunner().invoke(
-                app, [command[0], str(spec_file), "--store", str(store), *command[1:]],
+                app,
+                [command[0], str(spec_file), "--store", str(store), *command[1:]],
                 env={"COLUMNS": "300"},
-            )  # fmt: skip
+            )
             out = " ".join(result.output.split())
             assert result.exit_code == 2, (command, out)
             assert "Traceback" not in out

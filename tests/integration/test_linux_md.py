@@ -99,20 +99,37 @@ def spec(folder: Path, inv: Path, name: str = "md-lab", **space: Any) -> Path:
 REFUSALS = {
     # case: (guest set-up, allow-list, wipeable, what the refusal says)
     "not a stable id": ("true", ["/dev/vda", *ALLOW[1:]], [], "/dev/vda' is not a stable id"),
-    "root disk": ("true", ["/dev/disk/by-id/virtio-root", *ALLOW[1:]], [],
-                  "virtio-root: /dev/vdk holds the root filesystem"),
-    "mounted": ("mkfs.ext4 -q /dev/vda && mount /dev/vda /mnt", ALLOW, [ALLOW[0]],
-                "virtio-data0: /dev/vda is mounted on /mnt"),
-    "holders": ("mdadm --create /dev/md/other --run --homehost any --name other --level=1 "
-                "--raid-devices=2 --assume-clean /dev/vda /dev/vdb", ALLOW, [],
-                "virtio-data0: in use by /dev/md127 (holders), which is not raidsweep's"),
+    "root disk": (
+        "true",
+        ["/dev/disk/by-id/virtio-root", *ALLOW[1:]],
+        [],
+        "virtio-root: /dev/vdk holds the root filesystem",
+    ),
+    "mounted": (
+        "mkfs.ext4 -q /dev/vda && mount /dev/vda /mnt",
+        ALLOW,
+        [ALLOW[0]],
+        "virtio-data0: /dev/vda is mounted on /mnt",
+    ),
+    "holders": (
+        "mdadm --create /dev/md/other --run --homehost any --name other --level=1 "
+        "--raid-devices=2 --assume-clean /dev/vda /dev/vdb",
+        ALLOW,
+        [],
+        "virtio-data0: in use by /dev/md127 (holders), which is not raidsweep's",
+    ),
     "filesystem": ("mkfs.ext4 -q /dev/vda", ALLOW, [], "virtio-data0: carries a ext4 signature"),
     "partition table": (MBR, ALLOW, [], "virtio-data0: carries a dos signature"),
-    "RAID signature": ("mdadm --create /dev/md/other --run --homehost any --name other "
-                       "--level=1 --raid-devices=2 /dev/vda /dev/vdb && mdadm --stop "
-                       "/dev/md/other", ALLOW, [], "carries a linux_raid_member signature"),
+    "RAID signature": (
+        "mdadm --create /dev/md/other --run --homehost any --name other "
+        "--level=1 --raid-devices=2 /dev/vda /dev/vdb && mdadm --stop "
+        "/dev/md/other",
+        ALLOW,
+        [],
+        "carries a linux_raid_member signature",
+    ),
     "LVM signature": ("pvcreate -q /dev/vda", ALLOW, [], "virtio-data0: carries a LVM2_member"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", list(REFUSALS))
@@ -173,8 +190,14 @@ def test_the_lab_example_passes_check(lab_vm: Lab, tmp_path: Path) -> None:
     (cache / "lab" / "vm").symlink_to(lab_vm.folder)  # the lab's default place
     example = EXAMPLES / "lab" / "linux-md.yaml"
     before = guest_state(lab_vm)
-    out = cli("run", str(example), "--check", "--store", str(tmp_path / "s"),
-              env={"RAIDSWEEP_CACHE": str(cache)})  # fmt: skip
+    out = cli(
+        "run",
+        str(example),
+        "--check",
+        "--store",
+        str(tmp_path / "s"),
+        env={"RAIDSWEEP_CACHE": str(cache)},
+    )
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert "24 configuration(s)" in text and "nothing was changed (--check)" in text

@@ -71,8 +71,13 @@ def test_two_runs_of_one_sweep_exactly_one_runs(tmp_path: Path) -> None:
 
 def test_two_sweeps_on_one_target(tmp_path: Path, lock_dir: Path) -> None:
     target = tmp_path / "t.img"
-    first = _start("run", str(_local_spec(tmp_path, "first", target, "15s")),
-                   "--store", str(tmp_path / "s1"), "-q")  # fmt: skip
+    first = _start(
+        "run",
+        str(_local_spec(tmp_path, "first", target, "15s")),
+        "--store",
+        str(tmp_path / "s1"),
+        "-q",
+    )
     wait_held(lock_dir, "*.lock", first)
     # The same target, by its own name and through a symlink, from another sweep and store.
     link = tmp_path / "link.img"
@@ -80,16 +85,24 @@ def test_two_sweeps_on_one_target(tmp_path: Path, lock_dir: Path) -> None:
     refused = []
     for name, spelling in (("second", target), ("third", link)):
         store = tmp_path / f"s-{name}"
-        rc, out = _finish(_start("run", str(_local_spec(tmp_path, name, spelling)),
-                                 "--store", str(store), "-q"))  # fmt: skip
+        rc, out = _finish(
+            _start("run", str(_local_spec(tmp_path, name, spelling)), "--store", str(store), "-q")
+        )
         assert rc == 2, out
         assert f"storage target local:path:{target}" in out, out
         assert f"in use by pid {first.pid}" in out and "raidsweep run first" in out, out
         assert not (store / name / "runs").exists()
         refused.append(name)
     # Another target runs beside the first.
-    rc, out = _finish(_start("run", str(_local_spec(tmp_path, "other", tmp_path / "o.img")),
-                             "--store", str(tmp_path / "s-other"), "-q"))  # fmt: skip
+    rc, out = _finish(
+        _start(
+            "run",
+            str(_local_spec(tmp_path, "other", tmp_path / "o.img")),
+            "--store",
+            str(tmp_path / "s-other"),
+            "-q",
+        )
+    )
     assert rc == 0, out
     assert first.poll() is None, "the first sweep was still running"
     rc, out = _finish(first)

@@ -133,8 +133,9 @@ def test_ready_refusals_a_kill_while_waiting_and_resume(tmp_path: Path, luns: li
         proc = start("run", spec, "--store", store, "-q")
         assert _waiting_for(store, 1) == first
         note = "LUN 17 on pool P0, ticket CHG-1"
-        answered = cli("ready", "by-hand", first, "--target", luns[0], "--note", note,
-                       "--store", store)  # fmt: skip
+        answered = cli(
+            "ready", "by-hand", first, "--target", luns[0], "--note", note, "--store", store
+        )
         assert answered.returncode == 0, answered.stderr
         second = _waiting_for(store, 2)
         assert second != first

@@ -29,8 +29,10 @@ def _attached(folder: Path) -> list[str]:
     """The loop devices over files in ``folder``, as losetup lists them."""
     out = subprocess.run(
         ["losetup", "--list", "--json", "--output", "NAME,BACK-FILE"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     devices = json.loads(out.stdout or "{}").get("loopdevices") or []
     return sorted(
         d["back-file"] for d in devices if str(d.get("back-file", "")).startswith(f"{folder}/")
@@ -42,13 +44,23 @@ def _setup(tmp_path: Path, role: Path = ROLE, **options: object) -> tuple[Path, 
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(
         yaml.safe_dump(
-            {"all": {"children": {"storage": {"hosts": {"array-mgmt": {
-                "ansible_connection": "local",
-                "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-                "loop_array_dir": str(files),
-            }}}}}}
+            {
+                "all": {
+                    "children": {
+                        "storage": {
+                            "hosts": {
+                                "array-mgmt": {
+                                    "ansible_connection": "local",
+                                    "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                                    "loop_array_dir": str(files),
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         )
-    )  # fmt: skip
+    )
     spec = write_spec(
         tmp_path,
         {
@@ -128,17 +140,25 @@ def test_a_role_that_changes_on_every_apply_is_named(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "place", "problem"),
     [
-        ({"variables": {"raid_level": "loop_array_level"}}, "variables.raid_level",
-         "'loop_array_level' is not a variable the role's main declares"),
-        ({"variables": {"raid_level": "loop_array_raid", "ranks": "loop_array_mib"}}, "",
-         ""),
-        ({"variables": {"cache_policy": "loop_array_mib"}}, "variables.cache_policy",
-         "the role declares loop_array_mib of type int; cache_policy needs str"),
-        ({"variables": {"raid_level": "raidsweep_target"}}, "variables",
-         "is not a variable name of the role's"),
+        (
+            {"variables": {"raid_level": "loop_array_level"}},
+            "variables.raid_level",
+            "'loop_array_level' is not a variable the role's main declares",
+        ),
+        ({"variables": {"raid_level": "loop_array_raid", "ranks": "loop_array_mib"}}, "", ""),
+        (
+            {"variables": {"cache_policy": "loop_array_mib"}},
+            "variables.cache_policy",
+            "the role declares loop_array_mib of type int; cache_policy needs str",
+        ),
+        (
+            {"variables": {"raid_level": "raidsweep_target"}},
+            "variables",
+            "is not a variable name of the role's",
+        ),
         ({"role": "/nonexistent-role"}, "role", "is not a role (no tasks/main.yml)"),
     ],
-)  # fmt: skip
+)
 def test_a_mapping_the_role_does_not_declare_is_refused(
     tmp_path: Path, change: dict, place: str, problem: str
 ) -> None:

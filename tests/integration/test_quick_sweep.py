@@ -116,8 +116,13 @@ def test_report_markdown_and_csv_carry_the_decisions(
     record = quick_store.get_sweep("quick")
     html, *others = write_report(quick_store, record, tmp_path / "r.html")
     names = sorted(p.name for p in others)
-    assert names == ["r-decisions.csv", "r-evidence.csv", "r-features.csv", "r-rankings.csv",
-                     "r.md"]  # fmt: skip
+    assert names == [
+        "r-decisions.csv",
+        "r-evidence.csv",
+        "r-features.csv",
+        "r-rankings.csv",
+        "r.md",
+    ]
     rankings = pd.read_csv(tmp_path / "r-rankings.csv")
     classes = list(record["spec"]["classes"])
     assert sorted(rankings["class"].unique()) == sorted(classes)

@@ -32,17 +32,23 @@ def _reps(store: ParquetStore, name: str) -> dict[str, list[float]]:
 
 def test_cells_repeat_until_they_agree_or_reach_the_cap(tmp_path: Path) -> None:
     # The simulated array's run-to-run noise (a few %) never agrees within 0.01 %: the cap.
-    strict = _reps(_sweep(tmp_path, "strict", repetitions=3,
-                          dynamic_repetitions={"cv_pct": 0.01, "max": 6}), "strict")  # fmt: skip
+    strict = _reps(
+        _sweep(tmp_path, "strict", repetitions=3, dynamic_repetitions={"cv_pct": 0.01, "max": 6}),
+        "strict",
+    )
     assert strict and all(len(v) == 6 for v in strict.values())
     # Within 50 % they agree at once: the fixed three and no more.
-    loose = _reps(_sweep(tmp_path, "loose", repetitions=3,
-                         dynamic_repetitions={"cv_pct": 50, "max": 6}), "loose")  # fmt: skip
+    loose = _reps(
+        _sweep(tmp_path, "loose", repetitions=3, dynamic_repetitions={"cv_pct": 50, "max": 6}),
+        "loose",
+    )
     assert all(len(v) == 3 for v in loose.values())
     # A threshold between: each cell stops at the first count whose CV is under it.
     middle_cv = sorted(summarize(v[:3]).cv_pct for v in strict.values())[0] * 1.01
-    mid = _reps(_sweep(tmp_path, "mid", repetitions=3,
-                       dynamic_repetitions={"cv_pct": middle_cv, "max": 6}), "mid")  # fmt: skip
+    mid = _reps(
+        _sweep(tmp_path, "mid", repetitions=3, dynamic_repetitions={"cv_pct": middle_cv, "max": 6}),
+        "mid",
+    )
     for values in mid.values():
         n = len(values)
         assert 3 <= n <= 6

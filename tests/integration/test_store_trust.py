@@ -34,8 +34,12 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("trust")
     spec = quick_base() | {"name": "tiny"}
     spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"patterns": ["randread", "randwrite"], "block_sizes": ["8k"],
-                       "concurrency": ["1x16"], "repetitions": 2}  # fmt: skip
+    spec["matrix"] |= {
+        "patterns": ["randread", "randwrite"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "repetitions": 2,
+    }
     spec["classes"] = [class_measuring(folder, spec["matrix"])]
     path = folder / "tiny.yaml"
     path.write_text(yaml.safe_dump(spec))
@@ -73,8 +77,13 @@ def _figure(case: str) -> None:
 
 @pytest.mark.parametrize("name", ["../x/y", "..", "tiny\n", "a/b", "a b", "x" * 65])
 def test_a_sweep_name_on_the_command_line_never_becomes_a_path(store: Path, name: str) -> None:
-    for command in (["status", name], ["recommend", name], ["report", name], ["curves", name],
-                    ["disclose", name]):  # fmt: skip
+    for command in (
+        ["status", name],
+        ["recommend", name],
+        ["report", name],
+        ["curves", name],
+        ["disclose", name],
+    ):
         code, out = _cli(*command, "--store", str(store))
         assert code == 2, (command, out)
         assert "is not a sweep name" in out, out
@@ -147,8 +156,9 @@ def test_a_swapped_run_file_is_left_out_and_named(store: Path) -> None:
 def test_an_unreadable_run_file_is_left_out_and_named(store: Path, damage: str) -> None:
     victim = _run_files(store)[1]
     data = victim.read_bytes()
-    victim.write_bytes({"truncated": data[: len(data) // 2], "garbage": b"not parquet" * 40,
-                        "empty": b""}[damage])  # fmt: skip
+    victim.write_bytes(
+        {"truncated": data[: len(data) // 2], "garbage": b"not parquet" * 40, "empty": b""}[damage]
+    )
     results = ParquetStore(store)
     runs = results.runs("tiny")
     assert len(runs) == len(_run_files(store)) - 1
@@ -208,16 +218,21 @@ def test_a_partial_sweep_is_marked_provisional_wherever_a_decision_is_shown(
 
     spec = quick_base() | {"name": "partial"}
     spec["config_space"] = {"raid_level": ["raid5", "raid6", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
-                       "repetitions": 2}  # fmt: skip
+    spec["matrix"] |= {
+        "patterns": ["randread"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "repetitions": 2,
+    }
     spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
     path = tmp_path / "partial.yaml"
     path.write_text(json.dumps(spec))
     loaded, inventory = load_spec(path)
     store = ParquetStore(tmp_path / "store")
     stop = threading.Event()
-    outcome = Sweeper(loaded, inventory, store, spec_path=path, progress=StopAfterFirst(stop),
-                      stop=stop).run()  # fmt: skip
+    outcome = Sweeper(
+        loaded, inventory, store, spec_path=path, progress=StopAfterFirst(stop), stop=stop
+    ).run()
     assert outcome.interrupted and outcome.configurations_done == 1
     note = "provisional: 1 of 3 configurations measured"
     code, out = _cli("recommend", "partial", "--store", str(store.root))
@@ -297,12 +312,19 @@ def test_a_full_store_is_named_before_anything_runs(tmp_path: Path, mounted) -> 
 
     root = mounted("size=64k")
     filler = root / "filler"
-    subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=4k", "count=64"], check=False,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        ["dd", "if=/dev/zero", f"of={filler}", "bs=4k", "count=64"],
+        check=False,
+        capture_output=True,
+    )
     spec = quick_base() | {"name": "full"}
     spec["config_space"] = {"raid_level": ["raid5"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
-                       "repetitions": 1}  # fmt: skip
+    spec["matrix"] |= {
+        "patterns": ["randread"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "repetitions": 1,
+    }
     spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
     path = tmp_path / "full.yaml"
     path.write_text(json.dumps(spec))

@@ -97,8 +97,12 @@ def test_apply_reapply_change_check_and_teardown(
     }
     assert facts["policy_action"] == "created" and facts["pbm_path"] == "/pbm"
     # vcsim serves no capability metadata and reports no disk groups: neither is checked.
-    assert facts["checked"] == {"usable_hosts": 6, "hosts_needed": 4,
-                                "capability_metadata": False, "all_flash": None}  # fmt: skip
+    assert facts["checked"] == {
+        "usable_hosts": 6,
+        "hosts_needed": 4,
+        "capability_metadata": False,
+        "all_flash": None,
+    }
     # vcsim accepts dedup/compression and a disk's policy but reports neither back.
     assert facts["data_reduction"] == {"requested": True, "reported": None}
     assert [d["policy_id"] for d in facts["disks"]] == [None, None]
@@ -114,8 +118,15 @@ def test_apply_reapply_change_check_and_teardown(
     assert all(observe.snapshots(vm) == ["raidsweep-hold"] for vm in vcsim.vms)
 
     # Check mode: the plan in vSphere's terms, and nothing changed on vcsim.
-    plan = apply(inv, state, check=True, raid_level="raid1", layout="single_rank",
-                 cache_policy="wb-ra", snapshots=False)  # fmt: skip
+    plan = apply(
+        inv,
+        state,
+        check=True,
+        raid_level="raid1",
+        layout="single_rank",
+        cache_policy="wb-ra",
+        snapshots=False,
+    )
     plays.append(plan)
     assert plan.ok, plan.error
     assert '-        "failure_tolerance_method": "RAID-5/6 (Erasure Coding)"' in plan.stdout
@@ -126,8 +137,15 @@ def test_apply_reapply_change_check_and_teardown(
 
     # A new configuration: vcsim cannot update a policy, so it is deleted and created again
     # (the same name, new rules); the snapshot of the old layout is released.
-    mirror = apply(inv, state, raid_level="raid1", layout="single_rank", cache_policy="wb-ra",
-                   snapshots=False, vsan_mirror_failures_to_tolerate=2)  # fmt: skip
+    mirror = apply(
+        inv,
+        state,
+        raid_level="raid1",
+        layout="single_rank",
+        cache_policy="wb-ra",
+        snapshots=False,
+        vsan_mirror_failures_to_tolerate=2,
+    )
     plays.append(mirror)
     assert mirror.ok, mirror.error
     assert mirror.facts["policy_action"] == "recreated"
@@ -216,8 +234,14 @@ def test_a_rule_the_cluster_does_not_offer_is_named(
     with running_vcsim(hosts=3) as small:
         monkeypatch.setenv("VSAN_PASSWORD", small.password)
         inv = write_inventory(tmp_path / "hosts.yml", small)
-        play = apply(inv, tmp_path / "state", raid_level="raid6", layout="single_rank",
-                     cache_policy="wb-ra", snapshots=True)  # fmt: skip
+        play = apply(
+            inv,
+            tmp_path / "state",
+            raid_level="raid6",
+            layout="single_rank",
+            cache_policy="wb-ra",
+            snapshots=True,
+        )
         assert not play.ok
         assert play.error == (
             "cluster 'DC0_C0' does not offer the rule 'Failure tolerance method' = "
@@ -239,21 +263,29 @@ def test_query_checks_every_policy_of_a_sweep_and_changes_nothing(
     inv = write_inventory(tmp_path / "hosts.yml", vcsim)
     policies = [
         {"failure_tolerance_method": "RAID-5/6 (Erasure Coding)", "failures_to_tolerate": 2},
-        {"failure_tolerance_method": "RAID-1 (Mirroring)", "failures_to_tolerate": 3,
-         "stripe_width": 4},
-        {"failure_tolerance_method": "RAID-1 (Mirroring)", "failures_to_tolerate": 1,
-         "stripe_width": 13},
-    ]  # fmt: skip
+        {
+            "failure_tolerance_method": "RAID-1 (Mirroring)",
+            "failures_to_tolerate": 3,
+            "stripe_width": 4,
+        },
+        {
+            "failure_tolerance_method": "RAID-1 (Mirroring)",
+            "failures_to_tolerate": 1,
+            "stripe_width": 13,
+        },
+    ]
     play = apply(inv, tmp_path / "state", vsan_state="query", vsan_check_policies=policies)
     assert play.ok, play.error
     facts = play.facts
     assert facts["policy_problems"] == [
         [],  # RAID-6 needs 6 hosts: vcsim has 6
-        ["cluster 'DC0_C0' does not offer the rule 'Failure tolerance method' = RAID-1 "
-         "(Mirroring) with failures to tolerate 3 (RAID-1): that needs 7 hosts, the cluster "
-         "has 6 usable"],
+        [
+            "cluster 'DC0_C0' does not offer the rule 'Failure tolerance method' = RAID-1 "
+            "(Mirroring) with failures to tolerate 3 (RAID-1): that needs 7 hosts, the cluster "
+            "has 6 usable"
+        ],
         ["cluster 'DC0_C0': rule 'Number of disk stripes per object': 13 is outside 1..12"],
-    ]  # fmt: skip
+    ]
     assert facts["data_reduction_problems"] == []
     flash = facts["flash"]
     assert flash["architecture"] is None and flash["all_flash"] is None
@@ -272,10 +304,19 @@ def test_the_password_can_come_from_ansible_vault(
     vault_pass = tmp_path / "vault-pass"
     vault_pass.write_text("raidsweep-vault-test\n")
     encrypted = subprocess.run(
-        [str(Path(sys.executable).parent / "ansible-vault"), "encrypt_string",
-         "--vault-password-file", str(vault_pass), "--name", "vsan_password", vcsim.password],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        [
+            str(Path(sys.executable).parent / "ansible-vault"),
+            "encrypt_string",
+            "--vault-password-file",
+            str(vault_pass),
+            "--name",
+            "vsan_password",
+            vcsim.password,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     inv = write_inventory(tmp_path / "hosts.yml", vcsim)
     group_vars = tmp_path / "group_vars"
     group_vars.mkdir()

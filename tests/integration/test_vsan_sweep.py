@@ -102,9 +102,10 @@ def test_sweep_applies_each_policy_and_runs_in_what_vcenter_read_back(
             policy_ids.add(facts["policy"]["id"])
         # vcsim has no policy update: every change of rules was a delete and create.
         rules_changes = sum(
-            1 for a, b in zip(configs["config_key"], configs["config_key"][1:], strict=False)
+            1
+            for a, b in zip(configs["config_key"], configs["config_key"][1:], strict=False)
             if a.replace("/snap", "") != b.replace("/snap", "")
-        )  # fmt: skip
+        )
         assert len(policy_ids) == rules_changes + 1
 
         runs = store.runs("vsan-test")
@@ -113,8 +114,10 @@ def test_sweep_applies_each_policy_and_runs_in_what_vcenter_read_back(
             detail = store.run_detail(run_id) or {}
             state = json.loads(detail["disclosure"])["array_state"]
             # The model answered in the configuration vCenter read back, which is this one.
-            params = {k: state[k] for k in ("raid_level", "layout", "cache_policy",
-                                            "snapshots", "data_reduction")}  # fmt: skip
+            params = {
+                k: state[k]
+                for k in ("raid_level", "layout", "cache_policy", "snapshots", "data_reduction")
+            }
             if state["layout"] != "single_rank":
                 params |= {"ranks": state["ranks"], "stripe_kib": state["stripe_kib"]}
             assert Configuration.from_params(params).key == key
@@ -178,8 +181,13 @@ def test_raid_levels_the_cluster_cannot_offer_are_refused_before_any_change(
     policy is made, exit status 2, and vCenter has no raidsweep policy."""
     with running_vcsim(hosts=3) as sim:
         spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
-        out = _raidsweep("run", str(spec), "--store", str(tmp_path / "store"),
-                         env={"VSAN_PASSWORD": sim.password, "COLUMNS": "250"})  # fmt: skip
+        out = _raidsweep(
+            "run",
+            str(spec),
+            "--store",
+            str(tmp_path / "store"),
+            env={"VSAN_PASSWORD": sim.password, "COLUMNS": "250"},
+        )
         text = " ".join(out.stderr.split())
         assert out.returncode == 2, out.stdout + out.stderr
         assert "raid_level raid5: cluster" in text and "(RAID-5): that needs 4 hosts" in text

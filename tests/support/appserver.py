@@ -125,10 +125,20 @@ def streamlit_run(store_root: Path, log: Path) -> Iterator[str]:
     env = dict(os.environ, RAIDSWEEP_STORE=str(store_root))
     env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless", "true", "--server.address", "127.0.0.1",
-        "--server.port", str(port), "--server.fileWatcherType", "none",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.fileWatcherType",
+        "none",
+    ]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -30,16 +30,47 @@ def postgres() -> Iterator[str]:
     shutil.chown(data, "postgres", "postgres")
     shutil.chown(root, "postgres", "postgres")
     port = free_port()
-    _as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "raidsweep",
-                 "--no-sync")  # fmt: skip
-    _as_postgres(str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(root / "log"),
-                 "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off",
-                 "start")  # fmt: skip
+    _as_postgres(
+        str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "raidsweep", "--no-sync"
+    )
+    _as_postgres(
+        str(bin_dir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-w",
+        "-l",
+        str(root / "log"),
+        "-o",
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off",
+        "start",
+    )
     try:
-        _as_postgres(str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port),
-                     "-U", "raidsweep", "raidsweep")  # fmt: skip
+        _as_postgres(
+            str(bin_dir / "createdb"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-U",
+            "raidsweep",
+            "raidsweep",
+        )
         yield f"postgresql://raidsweep@127.0.0.1:{port}/raidsweep"
     finally:
-        subprocess.run(["runuser", "-u", "postgres", "--", str(bin_dir / "pg_ctl"), "-D",
-                        str(data), "-m", "fast", "-w", "stop"], check=False)  # fmt: skip
+        subprocess.run(
+            [
+                "runuser",
+                "-u",
+                "postgres",
+                "--",
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-m",
+                "fast",
+                "-w",
+                "stop",
+            ],
+            check=False,
+        )
         shutil.rmtree(root, ignore_errors=True)

@@ -137,8 +137,12 @@ def described_sweep(folder: Path, text: str, class_name: str = "measured", repet
 
     spec = quick_base() | {"name": "hostile", "description": text}
     spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"patterns": ["randread"], "block_sizes": ["8k"], "concurrency": ["1x16"],
-                       "repetitions": repetitions}  # fmt: skip
+    spec["matrix"] |= {
+        "patterns": ["randread"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "repetitions": repetitions,
+    }
     cls = Path(class_measuring(folder, spec["matrix"], name=class_name))
     cls.write_text(json.dumps(yaml.safe_load(cls.read_text()) | {"description": text}))
     spec["classes"] = [str(cls)]

@@ -68,12 +68,21 @@ def running_vcsim(
     """A vcsim with one cluster of ``hosts`` hosts on a free loopback port, stopped after."""
     started = time.monotonic()
     proc = subprocess.Popen(
-        [vcsim_binary(), "-l", "127.0.0.1:0", "-host", str(hosts),
-         "-username", USERNAME, "-password", password],
+        [
+            vcsim_binary(),
+            "-l",
+            "127.0.0.1:0",
+            "-host",
+            str(hosts),
+            "-username",
+            USERNAME,
+            "-password",
+            password,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-    )  # fmt: skip
+    )
     try:
         assert proc.stdout is not None
         port = None
@@ -125,9 +134,12 @@ class Observer:
             r'vmware_soap_session="?([^";]+)"?', cookie
         ).group(1)
         stub = SoapStubAdapter(
-            host=sim.host, port=sim.port, path="/pbm", version="pbm.version.version11",
+            host=sim.host,
+            port=sim.port,
+            path="/pbm",
+            version="pbm.version.version11",
             sslContext=ctx,
-        )  # fmt: skip
+        )
         stub.cookie = cookie
         self.pm = pbm.ServiceInstance("ServiceInstance", stub).PbmRetrieveServiceContent()
         self.pm = self.pm.profileManager
@@ -158,9 +170,12 @@ class Observer:
         vm = next(v for v in self._vms() if v.name == vm_name)
         spec = vmodl.query.PropertyCollector.FilterSpec(
             objectSet=[vmodl.query.PropertyCollector.ObjectSpec(obj=vm)],
-            propSet=[vmodl.query.PropertyCollector.PropertySpec(
-                type=vim.VirtualMachine, pathSet=["snapshot"])],
-        )  # fmt: skip
+            propSet=[
+                vmodl.query.PropertyCollector.PropertySpec(
+                    type=vim.VirtualMachine, pathSet=["snapshot"]
+                )
+            ],
+        )
         found = self.content.propertyCollector.RetrieveContents([spec])
         props = {p.name: p.val for p in found[0].propSet}
         roots = props["snapshot"].rootSnapshotList if "snapshot" in props else []
@@ -196,7 +211,7 @@ def write_inventory(
                         "workers": {"hosts": workers},
                     }
                 }
-            }  # fmt: skip
+            }
         )
     )
     return path
