@@ -86,18 +86,8 @@ def test_cli_up_status_again_down(tmp_path: Path) -> None:
     folder = tmp_path / "vm"
     try:
         started = time.monotonic()
-        up = cli(
-            "lab",
-            "up",
-            "--dir",
-            str(folder),
-            "--disks",
-            "2",
-            "--disk-size",
-            "32M",
-            "--memory",
-            "512M",
-        )
+        size = ["--dir", str(folder), "--disks", "2", "--disk-size", "32M", "--memory", "512M"]
+        up = cli("lab", "up", *size)
         record("raidsweep lab up (2 disks of 32 MiB)", time.monotonic() - started)
         assert up.returncode == 0, up.stdout + up.stderr
         st = Lab(folder).status()
@@ -112,18 +102,7 @@ def test_cli_up_status_again_down(tmp_path: Path) -> None:
         assert status.returncode == 0 and "running" in status.stdout
         assert f"QEMU pid {st.pid}" in status.stdout
         # up again: the same lab, untouched, at once
-        again = cli(
-            "lab",
-            "up",
-            "--dir",
-            str(folder),
-            "--disks",
-            "2",
-            "--disk-size",
-            "32M",
-            "--memory",
-            "512M",
-        )
+        again = cli("lab", "up", *size)
         assert again.returncode == 0 and "already running" in again.stdout
         assert Lab(folder).status().pid == st.pid
         # another shape while it runs: refused, the lab untouched

@@ -7,43 +7,26 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import yaml
-
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.support.paths import ROOT
+from tests.support.specs import one_cell_sim, write_spec
 
 
 def test_each_configuration_is_built_and_measured_with_its_width(tmp_path: Path) -> None:
-    spec_file = tmp_path / "width.yaml"
-    spec_file.write_text(
-        yaml.safe_dump(
-            {
-                "name": "width",
-                "platform": "sim",
-                "inventory": str(ROOT / "inventories" / "sim" / "hosts.yml"),
-                "platform_options": {"profile": "ds8800-like", "rank_drives": {"raid10": 4}},
-                "config_space": {
-                    "raid_level": ["raid10"],
-                    "layout": ["host_stripe"],
-                    "ranks": [4],
-                    "stripe_kib": [16],
-                    "drives_per_rank": [4, 8],
-                },
-                "matrix": {
-                    "patterns": ["randread"],
-                    "block_sizes": ["8k"],
-                    "concurrency": ["1x16"],
-                    "runtime": "60s",
-                    "ramp": "5s",
-                    "repetitions": 1,
-                    "working_set": "360g",
-                },
-                "classes": ["data_file"],
-            }
-        )
-    )
+    spec = one_cell_sim("width", ["raid10"]) | {
+        "platform_options": {"profile": "ds8800-like", "rank_drives": {"raid10": 4}},
+        "classes": ["data_file"],
+    }
+    spec["config_space"] = {
+        "raid_level": ["raid10"],
+        "layout": ["host_stripe"],
+        "ranks": [4],
+        "stripe_kib": [16],
+        "drives_per_rank": [4, 8],
+    }
+    spec["matrix"] |= {"runtime": "60s", "ramp": "5s", "working_set": "360g"}
+    spec_file = write_spec(tmp_path, spec, "width")
     spec, inventory = load_spec(spec_file)
     store = ParquetStore(tmp_path / "store")
     outcome = run_sweep(spec, inventory, store)

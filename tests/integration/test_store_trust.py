@@ -22,7 +22,7 @@ from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
 from tests.support.campaign import FIGURES
 from tests.support.paths import APP
-from tests.support.specs import class_measuring, described_sweep, quick_base
+from tests.support.specs import class_measuring, described_sweep, one_cell_sim, quick_base
 
 pytestmark = pytest.mark.integration
 CASES: list[str] = []
@@ -216,14 +216,7 @@ def test_a_partial_sweep_is_marked_provisional_wherever_a_decision_is_shown(
         def configuration_done(self, key: str, status: str, array_s: float) -> None:
             self.stop.set()
 
-    spec = quick_base() | {"name": "partial"}
-    spec["config_space"] = {"raid_level": ["raid5", "raid6", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {
-        "patterns": ["randread"],
-        "block_sizes": ["8k"],
-        "concurrency": ["1x16"],
-        "repetitions": 2,
-    }
+    spec = one_cell_sim("partial", ["raid5", "raid6", "raid10"], 2)
     spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
     path = tmp_path / "partial.yaml"
     path.write_text(json.dumps(spec))
@@ -317,14 +310,7 @@ def test_a_full_store_is_named_before_anything_runs(tmp_path: Path, mounted) -> 
         check=False,
         capture_output=True,
     )
-    spec = quick_base() | {"name": "full"}
-    spec["config_space"] = {"raid_level": ["raid5"], "layout": ["single_rank"]}
-    spec["matrix"] |= {
-        "patterns": ["randread"],
-        "block_sizes": ["8k"],
-        "concurrency": ["1x16"],
-        "repetitions": 1,
-    }
+    spec = one_cell_sim("full", ["raid5"])
     spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
     path = tmp_path / "full.yaml"
     path.write_text(json.dumps(spec))

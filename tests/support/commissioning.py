@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.support.specs import quick_base, write_spec
+from tests.support.specs import one_cell_sim, write_spec
 from tests.support.sweeps import sweep
 
 #: the cells of the shipped redo_log and data_file classes, and nothing else
@@ -41,16 +41,9 @@ def array_spec(
 ) -> Path:
     """A sweep ``name`` of RAID 5 and RAID 10 (one rank each) on the simulated ``profile``,
     the redo_log and data_file cells, ``repetitions`` each; written to ``folder``."""
-    spec = quick_base() | {"name": name}
+    spec = one_cell_sim(name, ["raid5", "raid10"], repetitions)
     spec["platform_options"] = {"profile": profile}
-    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {
-        "patterns": ["randread"],
-        "block_sizes": ["8k"],
-        "concurrency": ["1x16"],
-        "repetitions": repetitions,
-        "extra_cells": CELLS,
-    }
+    spec["matrix"]["extra_cells"] = CELLS
     spec["study"] = {"mode": "grid", "seed": seed}
     spec.pop("prices", None)
     if acceptance is not None:

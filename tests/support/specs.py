@@ -104,6 +104,20 @@ def local_spec(
     return write_spec(folder, spec, name)
 
 
+def one_cell_sim(name: str, levels: list[str], repetitions: int = 1) -> dict[str, Any]:
+    """A sweep ``name`` on the simulated array: single ranks of the RAID ``levels``, one cell
+    (8k random reads, 16 jobs), ``repetitions`` each."""
+    spec = quick_base() | {"name": name}
+    spec["config_space"] = {"raid_level": levels, "layout": ["single_rank"]}
+    spec["matrix"] |= {
+        "patterns": ["randread"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "repetitions": repetitions,
+    }
+    return spec
+
+
 def class_measuring(folder: Path, matrix: dict[str, Any], name: str = "measured") -> str:
     """A class file in ``folder`` that scores every cell of ``matrix`` alike, for a test
     that measures cells no shipped class scores (a class none of whose cells the matrix
@@ -135,14 +149,7 @@ def described_sweep(folder: Path, text: str, class_name: str = "measured", repet
     from sweeper.store import ParquetStore
     from sweeper.sweep import run_sweep
 
-    spec = quick_base() | {"name": "hostile", "description": text}
-    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {
-        "patterns": ["randread"],
-        "block_sizes": ["8k"],
-        "concurrency": ["1x16"],
-        "repetitions": repetitions,
-    }
+    spec = one_cell_sim("hostile", ["raid5", "raid10"], repetitions) | {"description": text}
     cls = Path(class_measuring(folder, spec["matrix"], name=class_name))
     cls.write_text(json.dumps(yaml.safe_load(cls.read_text()) | {"description": text}))
     spec["classes"] = [str(cls)]
