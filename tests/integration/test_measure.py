@@ -25,8 +25,14 @@ def _sweep(tmp_path: Path, name: str, study: dict) -> tuple[ParquetStore, set[st
 def test_optimize_measures_what_the_classes_score(tmp_path: Path) -> None:
     study = {"mode": "optimize", "seed": 1, "budget": 2}
     store, cells = _sweep(tmp_path, "opt", study)
-    class_cells = {"write/4k/qd1x1", "write/64k/qd1x1", "randwrite/8k/qd1x1",
-                   "randread/8k/qd1x16", "randrw70/8k/qd1x16", "randread/16k/qd1x16"}  # fmt: skip
+    class_cells = {
+        "write/4k/qd1x1",
+        "write/64k/qd1x1",
+        "randwrite/8k/qd1x1",
+        "randread/8k/qd1x16",
+        "randrw70/8k/qd1x16",
+        "randread/16k/qd1x16",
+    }
     assert cells == class_cells
     runs = store.runs("opt")
     assert runs.groupby("config_key").size().eq(len(class_cells) * 3).all()
@@ -58,9 +64,11 @@ def test_a_contender_keeps_the_search_on_its_build(tmp_path: Path) -> None:
     format); with same_build: 1 the sampler alone decides."""
     from sweeper.configuration import Configuration
 
-    space = {"cache_policy": ["wb-ra", "wb-nora", "wt-ra", "wt-nora"],
-             "stripe_kib": {"host_stripe": [16, 64, 256], "pool_stripe": [16384, 1048576]},
-             "ranks": [2, 4]}  # fmt: skip
+    space = {
+        "cache_policy": ["wb-ra", "wb-nora", "wt-ra", "wt-nora"],
+        "stripe_kib": {"host_stripe": [16, 64, 256], "pool_stripe": [16384, 1048576]},
+        "ranks": [2, 4],
+    }
     for same_build, name in ((3, "stay"), (1, "free")):
         spec = quick_base() | {"name": name}
         spec["config_space"] |= space

@@ -17,9 +17,16 @@ from tests.support import devices
 
 pytestmark = pytest.mark.integration
 
-MATRIX = {"patterns": ["randread"], "block_sizes": ["4k"], "concurrency": ["1x1"],
-          "engine": "psync", "runtime": "2s", "ramp": "0s", "repetitions": 1,
-          "working_set": "16m"}  # fmt: skip
+MATRIX = {
+    "patterns": ["randread"],
+    "block_sizes": ["4k"],
+    "concurrency": ["1x1"],
+    "engine": "psync",
+    "runtime": "2s",
+    "ramp": "0s",
+    "repetitions": 1,
+    "working_set": "16m",
+}
 
 
 @pytest.fixture
@@ -29,8 +36,7 @@ def loop_device(tmp_path: Path) -> Iterator[str]:
 
 
 def _runner(tmp_path: Path, device: str, fio: str = "fio") -> FioDriver:
-    hosts = [RemoteHost(f"worker-{i}", "localhost", 22, None, None, (), local=True)
-             for i in (1, 2)]  # fmt: skip
+    hosts = [RemoteHost(f"worker-{i}", "localhost", 22, None, None, (), local=True) for i in (1, 2)]
     load = FioLoad(target=device, fio=fio, fill=False)
     runner = FioDriver(load, tmp_path / "state", Matrix.model_validate(MATRIX), SshFio(hosts))
     runner.prepare()
