@@ -337,33 +337,20 @@ def main() -> None:
         cached_read_s, _ = _render_first(root)
         switch_s, _ = _timed(lambda: at.selectbox(key="class").set_value("data_file").run())
 
+        compacted = f"{merged:,} run files merged" if merged else "nothing left to compact"
+        per_file = f"no snapshot; {1000 * parts_s / files:.2f} ms per Parquet file"
+        per_rank = f"{1000 * rank_s / len(ranked):.1f} ms per configuration and class"
+        drawn = "reads the store, ranks, draws"
         rows = [
-            (
-                "compacting the store",
-                compact_s,
-                f"{merged:,} run files merged" if merged else "nothing left to compact",
-            ),
+            ("compacting the store", compact_s, compacted),
             ("store read", read_s, "every attempt, every column"),
             ("  the ranking's columns", scoring_s, "what Recommendations reads"),
-            (
-                "  from the parts alone",
-                parts_s,
-                f"no snapshot; {1000 * parts_s / files:.2f} ms per Parquet file",
-            ),
+            ("  from the parts alone", parts_s, per_file),
             ("  the ranking's, from the parts", parts_read_s, ""),
-            (
-                "ranking all classes",
-                rank_s,
-                f"goal < {RANK_GOAL_S:.0f} s; {1000 * rank_s / len(ranked):.1f} ms per "
-                "configuration and class",
-            ),
+            ("ranking all classes", rank_s, f"goal < {RANK_GOAL_S:.0f} s; {per_rank}"),
             ("whole recommendation", recs_s, "ranking, trade-offs, evidence: the page's model"),
             ("store signature (per render)", sig_s, ""),
-            (
-                "Recommendations first render",
-                render_s,
-                f"goal < {RENDER_GOAL_S:.0f} s; reads the store, ranks, draws",
-            ),
+            ("Recommendations first render", render_s, f"goal < {RENDER_GOAL_S:.0f} s; {drawn}"),
             ("  with the store read cached", cached_read_s, "ranks and draws"),
             ("switching the class", switch_s, "all cached"),
         ]
