@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from sweeper.store.records import RunAddress
+from sweeper.store.records import RunAddress, run_columns
 
 
 class ResultsStore(ABC):
@@ -43,7 +43,6 @@ class ResultsStore(ABC):
     @abstractmethod
     def done_addresses(self, sweep_id: str) -> set[RunAddress]: ...
 
-    @abstractmethod
     def runs(
         self,
         sweep_id: str,
@@ -53,8 +52,17 @@ class ResultsStore(ABC):
         columns: Sequence[str] | None = None,
     ) -> pd.DataFrame:
         """Runs of a sweep without the bulky raw columns (fio JSON, job file); with
-        ``columns``, only those, in that order (``records.run_columns`` checks them): the same
-        rows as without, for a read of what a reader needs alone."""
+        ``columns``, only those, in that order (``records.run_columns`` checks them, the same
+        way for every backend): the same rows as without, for a read of what a reader needs
+        alone. Failed attempts only with ``include_failed``; one configuration's alone with
+        ``config_key``."""
+        return self._read_runs(sweep_id, run_columns(columns), include_failed, config_key)
+
+    @abstractmethod
+    def _read_runs(
+        self, sweep_id: str, wanted: list[str], include_failed: bool, config_key: str | None
+    ) -> pd.DataFrame:
+        """The backend's read behind ``runs``: ``wanted`` is checked and in order."""
 
     @abstractmethod
     def run_detail(self, run_id: str) -> dict[str, Any] | None:

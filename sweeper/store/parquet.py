@@ -22,7 +22,6 @@ import json
 import os
 import re
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -247,21 +246,15 @@ class ParquetStore(ResultsStore):
                 self.damaged += [f"{f}: {why}; left out" for f, why in bad.items()]
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def runs(
-        self,
-        sweep_id: str,
-        *,
-        include_failed: bool = False,
-        config_key: str | None = None,
-        columns: Sequence[str] | None = None,
+    def _read_runs(
+        self, sweep_id: str, wanted: list[str], include_failed: bool, config_key: str | None
     ) -> pd.DataFrame:
         """The sweep's runs, one row per record. A run whose content does not match its
         address (a file swapped for another run's, or edited), or whose file cannot be read
         (truncated, not Parquet), is left out and said in ``damaged``, naming its file.
-        ``columns``: only these (see ``run_columns``); DuckDB then reads no others. The whole
-        sweep is read from its snapshot while that was read from the files there are now."""
+        DuckDB reads the ``wanted`` columns alone. The whole sweep is read from its snapshot
+        while that was read from the files there are now."""
         self.damaged = []
-        wanted = run_columns(columns)
         path = self.root / sweep_id / SNAPSHOT
         if config_key is None and path.exists():
             print_ = fingerprint(self.root, self._run_files(sweep_id))
