@@ -170,8 +170,8 @@ def _predict(
         stations = build_stations(profile, state, job, g, queue)
         sol = solve(stations, fr, fw, hit, hit + g.flush_s, n)
         drives = next(s for s in stations if s.name in ("drives", "drive_dies"))
-        busy = sol.utilisation.get(drives.name, 0.0)
-        per_drive = (sol.queue.get(drives.name, 0.0) + busy * drives.servers) / drives.servers
+        busy, waiting = sol.load(drives.name).utilisation, sol.load(drives.name).queue
+        per_drive = (waiting + busy * drives.servers) / drives.servers
         new = max(1.0, per_drive / max(busy, 1e-9)) if busy > 0 else 1.0
         if abs(new - queue) < 0.02 * queue:
             break
@@ -226,7 +226,7 @@ def _predict(
         explain["utilisation"] = round(max(util.values()), 4)
         return Prediction(phases, explain, dirty_end, g.flush_s)
 
-    rho = max(sol.utilisation.values())
+    rho = sol.busiest
     if x_free <= cap * (1 + 1e-9):
         phases: tuple[Phase, ...] = (
             Phase(1.0, x_free, read_parts(sol.read_s, rho), write_parts(sol.write_s, rho)),

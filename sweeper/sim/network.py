@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass
@@ -36,14 +37,34 @@ class Station:
         return self.servers / total if total > 0 else math.inf
 
 
-@dataclass(frozen=True)
-class Solution:
+class Load(NamedTuple):
+    """How busy one station is in a solution: the share of its servers' time at work, and
+    the I/Os waiting or in service there (for the station's own scheduling)."""
+
+    utilisation: float
+    queue: float
+
+
+IDLE = Load(0.0, 0.0)
+
+
+class Solution(NamedTuple):
+    """Throughput, each direction's response time, and every station's load by name (a
+    tuple, not a frozen dataclass: the solver builds one per iteration of every question)."""
+
     iops: float
     read_s: float
     write_s: float
-    utilisation: dict[str, float]
-    #: I/Os waiting or in service at each station's queue (for a station's own scheduling)
-    queue: dict[str, float]
+    loads: dict[str, Load]
+
+    def load(self, station: str) -> Load:
+        """The named station's load (idle where the network has no such station)."""
+        return self.loads.get(station, IDLE)
+
+    @property
+    def busiest(self) -> float:
+        """The highest utilisation of any station (0 for an empty network)."""
+        return max((s.utilisation for s in self.loads.values()), default=0.0)
 
 
 def mva(demands: list[float], delay: float, n: int) -> tuple[float, list[float], list[float]]:
@@ -71,7 +92,7 @@ def solve(
     service: its demand grows by ``1 + U_off / 2``.
     """
     x_guess = 0.0
-    result = Solution(0.0, 0.0, 0.0, {}, {})
+    result = Solution(0.0, 0.0, 0.0, {})
     for _ in range(6):
         q_dem, z_r, z_w, d_r, d_w = [], delay_r, delay_w, [], []
         for s in stations:
@@ -94,9 +115,11 @@ def solve(
         x, q, q_prev = mva(q_dem, delay, n)
         r_read = z_r + sum(d * (1 + qq) for d, qq in zip(d_r, q_prev, strict=True))
         r_write = z_w + sum(d * (1 + qq) for d, qq in zip(d_w, q_prev, strict=True))
-        util = {s.name: min(1.0, x * s.demand(fr, fw) / s.servers) for s in stations}
-        queue = {s.name: qq for s, qq in zip(stations, q, strict=True)}
-        result = Solution(x, r_read, r_write, util, queue)
+        loads = {
+            s.name: Load(min(1.0, x * s.demand(fr, fw) / s.servers), qq)
+            for s, qq in zip(stations, q, strict=True)
+        }
+        result = Solution(x, r_read, r_write, loads)
         if abs(x - x_guess) <= 1e-3 * max(x, 1.0):
             break
         x_guess = x
