@@ -18,15 +18,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    AfterValidator,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from sweeper.models import StrictModel
 from sweeper.spec.names import SweepName
@@ -158,29 +150,19 @@ def matrix_problems(acceptance: Acceptance, cells: list[str]) -> list[str]:
     ]
 
 
-def _against_spec(value: Acceptance | None, info: ValidationInfo) -> Acceptance | None:
-    """The gates against the spec's matrix and classes (those validated before it): a cell
-    the matrix does not measure, or a class the spec does not rank, is refused here; a class
-    named by a class file of the user's is checked against the file's name when the sweep is
-    accepted."""
-    if value is None:
-        return value
-    problems = []
-    matrix = info.data.get("matrix")
-    if matrix is not None:
-        problems += matrix_problems(value, [c.key for c in matrix.cells()])
-    classes = info.data.get("classes")
+def spec_problems(
+    acceptance: Acceptance, cells: list[str] | None, classes: list[str] | None
+) -> list[str]:
+    """The gates against the spec's matrix (its ``cells``) and ``classes``, when those were
+    valid: a cell the matrix does not measure, or a class the spec does not rank. A class
+    named by a class file of the user's is checked against the file's name when the sweep
+    is accepted."""
+    problems = [] if cells is None else matrix_problems(acceptance, cells)
     if classes and all(NAME_RE.fullmatch(c) and not c.endswith(".yaml") for c in classes):
         problems += [
             f"gates[{i}].class: {gate.class_name!r} is not one of the spec's classes "
             f"({', '.join(classes)})"
-            for i, gate in enumerate(value.gates)
+            for i, gate in enumerate(acceptance.gates)
             if gate.class_name is not None and gate.class_name not in classes
         ]
-    if problems:
-        raise ValueError("; ".join(problems))
-    return value
-
-
-#: the spec's field: the block, checked against the matrix and classes before it
-AcceptanceField = Annotated[Acceptance | None, AfterValidator(_against_spec)]
+    return problems

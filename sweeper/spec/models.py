@@ -17,7 +17,7 @@ from pydantic import (
 
 from sweeper import rank_forms
 from sweeper.models import StrictModel
-from sweeper.spec.acceptance import AcceptanceField
+from sweeper.spec.acceptance import Acceptance, spec_problems
 from sweeper.spec.fields import no_duplicates
 from sweeper.spec.matrix import Matrix
 from sweeper.spec.warm_start import WarmStart
@@ -273,7 +273,7 @@ class SweepSpec(StrictModel):
     prices: Prices | None = None
     #: the gates the sweep must clear for hand-over (after matrix and classes: checked
     #: against them)
-    acceptance: AcceptanceField = None
+    acceptance: Acceptance | None = None
 
     @field_validator("name")
     @classmethod
@@ -288,6 +288,16 @@ class SweepSpec(StrictModel):
     @classmethod
     def _classes_unique(cls, v: list[str]) -> list[str]:
         return no_duplicates(v, "the class")
+
+    @field_validator("acceptance")
+    @classmethod
+    def _acceptance(cls, v: Acceptance | None, info: ValidationInfo) -> Acceptance | None:
+        """The gates against the matrix and classes (validated before them)."""
+        matrix = info.data.get("matrix")
+        cells = None if matrix is None else [c.key for c in matrix.cells()]
+        if v is not None and (problems := spec_problems(v, cells, info.data.get("classes"))):
+            raise ValueError("; ".join(problems))
+        return v
 
     def fingerprint(self) -> str:
         """Hash of what decides the runs' addresses and meaning (not name or description)."""
