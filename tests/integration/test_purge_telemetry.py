@@ -24,16 +24,7 @@ from tests.support.specs import local_spec, quick_fio_matrix
 from tests.support.sweeps import sweep
 
 pytestmark = pytest.mark.integration
-WRITE_ONLY = {
-    "patterns": ["write"],
-    "block_sizes": ["64k"],
-    "concurrency": ["1x1"],
-    "engine": "libaio",
-    "runtime": "1s",
-    "ramp": "0s",
-    "repetitions": 1,
-    "working_set": "16m",
-}
+WRITE_ONLY = quick_fio_matrix("write", block_sizes=["64k"], runtime="1s", working_set="16m")
 PATTERN = b"\xab" * 4096
 
 

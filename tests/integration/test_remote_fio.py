@@ -14,19 +14,11 @@ from sweeper.load import FioDriver, FioLoad, SshFio
 from sweeper.remote import RemoteHost
 from sweeper.spec import Matrix
 from tests.support import devices
+from tests.support.specs import quick_fio_matrix
 
 pytestmark = pytest.mark.integration
 
-MATRIX = {
-    "patterns": ["randread"],
-    "block_sizes": ["4k"],
-    "concurrency": ["1x1"],
-    "engine": "psync",
-    "runtime": "2s",
-    "ramp": "0s",
-    "repetitions": 1,
-    "working_set": "16m",
-}
+MATRIX = quick_fio_matrix("randread", engine="psync", working_set="16m")
 
 
 @pytest.fixture
