@@ -76,27 +76,25 @@ def test_host_striping_reads_at_least_as_well_as_a_single_rank(bs: int) -> None:
     # Data files go to RAID 10 ranks striped by the host. Where the host's 16 KiB stripe
     # splits a read over all four LUNs (64k and up) each rank positions once per read, as
     # the single rank does, and the two come close; below that four ranks serve the reads.
+    # (At 256k the single rank's eight drive queues, 20 reads among them, leave one drive
+    # idle while another holds three: 1.38x for RAID 5/6.)
     for raid in LEVELS:
         single = iops(raid, "single_rank", "randread", bs)
         host = iops(raid, "host_stripe", "randread", bs)
         assert host >= single, (raid, bs)
         if bs >= 64:
-            assert host < 1.35 * single, (raid, bs, host / single)
+            assert host < 1.4 * single, (raid, bs, host / single)
 
 
 @pytest.mark.parametrize("bs", BLOCKS)
 def test_raid10_is_best_for_random_reads_and_writes(bs: int) -> None:
-    # RAID 10 has 16 drives to RAID 5/6's 32 in the striped layouts. One cell gives way:
-    # host-striped 32k reads, which the 16 KiB stripe cuts into two pieces on two LUNs, so
-    # RAID 10's two ranks position twice per read as RAID 5's four do, on half the drives;
-    # the nearer mirror copy makes up only part of it.
+    # RAID 10 has 16 drives to RAID 5/6's 32 in the striped layouts. A read waits only at
+    # the drive that holds its data, and a mirrored pair reads from whichever copy comes
+    # free first: eight two-drive queues against 32 one-drive queues, and the nearer copy.
     for layout in LAYOUTS:
         for rw in ("randread", "randwrite", "randrw"):
             r10 = iops("raid10", layout, rw, bs)
             others = max(iops("raid5", layout, rw, bs), iops("raid6", layout, rw, bs))
-            if (layout, rw, bs) == ("host_stripe", "randread", 32):
-                assert r10 > 0.8 * others, (layout, rw, bs, r10 / others)
-                continue
             assert r10 > others, (layout, rw, bs, r10 / others)
 
 
@@ -204,8 +202,9 @@ def test_a_single_rank_reads_small_blocks_at_its_eight_drives_rate(bs: int) -> N
     # queue 2.5 deep on one rank's 8 drives, where four ranks' 32 drives hold less than one
     # each. Reordering 2.5 requests gains a drive about 1.3x, not the 2x that would close
     # the gap. With the read cache taken away (so one server's cache against two plays no
-    # part) the drives alone still give host striping 1.6-2x.
+    # part) the drives alone still give host striping 1.45-2x (RAID 10's mirrored pairs,
+    # which read from either copy, queue least on one rank).
     for raid in LEVELS:
         single = iops(raid, "single_rank", "randread", bs, "no_read_cache")
         host = iops(raid, "host_stripe", "randread", bs, "no_read_cache")
-        assert 1.5 < host / single < 2.1, (raid, bs, host / single)
+        assert 1.45 < host / single < 2.1, (raid, bs, host / single)

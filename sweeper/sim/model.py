@@ -171,7 +171,8 @@ def _predict(
         sol = solve(stations, fr, fw, hit, hit + g.flush_s, n)
         drives = next(s for s in stations if s.name in ("drives", "drive_dies"))
         busy, waiting = sol.load(drives.name).utilisation, sol.load(drives.name).queue
-        per_drive = (waiting + busy * drives.servers) / drives.servers
+        # requests in the drives' queues, and those in service beyond one per queue
+        per_drive = (waiting + busy * (drives.servers - drives.queues)) / drives.servers
         new = max(1.0, per_drive / max(busy, 1e-9)) if busy > 0 else 1.0
         if abs(new - queue) < 0.02 * queue:
             break

@@ -17,6 +17,10 @@ class Station:
     ``read_path``/``write_path`` is what the I/O waits there when the station is idle, if
     it differs from the demand: pieces of one I/O served in parallel on several servers
     load the station with their sum but keep the I/O only as long as the slowest piece.
+
+    ``queues``: the servers form this many separate queues of ``servers / queues`` each, and
+    a request can wait only in the one that holds its data (a drive, or a mirrored pair
+    that reads from either copy); 1 is one queue every server takes from.
     """
 
     name: str
@@ -27,6 +31,7 @@ class Station:
     write_on_path: bool = True
     read_path: float | None = None
     write_path: float | None = None
+    queues: int = 1
 
     def demand(self, fr: float, fw: float) -> float:
         return fr * self.read + fw * self.write
@@ -67,16 +72,24 @@ class Solution(NamedTuple):
         return max((s.utilisation for s in self.loads.values()), default=0.0)
 
 
-def mva(demands: list[float], delay: float, n: int) -> tuple[float, list[float], list[float]]:
-    """Exact single-class MVA. Returns X(n), Q(n) and Q(n-1)."""
+def mva(
+    demands: list[float], waits: list[float], delay: float, n: int
+) -> tuple[float, list[float], list[float]]:
+    """Exact single-class MVA over stations that may be split into separate queues.
+    Returns X(n), Q(n) and Q(n-1), ``Q`` the requests at each station's every queue.
+
+    ``demands[k]`` is the work one host I/O brings each of station ``k``'s queues (per
+    server), ``waits[k]`` what the I/O waits there for each request ahead of it in its
+    queue and for its own service; for a station of one queue the two are equal.
+    """
     q = [0.0] * len(demands)
     q_prev = q
     x = 0.0
     for k in range(1, n + 1):
         q_prev = q
-        r = [d * (1 + qi) for d, qi in zip(demands, q, strict=True)]
+        r = [w * (1 + qi) for w, qi in zip(waits, q, strict=True)]
         x = k / (delay + sum(r))
-        q = [x * ri for ri in r]
+        q = [x * d * (1 + qi) for d, qi in zip(demands, q, strict=True)]
     return x, q, q_prev
 
 
@@ -90,11 +103,16 @@ def solve(
     response path (destage, prefetch) only loads the station: the array gives host I/O
     priority over destage and prefetch, so an on-path request waits at most for the one in
     service: its demand grows by ``1 + U_off / 2``.
+
+    A station of ``G`` separate queues (``queues``) of ``c = m / G`` servers holds each of an
+    I/O's pieces in one queue, chosen by where its data lies: every queue sees the demand
+    ``D/m`` per host I/O, and the I/O waits ``p / c`` for each request ahead of its piece
+    (``p`` its path: the slowest piece), at least the one queue's ``D/m``.
     """
     x_guess = 0.0
     result = Solution(0.0, 0.0, 0.0, {})
     for _ in range(6):
-        q_dem, z_r, z_w, d_r, d_w = [], delay_r, delay_w, [], []
+        q_dem, w_dem, z_r, z_w, d_r, d_w = [], [], delay_r, delay_w, [], []
         for s in stations:
             off = (0.0 if s.read_on_path else fr * s.read) + (
                 0.0 if s.write_on_path else fw * s.write
@@ -106,17 +124,21 @@ def solve(
             sw = s.write * inflate if s.write_on_path else 0.0
             pr = (s.read_path if s.read_path is not None else s.read) * inflate
             pw = (s.write_path if s.write_path is not None else s.write) * inflate
-            d_r.append(sr / m)
-            d_w.append(sw / m)
-            z_r += max(0.0, pr - sr / m) if s.read_on_path else 0.0
-            z_w += max(0.0, pw - sw / m) if s.write_on_path else 0.0
+            g = s.queues
+            wr = max(sr, pr * g) / m if s.read_on_path else 0.0
+            ww = max(sw, pw * g) / m if s.write_on_path else 0.0
+            d_r.append(wr)
+            d_w.append(ww)
+            z_r += max(0.0, pr - wr) if s.read_on_path else 0.0
+            z_w += max(0.0, pw - ww) if s.write_on_path else 0.0
             q_dem.append(fr * sr / m + fw * sw / m)
+            w_dem.append(fr * wr + fw * ww)
         delay = fr * z_r + fw * z_w
-        x, q, q_prev = mva(q_dem, delay, n)
+        x, q, q_prev = mva(q_dem, w_dem, delay, n)
         r_read = z_r + sum(d * (1 + qq) for d, qq in zip(d_r, q_prev, strict=True))
         r_write = z_w + sum(d * (1 + qq) for d, qq in zip(d_w, q_prev, strict=True))
         loads = {
-            s.name: Load(min(1.0, x * s.demand(fr, fw) / s.servers), qq)
+            s.name: Load(min(1.0, x * s.demand(fr, fw) / s.servers), qq * s.queues)
             for s, qq in zip(stations, q, strict=True)
         }
         result = Solution(x, r_read, r_write, loads)

@@ -6,7 +6,7 @@ from sweeper.sim import backend
 from sweeper.sim.backend import MIB, Work
 from sweeper.sim.geometry import Geometry
 from sweeper.sim.network import Station
-from sweeper.sim.profile import ArrayProfile
+from sweeper.sim.profile import MIRRORED, ArrayProfile
 from sweeper.sim.state import ArrayState, Job
 
 
@@ -97,6 +97,9 @@ def build_stations(
     media, media_servers = (
         ("drives", servers) if drives.rotating else ("drive_dies", servers * drives.parallelism)
     )
+    # A request waits at the drive that holds its data; a mirrored pair reads from either
+    # copy, whichever comes free first (one queue of two), and writes both.
+    copies = 2 if state.raid_level in MIRRORED else 1
     stations.append(
         Station(
             media,
@@ -107,6 +110,7 @@ def build_stations(
             write_on,
             read_path=read_t * join,
             write_path=write_t * join,
+            queues=max(1, servers // copies),
         )
     )
     if not drives.rotating:
