@@ -14,7 +14,7 @@ from recommender import views
 from recommender.predictions import annotate, fitted_on, nearest, surrogate_all
 from recommender.views import predicted as shown
 from sweeper.configuration import Configuration
-from tests.test_stopping import SPACE, sample, smooth, table
+from tests.support.landscape import SPACE, sample, smooth, table
 
 BEST = max(SPACE, key=smooth)
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from recommender.search_evidence import class_line, evidence_document, headline
 from sweeper.sweep.stopping import judge
-from tests.test_stopping import SPACE, sample, table
+from tests.support.landscape import SPACE, sample, table
 
 
 def near_tie_decision() -> dict:

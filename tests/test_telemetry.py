@@ -24,7 +24,7 @@ from sweeper.load.telemetry import (
 )
 from sweeper.store import RUN_SCHEMA
 from tests.support.paths import ROOT
-from tests.test_records import output, row_of
+from tests.support.runs import output, row_of
 
 RECORDED = ROOT / "tests" / "fixtures" / "telemetry"
 FIO = ROOT / "tests" / "fixtures" / "fio"
