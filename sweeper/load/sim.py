@@ -19,7 +19,7 @@ from sweeper.sim.profile import ArrayProfile
 from sweeper.sim.rate import open_loop
 from sweeper.units import parse_size
 from sweeper.vocabulary import CONFIGURATION_COLUMNS, MULTI_RANK_COLUMNS
-from sweeper.workload import WorkloadCell
+from sweeper.workload import DataProfile, WorkloadCell
 
 SIM_TARGET = "/dev/raidsweep/test-volume"
 DEFAULT_WORKING_SET = 360 * 1024**3  # the reference study's working set
@@ -84,8 +84,7 @@ def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
         working_set=working_set,
         sync=sync,
         distribution=options.get("random_distribution") or None,
-        compress_pct=int(compress) if compress else None,
-        dedupe_pct=int(dedupe) if dedupe else None,
+        data=DataProfile(int(compress or 0), int(dedupe or 0)) if compress or dedupe else None,
         rate_iops=rate_iops,
     )
 

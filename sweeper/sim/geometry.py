@@ -241,7 +241,7 @@ def reduction_ratio(profile_ratio: float, job: Job) -> float:
     """Bytes written per byte stored: from the job's data profile when it has one,
     ``1 / ((1 − compress) (1 − dedupe))`` (a repeated buffer is stored once, the rest
     compressed), at most ``MAX_REDUCTION``; else the profile's ``ratio``."""
-    if job.compress_pct is None and job.dedupe_pct is None:
+    if job.data is None:
         return profile_ratio
-    kept = (1 - (job.compress_pct or 0) / 100) * (1 - (job.dedupe_pct or 0) / 100)
+    kept = (1 - job.data.compress_pct / 100) * (1 - job.data.dedupe_pct / 100)
     return min(MAX_REDUCTION, 1 / kept) if kept > 0 else MAX_REDUCTION

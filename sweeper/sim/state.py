@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sweeper.workload import DataProfile
+
 
 @dataclass(frozen=True)
 class ArrayState:
@@ -36,21 +38,23 @@ class Job:
     rw: str
     read_fraction: float
     block_size: int
+    #: fio's iodepth, numjobs and ioengine: what sets the I/Os in flight (``outstanding``)
     iodepth: int
     numjobs: int
     engine: str
+    #: seconds measured, after ``ramp_s`` seconds left out
     runtime_s: float
     ramp_s: float
+    #: bytes the jobs span together (each job's own region summed when each has one)
     working_set: int
     #: made durable after every write: ``fdatasync``/``fsync`` (a flush call), ``dsync``
     #: (writes opened O_DSYNC), or None
     sync: str | None = None
     #: fio's ``random_distribution`` (``zipf:1.2``, ``pareto:0.9``, ``normal:20``), or None
     distribution: str | None = None
-    #: the written data's shares that compress away and that repeat (fio's
-    #: buffer_compress_percentage and dedupe_percentage), or None: fio's default buffers
-    compress_pct: int | None = None
-    dedupe_pct: int | None = None
+    #: what the written data is like (fio's buffer_compress_percentage and
+    #: dedupe_percentage), or None: fio's default buffers, incompressible and unique
+    data: DataProfile | None = None
     #: an open loop: Poisson arrivals at this many IOPS in all (fio's rate_iops over its
     #: jobs, with rate_process=poisson), or None: a closed loop
     rate_iops: float | None = None
