@@ -9,7 +9,6 @@ import pyarrow as pa
 
 from sweeper.ansible import PlayResult
 from sweeper.fio import FioResult, parse_fio_output
-from sweeper.load import RunOutput
 from sweeper.store import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
 from sweeper.sweep.records import Attempt, configuration_row, run_row
 from sweeper.workload import WorkloadCell
@@ -109,7 +108,7 @@ def test_a_run_whose_runner_raised_is_kept_with_its_cause() -> None:
 
 
 def test_a_failed_fio_run_keeps_its_output() -> None:
-    out = RunOutput("", "fio: bad option", 1, 0.0, "fio", "fio-3.33", "[job]\n")
+    out = output(stdout="", stderr="fio: bad option", exit_code=1, array_time_s=0.0)
     row = row_of(out, None, "fio exited 1: fio: bad option")
     assert row["status"] == "failed" and row["fio_stderr"] == "fio: bad option"
 

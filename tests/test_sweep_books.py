@@ -11,7 +11,6 @@ from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
 from sweeper.fio import FioResult
 from sweeper.fio.parse import DirectionStats
-from sweeper.load import RunOutput
 from sweeper.spec import Matrix, load_spec
 from sweeper.store import ParquetStore, RunAddress
 from sweeper.study import open_sweep_study
@@ -20,6 +19,7 @@ from sweeper.sweep.measure import ConfigurationRuns
 from sweeper.sweep.records import Attempt, RunContext, run_row
 from sweeper.workload import WorkloadCell
 from tests.support.paths import QUICK
+from tests.support.runs import output
 
 SWEEP = "quick"
 MATRIX = Matrix(patterns=["randread"], block_sizes=["8k"], runtime="10s", ramp="1s")
@@ -28,15 +28,17 @@ PLAY = PlayResult("successful", 0, 1, None, None, "", 0.1)
 FINISHED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-def output() -> RunOutput:
-    return RunOutput("{}", "", 0, 11.0, "fio", "fio-3.33", "[job]\n")
-
-
 def a_run(config_key: str, cell_key: str, rep: int, iops: float, ok: bool = True) -> dict:
     cell = WorkloadCell.parse(cell_key)
     stats = DirectionStats(iops, iops / 100, 1.0, 1.0, 2.0, None, None, None, 10)
     parsed = FioResult(stats, None, {}, "fio-3.33", 1) if ok else None
-    attempt = Attempt(output(), parsed, None if ok else "fio exited 1", FINISHED, 1.0)
+    attempt = Attempt(
+        output(stdout="{}", array_time_s=11.0),
+        parsed,
+        None if ok else "fio exited 1",
+        FINISHED,
+        1.0,
+    )
     address = RunAddress(SWEEP, config_key, cell.key, rep)
     finished = FINISHED + timedelta(seconds=rep)
     return run_row(

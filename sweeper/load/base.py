@@ -10,22 +10,23 @@ from sweeper.fio.parse import FioResult
 from sweeper.workload import WorkloadCell
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunOutput:
-    """One run as the load driver saw it: the tool's own output, its timings, and what the
-    run's disclosure keeps of the load side (fill, steady state, load hosts, model)."""
+    """One run as the load driver saw it: what ran, what it said, how long the array was
+    busy, and what the run's disclosure keeps of the load side (fill, steady state, load
+    hosts, model). Built by keyword: most of it is optional."""
 
-    stdout: str
-    stderr: str
-    exit_code: int
-    array_time_s: float
     tool: str
     tool_version: str
     job_file: str
+    stdout: str
     #: figures the driver already read from ``stdout`` (fio's client mode), else None
     result: FioResult | None = None
+    stderr: str
+    exit_code: int
     #: why the run failed although fio exited 0 (e.g. a load host that reported nothing)
     error: str | None = None
+    array_time_s: float
     #: the fill that wrote the working set before the runs (without its job file)
     fill: dict[str, Any] = field(default_factory=dict)
     #: the SNIA PTS steady-state verdict over the run's interval logs

@@ -31,8 +31,18 @@ def stats(iops: float, mbps: float, lat: float) -> DirectionStats:
     return DirectionStats(iops, mbps, lat, lat, 2 * lat, 3 * lat, 4 * lat, 5 * lat, 1000)
 
 
-def output(**extra: object) -> RunOutput:
-    return RunOutput("{fio json}", "", 0, 306.0, "fio", "fio-3.33", "[job]\n", **extra)  # type: ignore[arg-type]
+def output(**change: object) -> RunOutput:
+    """A finished fio run's output; ``change`` replaces or adds fields."""
+    fields: dict = {
+        "tool": "fio",
+        "tool_version": "fio-3.33",
+        "job_file": "[job]\n",
+        "stdout": "{fio json}",
+        "stderr": "",
+        "exit_code": 0,
+        "array_time_s": 306.0,
+    }
+    return RunOutput(**(fields | change))
 
 
 def row_of(out: RunOutput | None, parsed: FioResult | None, error: str | None = None) -> dict:
