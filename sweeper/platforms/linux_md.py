@@ -21,11 +21,12 @@ allow-list of test devices (``linux_md_devices``, by ``/dev/disk/by-id/``):
   resyncing, capped by ``rebuild_kib_s``; a later ``optimal`` makes it whole again).
 
 fio runs on the storage host over SSH, with the connection the inventory gives Ansible, on
-the test volume ``/dev/raidsweep/volume``. Safe mode refuses, before anything changes, a
-device that is not allow-listed, is the root disk, is mounted, has holders, or carries a
-filesystem, partition table, RAID or LVM signature that is not raidsweep's own, unless the
-inventory lists it in ``linux_md_wipeable``. ``raidsweep lab up`` gives a throwaway VM to
-rehearse on.
+the test volume ``/dev/raidsweep/volume``, purged there first if ``purge`` asks (discard or
+zero; ``nvme-format`` is refused: the volume is no NVMe namespace). Safe mode refuses, before
+anything changes, a device that is not allow-listed, is the root disk, is mounted, has
+holders, or carries a filesystem, partition table, RAID or LVM signature that is not
+raidsweep's own, unless the inventory lists it in ``linux_md_wipeable``. ``raidsweep lab up``
+gives a throwaway VM to rehearse on.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.dimensions import WIDTH, Dimension, raid_group
 from sweeper.errors import InputError
 from sweeper.load import TIMEOUT_GRACE_S, FioDriver, FioLoad, LoadDriver, SshFio
+from sweeper.load.purge import purge_plan
 from sweeper.locking import canonical_host
 from sweeper.models import StrictModel
 from sweeper.platforms.base import Platform, option_vars
@@ -148,6 +150,15 @@ class LinuxMdOptions(StrictModel):
     #: the rebuilding health: cap the spare's resync at this many KiB/s (the host's own
     #: limits if not given), so that it lasts through the runs
     rebuild_kib_s: int | None = Field(default=None, ge=1000, le=10**8)
+    #: SNIA PTS purge of the test volume before the fill, once per configuration
+    purge: Literal["discard", "zero", "nvme-format"] | None = None
+
+    @field_validator("purge")
+    @classmethod
+    def _purge(cls, v: str | None) -> str | None:
+        if v != "nvme-format":
+            return v
+        raise ValueError(f"nvme-format needs an NVMe namespace, not {VOLUME} (LVM on md)")
 
     @field_validator("hang_grace_s", mode="before")
     @classmethod
@@ -346,7 +357,8 @@ class LinuxMdPlatform(Platform):
         host = self.host or inventory_host(self.inventory)
         o = self.opts
         on_fs = config.dimension("filesystem", "none") != "none"
-        load = FioLoad(FS_TARGET if on_fs else VOLUME, o.fio, o.fill, None, o.hang_grace_s)
+        target = FS_TARGET if on_fs else VOLUME
+        load = FioLoad(target, o.fio, o.fill, None, o.hang_grace_s, o.purge)
         return FioDriver(
             load, self.state_dir, matrix, SshFio([host]), lambda: volume_identity(host, on_fs)
         )
@@ -380,6 +392,7 @@ class LinuxMdPlatform(Platform):
             f"builds md arrays and the LVM volume group {VG!r} on {shown or 'the allow-list'}, "
             "anew for every RAID build; whatever those devices hold is destroyed",
             f"fio writes to {VOLUME} on the storage host",
+            *([purge_plan(self.opts.purge, VOLUME, None)] if self.opts.purge else []),
             "`raidsweep plan SPEC` shows what each configuration creates and destroys",
         ]
 
