@@ -132,12 +132,8 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
     out["cv_pct"] = np.where(
         out["score"] != 0, 100 * sd / out["score"].where(out["score"] != 0, 1), 0.0
     )
-    names = list(wide.columns)
     out["cells_measured"] = measured.sum(axis=1).astype(int)
-    out["cells_missing"] = [
-        ", ".join(c for c in wclass.cell_keys if c not in {names[i] for i in np.flatnonzero(row)})
-        for row in measured.to_numpy()
-    ]
+    out["cells_missing"] = _cells_missing(measured.to_numpy(), list(wide.columns), wclass)
     violations, worst = _limits_all(mine, wclass, out.index)
     out["meets_limits"] = [not v for v in violations]
     out["violations"] = ["; ".join(v) for v in violations]
@@ -166,6 +162,20 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
     return out[columns]
 
 
+def _cells_missing(measured: np.ndarray, names: list[str], wclass: WorkloadClass) -> list[str]:
+    """Per configuration (a row of ``measured``: which of ``names`` it was measured on), the
+    class's cells it lacks, in the class's order; worked out once per distinct row."""
+    texts: dict[bytes, str] = {}
+    out = []
+    for row in measured:
+        key = row.tobytes()
+        if key not in texts:
+            have = {names[i] for i in np.flatnonzero(row)}
+            texts[key] = ", ".join(c for c in wclass.cell_keys if c not in have)
+        out.append(texts[key])
+    return out
+
+
 def _limits_all(
     mine: pd.DataFrame, wclass: WorkloadClass, configs: pd.Index
 ) -> tuple[list[list[str]], list[str]]:
@@ -182,9 +192,10 @@ def _limits_all(
             means = means[means.index.get_level_values(1).isin(limit.cells)]
         if means.empty:
             continue
-        top = means.groupby(level=0).idxmax()
-        for config, (_, cell) in top.items():
-            worst[config].append(f"{limit.metric} {means[(config, cell)]:.2f} ms ({cell})")
+        by_config = means.groupby(level=0)
+        top, highest = by_config.idxmax(), by_config.max()
+        for config, (_, cell), value in zip(top.index, top, highest, strict=True):
+            worst[config].append(f"{limit.metric} {value:.2f} ms ({cell})")
         for (config, cell), v in means[means > limit.max_ms].items():
             violations[config].append(f"{cell}: {limit.metric} {v:.2f} ms > {limit.max}")
     return [violations[k] for k in configs], ["; ".join(worst[k]) for k in configs]
