@@ -85,7 +85,13 @@ def signature(store: ParquetStore, sweep_id: str) -> tuple[int, ...]:
 # pages do). One read of every attempt serves both the good runs and the failed counts.
 @st.cache_resource(max_entries=4, show_spinner="Reading the store…")
 def _attempts(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
+    _READ_WHOLE[(root, sweep_id)] = sig
     return ParquetStore(root).runs(sweep_id, include_failed=True)
+
+
+#: per store and sweep, the signature at which ``_attempts`` last read every attempt: the
+#: ranking then takes its columns from that frame instead of reading them again
+_READ_WHOLE: dict[tuple[str, str], tuple] = {}
 
 
 def _ok(attempts: pd.DataFrame) -> pd.DataFrame:
@@ -95,10 +101,15 @@ def _ok(attempts: pd.DataFrame) -> pd.DataFrame:
 
 
 # What the ranking reads of the good runs, read alone (a third fewer columns, none of the run's
-# other text): Recommendations, the first page, then never waits for a read of everything.
+# other text): Recommendations, the first page, then never waits for a read of everything;
+# taken from the frame of every attempt when a page (the landing Overview) has read it already.
 # Shared like ``_attempts``: never to be modified.
 @st.cache_resource(max_entries=4, show_spinner="Reading the store…")
 def _scoring_runs(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
+    if _READ_WHOLE.get((root, sweep_id)) == sig:  # a page read every attempt (Overview)
+        whole = _attempts(root, sweep_id, sig)
+        if set(SCORING_COLUMNS) <= set(whole.columns):
+            return _ok(whole)[list(SCORING_COLUMNS)]
     return ParquetStore(root).runs(sweep_id, columns=SCORING_COLUMNS)
 
 
