@@ -1,9 +1,13 @@
-"""``raidsweep app``: serve the browser app (Streamlit) for a results store."""
+"""``raidsweep app``: serve the browser app (Streamlit) for a results store.
+
+The server runs in this process, and the libraries the pages use are imported before it
+listens: a tab's first page then waits for no import (Altair alone takes most of a second).
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
-import sys
 from itertools import chain
 from pathlib import Path
 from typing import Annotated
@@ -15,6 +19,23 @@ from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err
 
 #: the Streamlit entry point, at the top of the project
 APP_PY = Path(__file__).resolve().parents[2] / "app.py"
+#: what the pages import of the project and its libraries (charts, report, ranking, curves),
+#: imported once as the server starts instead of inside the first run of each page
+PRELOAD = (
+    "altair",
+    "pandas",
+    "pyarrow.parquet",
+    "recommender.charts",
+    "recommender.curves",
+    "recommender.data",
+    "recommender.importance",
+    "recommender.predictions",
+    "recommender.report",
+    "recommender.sweepcompare",
+    "recommender.views",
+    "sweeper.status",
+    "sweeper.store",
+)
 
 
 def run_app(
@@ -25,7 +46,6 @@ def run_app(
     ] = "127.0.0.1",
 ) -> None:
     """Serve the browser app (Streamlit) for the store."""
-    streamlit = Path(sys.executable).parent / "streamlit"
     os.environ["RAIDSWEEP_STORE"] = str(Path(store).resolve())
     if not _loopback(address):
         err.print(
@@ -35,7 +55,6 @@ def run_app(
             "127.0.0.1 and use an SSH tunnel unless the network is yours alone",
             highlight=False,
         )
-    console.print(f"raidsweep app: http://{address}:{port}  (Ctrl-C stops it)")
     # No file watcher and no run-on-save: the app's folder holds .venv and the store, and
     # watching them costs a core while a tab is open.
     options = {
@@ -47,8 +66,13 @@ def run_app(
         "--server.runOnSave": "false",
         "--client.toolbarMode": "viewer",
     }
-    args = [str(streamlit), "run", str(APP_PY), *chain.from_iterable(options.items())]
-    os.execv(args[0], args)
+    for name in PRELOAD:
+        importlib.import_module(name)
+    from streamlit.web import cli as streamlit_cli
+
+    console.print(f"raidsweep app: http://{address}:{port}  (Ctrl-C stops it)")
+    args = ["run", str(APP_PY), *chain.from_iterable(options.items())]
+    streamlit_cli.main(args, prog_name="streamlit")
 
 
 def _loopback(address: str) -> bool:
