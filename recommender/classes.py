@@ -31,11 +31,15 @@ LIMIT_METRICS = frozenset(
 class ClassCell(StrictModel):
     cell: str
     weight: float = Field(default=1.0, gt=0, le=1e6)
+    #: the cell scored in this one's place when a sweep does not measure it, said with the
+    #: ranking: e.g. a plain write standing in for the same write made durable (O_DSYNC),
+    #: so that a sweep whose matrix predates the sync cells still ranks the class
+    stand_in: str | None = None
 
-    @field_validator("cell")
+    @field_validator("cell", "stand_in")
     @classmethod
-    def _cell(cls, v: str) -> str:
-        return WorkloadCell.parse(v).key
+    def _cell(cls, v: str | None) -> str | None:
+        return None if v is None else WorkloadCell.parse(v).key
 
 
 class Limit(StrictModel):
@@ -148,6 +152,11 @@ class WorkloadClass(StrictModel):
     @model_validator(mode="after")
     def _limit_cells(self) -> WorkloadClass:
         mine = set(self.cell_keys)
+        for i, cell in enumerate(self.cells):
+            if cell.stand_in is not None and cell.stand_in in mine:
+                raise ValueError(
+                    f"cells[{i}].stand_in {cell.stand_in!r} is one of the class's cells already"
+                )
         for i, limit in enumerate(self.limits):
             for cell in limit.cells or []:
                 if cell not in mine:
@@ -159,6 +168,38 @@ class WorkloadClass(StrictModel):
     @property
     def cell_keys(self) -> list[str]:
         return [c.cell for c in self.cells]
+
+    def stand_ins(self, cell_keys: list[str]) -> dict[str, str]:
+        """Each of the class's cells that ``cell_keys`` (a sweep's) lack and whose stand-in
+        they hold, with that stand-in."""
+        measured = _matrix_keys(cell_keys)
+        return {
+            c.cell: c.stand_in
+            for c in self.cells
+            if c.cell not in measured and c.stand_in is not None and c.stand_in in measured
+        }
+
+    def for_cells(self, cell_keys: list[str]) -> WorkloadClass:
+        """The class as it scores a sweep measuring ``cell_keys``: a cell the sweep lacks is
+        replaced by its stand-in when the sweep measures that, in the limits too, and the
+        description says so (a stand-in measures something else: the ranking must say)."""
+        swap = self.stand_ins(cell_keys)
+        if not swap:
+            return self
+        cells = [
+            c.model_copy(update={"cell": swap[c.cell], "stand_in": None}) if c.cell in swap else c
+            for c in self.cells
+        ]
+        limits = [
+            lim.model_copy(update={"cells": [swap.get(c, c) for c in lim.cells]})
+            if lim.cells
+            else lim
+            for lim in self.limits
+        ]
+        said = "; ".join(f"{new} stands in for {old}, not measured" for old, new in swap.items())
+        return self.model_copy(
+            update={"cells": cells, "limits": limits, "description": f"{self.description} ({said})"}
+        )
 
     def for_media(self, media: str | None) -> WorkloadClass:
         """The class as it applies to drives of ``media``: limits for other media dropped
@@ -214,9 +255,13 @@ def load_class(name_or_path: str | Path) -> WorkloadClass:
     return load_model(class_path(name_or_path), WorkloadClass, "a workload class")
 
 
-def load_classes(names: list[str], media: str | None = None) -> list[WorkloadClass]:
-    """The classes, with the limits that hold for the drives' ``media`` (hdd, flash)."""
-    return [load_class(n).for_media(media) for n in names]
+def load_classes(
+    names: list[str], media: str | None = None, cell_keys: list[str] | None = None
+) -> list[WorkloadClass]:
+    """The classes, with the limits that hold for the drives' ``media`` (hdd, flash); with
+    a sweep's ``cell_keys``, each as it scores that sweep (its stand-ins in place)."""
+    classes = [load_class(n).for_media(media) for n in names]
+    return classes if cell_keys is None else [c.for_cells(cell_keys) for c in classes]
 
 
 def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
@@ -249,7 +294,7 @@ def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
                 )
             )
         named.setdefault(wclass.name, i)
-        if not any(c in measured for c in wclass.cell_keys):
+        if not any(c in measured for c in wclass.for_cells(list(measured)).cell_keys):
             source = f" ({class_path(name)})" if Path(name).suffix else ""
             problems.append(
                 (
@@ -273,6 +318,12 @@ def matrix_gaps(classes: list[WorkloadClass], cell_keys: list[str]) -> list[str]
     measured = _matrix_keys(cell_keys)
     lines = []
     for wclass in classes:
+        lines += [
+            f"class {wclass.name}: the matrix does not measure {old}; {new} stands in for it "
+            "(add it to the matrix or to matrix.extra_cells to measure what the class asks)"
+            for old, new in wclass.stand_ins(cell_keys).items()
+        ]
+        wclass = wclass.for_cells(cell_keys)
         missing = [c for c in wclass.cell_keys if c not in measured]
         if missing:
             lines.append(
@@ -288,7 +339,8 @@ def check_against_sweep(name_or_path: str, cell_keys: list[str]) -> WorkloadClas
     wclass = load_class(name_or_path)
     measured = _matrix_keys(cell_keys)
     path = class_path(name_or_path)
-    bad = [(i, c.cell) for i, c in enumerate(wclass.cells) if c.cell not in measured]
+    swap = wclass.stand_ins(cell_keys)
+    bad = [(i, c.cell) for i, c in enumerate(wclass.cells) if c.cell not in measured | set(swap)]
     if bad:
         source = YamlSource.from_path(path)
         raise InputError(
@@ -299,4 +351,4 @@ def check_against_sweep(name_or_path: str, cell_keys: list[str]) -> WorkloadClas
                 for i, cell in bad
             ],
         )
-    return wclass
+    return wclass.for_cells(cell_keys)

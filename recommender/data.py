@@ -12,6 +12,7 @@ from recommender.recommendations import ClassRecommendation, class_recommendatio
 from recommender.scoring import rank_classes
 from recommender.tradeoffs import hardware_facts
 from recommender.views.grids import HEATMAP_METRICS, heatmap_frame
+from sweeper.spec import Matrix
 from sweeper.store.records import RUN_SCHEMA, run_columns
 
 __all__ = [
@@ -26,9 +27,11 @@ __all__ = [
 
 
 def sweep_classes(record: dict[str, Any]) -> list[WorkloadClass]:
-    """The sweep's classes with the limits for its drives' media."""
+    """The sweep's classes with the limits for its drives' media, each as it scores the
+    sweep's matrix (a stand-in in place of a cell the matrix lacks)."""
     media = hardware_facts(record).get("media")
-    return load_classes(record["spec"]["classes"], media)
+    cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
+    return load_classes(record["spec"]["classes"], media, cells)
 
 
 def load_rankings(store: Any, record: dict[str, Any]) -> tuple[pd.DataFrame, list[WorkloadClass]]:

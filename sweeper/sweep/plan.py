@@ -40,7 +40,8 @@ def planned_cells(spec: SweepSpec) -> list[WorkloadCell]:
     cells = spec.matrix.cells()
     if not spec.study.class_cells_only:
         return cells
-    wanted = {c.cell for wc in load_classes(spec.classes) for c in wc.cells}
+    classes = load_classes(spec.classes, cell_keys=[c.key for c in cells])
+    wanted = {c.cell for wc in classes for c in wc.cells}
     if spec.matrix.drift is not None:
         wanted.add(spec.matrix.drift.cell)
     # A class cell without an active range is the whole working set (ws100).

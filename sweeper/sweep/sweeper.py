@@ -71,7 +71,8 @@ class Sweeper:
         self.hardware = merge_hardware(
             self.platform.hardware(), spec.hardware.model_dump(mode="json")
         )
-        self.classes = load_classes(spec.classes, self.hardware.get("media"))
+        cell_keys = [c.key for c in spec.matrix.cells()]
+        self.classes = load_classes(spec.classes, self.hardware.get("media"), cell_keys)
         #: a previous sweep's best configurations, measured first (``study.warm_start``)
         self.warm = warm_configurations(spec, self.classes, spec_path)
         self.plan = make_plan(spec, self.platform)
