@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -122,8 +123,37 @@ def _configurations(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
 def _recommendations(
     root: str, sweep_id: str, created_at: str, sig: tuple, _record: dict[str, Any]
 ) -> list[ClassRecommendation]:
+    ahead = _RANKED_AHEAD.get((root, sweep_id))
+    if ahead is not None and ahead[0] == (created_at, sig):
+        return ahead[1].result()  # ranked, or being ranked, in the background
     runs = _scoring_runs(root, sweep_id, sig)
-    return load_recommendations(ParquetStore(root), _record, runs)
+    done: Future[list[ClassRecommendation]] = Future()
+    done.set_result(load_recommendations(ParquetStore(root), _record, runs))
+    _RANKED_AHEAD[(root, sweep_id)] = ((created_at, sig), done)
+    return done.result()
+
+
+#: ranks a finished sweep in the background, one sweep at a time (``rank_ahead``)
+_AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rank-ahead")
+#: per store and sweep, the ranking done or under way and the (creation, signature) it is of
+_RANKED_AHEAD: dict[tuple[str, str], tuple[tuple[str, tuple], Future]] = {}
+
+
+def rank_ahead(store: ParquetStore, record: dict[str, Any]) -> None:
+    """Rank a finished sweep in the background once a page has read all its runs, so that
+    Recommendations (and every page built on the ranking) opens on a ranking already made or
+    under way. The same ``load_recommendations`` of the same runs as the page's own; nothing
+    is done while a sweep runs (its signature changes with every run) or when the sweep is
+    ranked already."""
+    root, sweep_id, created_at, sig = _sweep_key(store, record)
+    ahead = _RANKED_AHEAD.get((root, sweep_id))
+    if (ahead is not None and ahead[0] == (created_at, sig)) or is_running(store, sweep_id):
+        return
+    if _READ_WHOLE.get((root, sweep_id)) != sig:
+        return  # reading the runs here would hold the page up
+    runs = _scoring_runs(root, sweep_id, sig)
+    job = _AHEAD.submit(load_recommendations, ParquetStore(root), record, runs)
+    _RANKED_AHEAD[(root, sweep_id)] = ((created_at, sig), job)
 
 
 @st.cache_data(max_entries=8, show_spinner="Weighing the dimensions…")

@@ -41,6 +41,10 @@ class SweepPage:
     def recommendations(self) -> list[ClassRecommendation]:
         return _common.recommendations(self.store, self.record)
 
+    def rank_ahead(self) -> None:
+        """Rank the sweep in the background once it is finished (``_common.rank_ahead``)."""
+        _common.rank_ahead(self.store, self.record)
+
     def importances(self) -> pd.DataFrame:
         return _common.importances(self.store, self.record)
 

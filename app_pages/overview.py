@@ -50,3 +50,4 @@ def render() -> None:
 
 
 page.live(render)
+page.rank_ahead()  # what a person opens next: Recommendations, then ready sooner
