@@ -27,7 +27,7 @@ def test_a_valid_block_loads_and_leaves_the_fingerprint_alone(tmp_path: Path) ->
         "baseline": {"sweep": "old-array", "tolerance_pct": 3},
         "gates": [
             {"class": "data_file", "min_iops": 1000, "max_latency": {"read_lat_p99": "20ms"}},
-            {"cell": "write/64k/qd1x1", "min_mbps": "baseline", "tolerance_pct": 10},
+            {"cell": "write/64k/qd1x1/dsync", "min_mbps": "baseline", "tolerance_pct": 10},
         ],
     }
     with_gates, _ = load_spec(array_spec(tmp_path, "gated", acceptance=gates))

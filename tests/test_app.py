@@ -303,7 +303,7 @@ def test_compare_page_sets_two_configurations_side_by_side(monkeypatch, quick, r
         assert row[6] == pytest.approx(part.loc[a, "score"] / part.loc[b, "score"])
 
     cells = at.dataframe[1].value
-    assert len(cells) == runs["cell_key"].nunique() == 40
+    assert len(cells) == runs["cell_key"].nunique() == 42
     mean_a = runs[runs["config_key"] == a].groupby("cell_key")["iops"].mean()
     mean_b = runs[runs["config_key"] == b].groupby("cell_key")["iops"].mean()
     assert cells.set_index("cell")["A / B"].to_dict() == pytest.approx((mean_a / mean_b).to_dict())

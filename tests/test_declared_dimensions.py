@@ -181,6 +181,7 @@ def _role_spec(tmp_path: Path, tiers: list[str], cost: str = "setting") -> Path:
             "concurrency": ["1x1"],
             "runtime": "2s",
             "working_set": "4m",
+            "sync": ["dsync"],
         },
         "classes": ["redo_log"],
     }

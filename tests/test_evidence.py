@@ -23,17 +23,25 @@ def _runs(figures: dict[str, dict[str, float]]) -> pd.DataFrame:
 
 
 def test_the_cell_terms_add_up_to_the_score_ratio() -> None:
-    redo = load_class("redo_log")  # write/4k/qd1x1 ×3, write/64k/qd1x1 ×1, randwrite/8k ×2
+    redo = load_class("redo_log")  # write/4k/…/dsync ×3, write/64k/…/dsync ×1, randwrite/8k ×2
     runs = _runs(
         {
-            "a": {"write/4k/qd1x1": 4000, "write/64k/qd1x1": 1000, "randwrite/8k/qd1x1": 500},
-            "b": {"write/4k/qd1x1": 2000, "write/64k/qd1x1": 1100, "randwrite/8k/qd1x1": 500},
+            "a": {
+                "write/4k/qd1x1/dsync": 4000,
+                "write/64k/qd1x1/dsync": 1000,
+                "randwrite/8k/qd1x1": 500,
+            },
+            "b": {
+                "write/4k/qd1x1/dsync": 2000,
+                "write/64k/qd1x1/dsync": 1100,
+                "randwrite/8k/qd1x1": 500,
+            },
         }
     )
     ev = evidence(runs, redo, "a", "b")
-    assert ev.iloc[0]["cell"] == "write/4k/qd1x1"  # the cell that decided it
+    assert ev.iloc[0]["cell"] == "write/4k/qd1x1/dsync"  # the cell that decided it
     assert ev.iloc[0]["ratio"] == pytest.approx(2.0)
-    assert ev.set_index("cell").loc["write/64k/qd1x1", "contribution_pct"] < 0
+    assert ev.set_index("cell").loc["write/64k/qd1x1/dsync", "contribution_pct"] < 0
     ranked = rank_classes(runs, [redo]).set_index("config_key")
     sum_terms = (3 * math.log(2) + math.log(1000 / 1100)) / 6
     assert math.log(ranked.loc["a", "score"] / ranked.loc["b", "score"]) == pytest.approx(sum_terms)

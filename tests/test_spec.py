@@ -201,7 +201,7 @@ def test_cli_check_shows_plan_and_writes_nothing(tmp_path: Path) -> None:
     store = tmp_path / "store"
     proc = run_cli("run", str(QUICK), "--store", str(store), "--check", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "9 configuration(s) × 40 cell(s) × 3 repetition(s) = 1080 runs" in " ".join(
+    assert "9 configuration(s) × 42 cell(s) × 3 repetition(s) = 1134 runs" in " ".join(
         proc.stdout.split()
     )
     assert "raid10/pool_stripe/ranks4/stripe1g/wb-ra" in proc.stdout

@@ -468,7 +468,7 @@ def test_a_large_sweep_compacts_as_it_goes(tmp_path: Path, quick_store: ParquetS
     spec, inventory = load_spec(QUICK)
     store = ParquetStore(tmp_path / "store", compact_after_runs=200)
     outcome = run_sweep(spec, inventory, store, spec_path=QUICK)
-    assert outcome.complete and outcome.runs_written == 1080
+    assert outcome.complete and outcome.runs_written == 1134
     assert run_files(store) == []  # the last configuration too: compacted as it finished
     parts = sorted((store.root / "quick" / "compacted").glob("*.parquet"))
     assert len(parts) == 9  # one per configuration
@@ -478,8 +478,8 @@ def test_a_large_sweep_compacts_as_it_goes(tmp_path: Path, quick_store: ParquetS
     pd.testing.assert_frame_equal(mine, reference)  # same seed, same figures
     (store.sweep_dir("quick") / STUDY_FILE).unlink()
     again = run_sweep(spec, inventory, store, spec_path=QUICK)
-    assert again.complete and again.runs_written == 0 and again.runs_skipped == 1080
-    assert len(store.runs("quick", include_failed=True)) == 1080
+    assert again.complete and again.runs_written == 0 and again.runs_skipped == 1134
+    assert len(store.runs("quick", include_failed=True)) == 1134
 
 
 @pytest.mark.parametrize("old_first", [True, False])

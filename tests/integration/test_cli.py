@@ -23,7 +23,7 @@ def test_status(quick_store: ParquetStore) -> None:
     result = invoke("status", "--store", str(quick_store.root))
     assert result.exit_code == 0, result.output
     line = next(ln for ln in result.output.splitlines() if "quick" in ln)
-    assert "finished" in line and "9/9" in line and "1080/1080" in line
+    assert "finished" in line and "9/9" in line and "1134/1134" in line
 
 
 def test_recommend_prints_each_class_in_rank_order(quick_store: ParquetStore) -> None:

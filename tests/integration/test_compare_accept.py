@@ -303,7 +303,7 @@ def test_the_report_carries_the_sweeps_own_verdict(stores: Stores, tmp_path: Pat
         (
             {
                 "configuration": RAID10,
-                "gates": [{"cell": "write/4k/qd1x1", "max_latency": {"read_lat_p99": "1ms"}}],
+                "gates": [{"cell": "write/4k/qd1x1/dsync", "max_latency": {"read_lat_p99": "1ms"}}],
             },
             "has no read_lat_p99",
         ),

@@ -102,7 +102,7 @@ def test_twenty_kills_lose_nothing(tmp_path: Path, quick_store: ParquetStore) ->
     runs = results.runs("quick", include_failed=True)
     reference = quick_store.runs("quick")
     assert not runs.duplicated(["config_key", "cell_key", "repetition"]).any()
-    assert len(runs) == len(reference) == 1080 and (runs["status"] == "ok").all()
+    assert len(runs) == len(reference) == 1134 and (runs["status"] == "ok").all()
     # Every file whole: each Parquet part reads, nothing half-written is left behind.
     parts = list(store.rglob("*.parquet"))
     for part in parts:

@@ -27,7 +27,6 @@ def test_snapshots_keep_reads_and_cost_small_writes(tmp_path: Path) -> None:
         "concurrency": ["1x1", "1x16"],
         "repetitions": 2,
     }
-    spec["matrix"]["extra_cells"] = ["write/64k/qd1x1"]
     store, outcome = sweep(write_spec(tmp_path, spec, "snap"), tmp_path / "s")
     assert outcome.configurations_done == 2
     recs = {r.name: r for r in load_recommendations(store, store.get_sweep("snap"))}

@@ -26,8 +26,8 @@ def test_optimize_measures_what_the_classes_score(tmp_path: Path) -> None:
     study = {"mode": "optimize", "seed": 1, "budget": 2}
     store, cells = _sweep(tmp_path, "opt", study)
     class_cells = {
-        "write/4k/qd1x1",
-        "write/64k/qd1x1",
+        "write/4k/qd1x1/dsync",
+        "write/64k/qd1x1/dsync",
         "randwrite/8k/qd1x1",
         "randread/8k/qd1x16",
         "randrw70/8k/qd1x16",
@@ -38,14 +38,14 @@ def test_optimize_measures_what_the_classes_score(tmp_path: Path) -> None:
     assert runs.groupby("config_key").size().eq(len(class_cells) * 3).all()
     # Asked for, every cell is measured in optimize mode too; grid mode does by default.
     _, cells_all = _sweep(tmp_path, "opt-all", study | {"measure": "all"})
-    assert len(cells_all) == 32 and class_cells < cells_all
+    assert len(cells_all) == 34 and class_cells < cells_all
     spec = quick_base() | {"name": "grid"}
     spec["config_space"] |= {"raid_level": ["raid5"], "layout": ["single_rank"]}
     path = tmp_path / "grid.yaml"
     path.write_text(yaml.safe_dump(spec))
     loaded, inventory = load_spec(path)
     run_sweep(loaded, inventory, store, spec_path=path)
-    assert store.runs("grid")["cell_key"].nunique() == 32
+    assert store.runs("grid")["cell_key"].nunique() == 34
 
 
 def _study_trials(store: ParquetStore, name: str) -> list:

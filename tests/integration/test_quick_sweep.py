@@ -18,6 +18,7 @@ from sweeper.configuration import Configuration
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
+from sweeper.units import parse_size
 from tests.support.paths import QUICK
 
 pytestmark = pytest.mark.integration
@@ -41,7 +42,8 @@ def test_each_run_keeps_fio_json_job_file_and_array_state(quick_store: ParquetSt
         assert detail is not None
         fio = json.loads(detail["fio_json"])
         assert fio["jobs"][0]["job options"]["rw"] == detail["pattern"].rstrip("0123456789")
-        assert f"bs={detail['block_size'] // 1024}k" in detail["job_file"]
+        (bs,) = re.findall(r"^bs=(\S+)$", detail["job_file"], re.M)
+        assert parse_size(bs) == detail["block_size"]  # fio's 4k, 1m: binary, as parse_size
         disclosure = json.loads(detail["disclosure"])
         # the runner read the configuration from the array's state, as Ansible left it
         assert disclosure["array_state"]["raid_level"] == detail["raid_level"]

@@ -22,17 +22,17 @@ def test_sigkill_half_way_then_resume(tmp_path: Path, quick_store: ParquetStore)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     killed_at = count_parts(store)
-    assert 400 <= killed_at < 1080
+    assert 400 <= killed_at < 1134
 
     proc = start_quick(store, "-q")
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     # the resumed sweep writes exactly the runs the kill left missing
-    assert f"{1080 - killed_at} run(s) written" in " ".join(out.split())
+    assert f"{1134 - killed_at} run(s) written" in " ".join(out.split())
 
     resumed = ParquetStore(store)
     runs = resumed.runs("quick", include_failed=True)
-    assert len(runs) == 1080
+    assert len(runs) == 1134
     assert not runs.duplicated(["config_key", "cell_key", "repetition"]).any()
     assert list(store.rglob("*.tmp")) == []
     # same seed, same figures: the ranking equals that of an uninterrupted sweep
@@ -51,8 +51,8 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     assert proc.returncode == 130, (out, err)
     assert "interrupted" in out and "again to resume" in " ".join(out.split())
     stopped_at = count_parts(store)
-    assert 100 <= stopped_at < 1080
+    assert 100 <= stopped_at < 1134
     proc = start_quick(store, "-q")
     proc.communicate(timeout=300)
     assert proc.returncode == 0
-    assert count_parts(store) == 1080
+    assert count_parts(store) == 1134

@@ -54,7 +54,8 @@ def test_two_workers_evaluate_every_configuration_once(tmp_path: Path, postgres:
     assert len(keys) == len(set(keys)) == 9
     assert {t.user_attrs["worker"] for t in done} == {"array-a", "array-b"}
     runs = ParquetStore(store).runs("shared")
-    assert len(runs) == 9 * 4 * 6 * 2 * 2  # configurations × patterns × sizes × qd × reps
+    # configurations × (patterns × sizes × qd + redo_log's two sync cells) × reps
+    assert len(runs) == 9 * (4 * 6 * 2 + 2) * 2
     assert not runs.duplicated(["config_key", "cell_key", "repetition"]).any()
     # Each worker drove its own (simulated) array.
     assert (store / "shared" / "array-array-a" / "array.json").is_file()

@@ -39,8 +39,8 @@ def compacted(quick_store: ParquetStore, tmp_path_factory: pytest.TempPathFactor
     store = ParquetStore(root)
     keys = sorted(store.runs("quick")["config_key"].unique())
     merged = sum(store.compact("quick", k) for k in keys[:8])
-    assert merged == 8 * 120
-    assert len(list((root / "quick" / "runs").glob("*/*.parquet"))) == 120
+    assert merged == 8 * 126
+    assert len(list((root / "quick" / "runs").glob("*/*.parquet"))) == 126
     return store
 
 
@@ -60,7 +60,7 @@ def test_the_views_hold_every_attempt_and_configuration(compacted: ParquetStore)
     result = cli("sql", "--store", compacted.root, query, "--format", "csv")
     assert result.returncode == 0, result.stderr
     runs, configs = result.stdout.splitlines()[1].split(",")
-    assert int(runs) == len(compacted.runs("quick", include_failed=True)) == 1080
+    assert int(runs) == len(compacted.runs("quick", include_failed=True)) == 1134
     assert int(configs) == 9
 
 

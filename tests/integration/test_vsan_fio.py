@@ -49,7 +49,7 @@ def _spec(tmp_path: Path, inventory: Path) -> Path:
             "layout": ["single_rank"],
             "cache_policy": ["wb-ra"],
         },
-        "matrix": quick_fio_matrix("randread", "write"),
+        "matrix": quick_fio_matrix("randread", "write", sync=["dsync"]),  # redo_log's writes
         "classes": ["redo_log"],
     }
     path = tmp_path / "vsan-fio.yaml"

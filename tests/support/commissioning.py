@@ -13,8 +13,8 @@ from tests.support.sweeps import sweep
 CELLS = [
     "randrw70/8k/qd1x16",
     "randread/16k/qd1x16",
-    "write/4k/qd1x1",
-    "write/64k/qd1x1",
+    "write/4k/qd1x1/dsync",
+    "write/64k/qd1x1/dsync",
     "randwrite/8k/qd1x1",
 ]
 
