@@ -1,7 +1,9 @@
 """What makes a figure trustworthy, on the linux_md path in the lab VM (real md, LVM and fio over
-SSH): each sequential job on its own region of the volume, as fio itself reports, and the
-run's telemetry read on the storage host from the volume's own block-layer counters (the LV's
-device-mapper node) over fio's measured interval, near fio's figure."""
+SSH): the volume purged before the fill (SNIA PTS), as the guest's own block-layer counters
+show and the disclosure says; each sequential job on its own region of the volume, as fio
+itself reports; and the run's telemetry read on the storage host from the volume's own
+block-layer counters (the LV's device-mapper node) over fio's measured interval, near fio's
+figure."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import yaml
 from sweeper.lab import Lab
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
-from tests.support.lab import clean
+from tests.support.lab import clean, record
 from tests.support.specs import class_measuring, quick_fio_matrix
 
 pytestmark = pytest.mark.integration
@@ -38,7 +40,7 @@ def _spec(lab: Lab, folder: Path) -> Path:
         "name": "md-measure",
         "platform": "linux_md",
         "inventory": str(inventory),
-        "platform_options": {"rank_devices": 2, "chunk_kib": 64},
+        "platform_options": {"rank_devices": 2, "chunk_kib": 64, "purge": "discard"},
         "config_space": {
             "raid_level": ["raid0"],
             "layout": ["single_rank"],
@@ -51,6 +53,27 @@ def _spec(lab: Lab, folder: Path) -> Path:
     path = folder / "md-measure.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     return path
+
+
+def _assert_purged(lab: Lab, purge: dict, run_id: str, store: Path) -> None:
+    """The whole volume was purged, as the guest's kernel counted it on the LV's own node
+    (/sys/block/dm-N/stat: discarded sectors, or the sectors written when the volume could
+    not discard and the purge wrote zeros), and the disclosure says so."""
+    assert purge["asked"] == "discard" and purge["target"] == "/dev/raidsweep/volume", purge
+    size, stat = lab.ssh(
+        "blockdev --getsize64 /dev/raidsweep/volume; "
+        'cat "/sys/block/$(basename "$(readlink -f /dev/raidsweep/volume)")/stat"'
+    ).stdout.split("\n")[:2]
+    fields = [int(f) for f in stat.split()]
+    assert purge["bytes"] == int(size) > 0, (purge, size)
+    # fields 7 and 14 of the stat file: sectors written, sectors discarded (512 bytes each)
+    done = fields[13] if purge["method"] == "discard" else fields[6]
+    assert done * 512 >= int(size), (purge, stat)
+    assert purge["method"] == "discard" or "does not accept discards" in purge["why"], purge
+    record(f"purge of the volume ({purge['method']}, {int(size):,} bytes)", purge["seconds"])
+    shown = cli("disclose", run_id, "--store", store)
+    assert shown.returncode == 0, shown.stderr
+    assert "\n  purge:\n" in shown.stdout and f"    method: {purge['method']}\n" in shown.stdout
 
 
 @pytest.mark.timeout(TIMEOUT_S)
@@ -83,6 +106,7 @@ def test_a_linux_md_run_has_own_regions_and_the_volumes_telemetry(
         # explained), beyond the 10% a real host agrees within (the loop-device tests).
         off = abs(telemetry["disk_mbps"] - run["mbps"]) / run["mbps"] * 100
         assert off <= LAB_AGREEMENT_PCT, (telemetry, run["mbps"])
+        _assert_purged(lab_vm, json.loads(run["disclosure"])["purge"], run["run_id"], store)
     finally:
         cli("teardown", tmp_path / "md-measure.yaml", "--store", store, timeout=600)
         clean(lab_vm)
