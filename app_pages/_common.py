@@ -10,6 +10,7 @@ a sweep writes.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -129,14 +130,17 @@ def _recommendations(
     runs = _scoring_runs(root, sweep_id, sig)
     done: Future[list[ClassRecommendation]] = Future()
     done.set_result(load_recommendations(ParquetStore(root), _record, runs))
-    _RANKED_AHEAD[(root, sweep_id)] = ((created_at, sig), done)
+    _hold((root, sweep_id), (created_at, sig), done)
     return done.result()
 
 
+#: how many sweeps' rankings are kept for the next page (``_recommendations`` keeps as many)
+RANKED_KEPT = 8
 #: ranks a finished sweep in the background, one sweep at a time (``rank_ahead``)
 _AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rank-ahead")
 #: per store and sweep, the ranking done or under way and the (creation, signature) it is of
 _RANKED_AHEAD: dict[tuple[str, str], tuple[tuple[str, tuple], Future]] = {}
+_HOLDING = threading.Lock()
 
 
 def rank_ahead(store: ParquetStore, record: dict[str, Any]) -> None:
@@ -153,7 +157,16 @@ def rank_ahead(store: ParquetStore, record: dict[str, Any]) -> None:
         return  # reading the runs here would hold the page up
     runs = _scoring_runs(root, sweep_id, sig)
     job = _AHEAD.submit(load_recommendations, ParquetStore(root), record, runs)
-    _RANKED_AHEAD[(root, sweep_id)] = ((created_at, sig), job)
+    _hold((root, sweep_id), (created_at, sig), job)
+
+
+def _hold(sweep: tuple[str, str], of: tuple[str, tuple], ranking: Future) -> None:
+    """Keep ``ranking`` for the next page, for the sweeps last ranked (as many as the cache)."""
+    with _HOLDING:  # every session's script thread keeps rankings here
+        _RANKED_AHEAD.pop(sweep, None)
+        _RANKED_AHEAD[sweep] = (of, ranking)
+        while len(_RANKED_AHEAD) > RANKED_KEPT:
+            del _RANKED_AHEAD[next(iter(_RANKED_AHEAD))]
 
 
 @st.cache_data(max_entries=8, show_spinner="Weighing the dimensions…")
