@@ -84,7 +84,7 @@ def raidsweep_app(store_root: Path, log: Path) -> Iterator[tuple[str, subprocess
     env = dict(os.environ, STREAMLIT_LOGGER_LEVEL="debug")
     cmd = [str(RAIDSWEEP), "app", "--store", str(store_root), "--port", str(port)]
     with log.open("wb") as out:
-        # raidsweep app execs Streamlit: this process is the server itself.
+        # raidsweep app runs Streamlit in its own process: that process is the server itself.
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
