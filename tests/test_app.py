@@ -26,16 +26,7 @@ from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
 from sweeper.store import ParquetStore
 from sweeper.units import format_size
-from tests.support.paths import ROOT
-
-APP = str(ROOT / "app.py")
-
-
-def _app(monkeypatch: pytest.MonkeyPatch, root: Path) -> AppTest:
-    monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+from tests.support.apptest import open_app as _app
 
 
 def _ok(at: AppTest) -> AppTest:

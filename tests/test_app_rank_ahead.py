@@ -4,25 +4,13 @@ decisions as the recommender ranking the store itself."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import _common
 from recommender.data import SCORING_COLUMNS, load_recommendations
 from sweeper.store import ParquetStore
-from tests.support.paths import ROOT
-
-APP = str(ROOT / "app.py")
-
-
-def _landing(monkeypatch: pytest.MonkeyPatch, root: Path) -> AppTest:
-    monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+from tests.support.apptest import open_app as _landing
 
 
 def test_overview_ranks_a_finished_sweep_ahead(
