@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -30,6 +31,18 @@ StateReader = Callable[[], tuple[dict[str, Any], ArrayState]]
 
 def read_job_file(text: str) -> tuple[dict[str, str], dict[str, str], str]:
     """(global options, job options, job name) of a single-job fio job file."""
+    glob, opts, name = _parsed_job_file(text)
+    return dict(glob), dict(opts), name
+
+
+#: option pairs of a section, in the file's order
+_Options = tuple[tuple[str, str], ...]
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_job_file(text: str) -> tuple[_Options, _Options, str]:
+    """The parse behind ``read_job_file``, kept per text: a cell's job file is read again for
+    each of its repetitions, and the parse costs more than the model's answer."""
     parser = configparser.ConfigParser(allow_no_value=True, interpolation=None)
     parser.optionxform = str  # fio option names are case-sensitive
     parser.read_string(text)
@@ -38,8 +51,8 @@ def read_job_file(text: str) -> tuple[dict[str, str], dict[str, str], str]:
         raise ValueError(f"the simulated array runs one job per file, got {len(sections)}")
     glob = dict(parser["global"]) if parser.has_section("global") else {}
     return (
-        {k: v or "" for k, v in glob.items()},
-        {k: v or "" for k, v in parser[sections[0]].items()},
+        tuple((k, v or "") for k, v in glob.items()),
+        tuple((k, v or "") for k, v in parser[sections[0]].items()),
         sections[0],
     )
 
