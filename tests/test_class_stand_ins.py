@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from recommender.classes import WorkloadClass, matrix_gaps
 from sweeper.spec import load_spec
+from tests.support.cli import cli
 from tests.support.specs import problems_of, quick_base, write_spec
 from tests.support.sweeps import recommendation, sweep
 
@@ -93,6 +94,14 @@ def test_a_sweep_without_the_sync_cell_ranks_the_class_on_its_stand_in(tmp_path:
     assert len(rec.ranked) == 2 and (rec.ranked["score"] > 0).all()
     assert set(rec.ranked["cells_measured"]) == {1}
     assert rec.evidence["cell"].tolist() == ["write/4k/qd1x1"]
+
+
+def test_run_warns_which_cell_stands_in(tmp_path: Path) -> None:
+    out = cli("run", _spec(tmp_path, ["write"]), "--store", tmp_path / "s", "--check")
+    assert out.returncode == 0, out.stderr
+    said = " ".join((out.stdout + out.stderr).split())
+    assert "class log_writer: the matrix does not measure write/4k/qd1x1/dsync;" in said
+    assert "write/4k/qd1x1 stands in for it" in said
 
 
 def test_a_matrix_with_neither_cell_nor_stand_in_is_still_refused(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def run(
     worker: WorkerOpt = None,
 ) -> None:
     """Run (or resume) the sweep of SPEC_FILE."""
-    from recommender.classes import matrix_gaps
+    from recommender.classes import load_classes, matrix_gaps
     from sweeper.cli.progress import BarProgress
     from sweeper.cli.prompt import TerminalPrompt
     from sweeper.locking import LockHeld
@@ -51,7 +51,9 @@ def run(
         prompt=TerminalPrompt(console) if sys.stdin.isatty() and not check else None,
     )
     spec, plan = sweeper.spec, sweeper.plan
-    for line in matrix_gaps(sweeper.classes, [c.key for c in spec.matrix.cells()]):
+    # the classes as their files say (the sweeper's have their stand-ins in place already)
+    named = load_classes(spec.classes, sweeper.hardware.get("media"))
+    for line in matrix_gaps(named, [c.key for c in spec.matrix.cells()]):
         err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
     if check:
         _print_plan(spec, plan)

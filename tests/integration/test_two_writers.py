@@ -34,9 +34,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("lock_dir")]
 HOST = socket.gethostname()
 
 
-def _spec(tmp_path: Path, name: str, **study: Any) -> Path:
-    """A sim sweep of six configurations that takes some seconds."""
-    return six_configurations(tmp_path, name, ["4k", "8k", "16k"], **study)
+def _spec(tmp_path: Path, name: str, sizes: int = 3, **study: Any) -> Path:
+    """A sim sweep of six configurations that takes some seconds (more with more of the
+    ``sizes`` block sizes 4k, 8k, 16k, 32k, 64k, 128k and 256k)."""
+    block_sizes = ["4k", "8k", "16k", "32k", "64k", "128k", "256k"][:sizes]
+    return six_configurations(tmp_path, name, block_sizes, **study)
 
 
 def test_two_runs_started_together_exactly_one_runs(tmp_path: Path) -> None:
@@ -66,7 +68,8 @@ def test_two_runs_started_together_exactly_one_runs(tmp_path: Path) -> None:
 
 
 def test_a_look_while_a_sweep_runs_says_who_changes_nothing(tmp_path: Path) -> None:
-    spec, store = _spec(tmp_path, "busy"), tmp_path / "store"
+    # long enough to outlast the four commands that look at it while it runs
+    spec, store = _spec(tmp_path, "busy", sizes=7), tmp_path / "store"
     sweep = _start("run", str(spec), "--store", str(store), "-q")
     wait_held(store / "busy", ".run.lock", sweep)
     journal = (store / "busy" / "study.journal").read_bytes()
