@@ -152,11 +152,14 @@ class WorkloadClass(StrictModel):
     @model_validator(mode="after")
     def _limit_cells(self) -> WorkloadClass:
         mine = set(self.cell_keys)
+        taken: set[str] = set()
         for i, cell in enumerate(self.cells):
-            if cell.stand_in is not None and cell.stand_in in mine:
+            if cell.stand_in is not None and (cell.stand_in in mine or cell.stand_in in taken):
                 raise ValueError(
-                    f"cells[{i}].stand_in {cell.stand_in!r} is one of the class's cells already"
+                    f"cells[{i}].stand_in {cell.stand_in!r} is one of the class's cells or "
+                    "another cell's stand-in already (one cell would then be scored twice)"
                 )
+            taken.add(cell.stand_in or "")
         for i, limit in enumerate(self.limits):
             for cell in limit.cells or []:
                 if cell not in mine:

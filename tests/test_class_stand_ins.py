@@ -63,6 +63,15 @@ def test_a_stand_in_that_is_a_cell_of_the_class_is_refused() -> None:
     }
     with pytest.raises(ValidationError, match="stand_in 'randwrite/8k/qd1x1' is one of"):
         WorkloadClass.model_validate(bad)
+    shared = LOG | {
+        "cells": [
+            {"cell": "write/4k/qd1x1/dsync", "stand_in": "write/4k/qd1x1"},
+            {"cell": "write/4k/qd1x1/fdatasync", "stand_in": "write/4k/qd1x1"},
+        ],
+        "limits": [],
+    }
+    with pytest.raises(ValidationError, match="another cell's stand-in already"):
+        WorkloadClass.model_validate(shared)
 
 
 def _spec(tmp_path: Path, patterns: list[str]) -> Path:
