@@ -31,6 +31,12 @@ PLAYBOOK_DIR = Path(__file__).resolve().parent.parent / "playbooks"
 _ANSI = "\x1b["
 #: raidsweep's private runner folders: <tmp>/raidsweep-ansible-<pid>-<random>
 PRIVATE_PREFIX = "raidsweep-ansible-"
+#: the reconfiguration play that starts ahead and waits for its configuration
+HANDOVER_PLAYBOOK = "handover.yml"
+#: the vars file a play started ahead (``handover.yml``) waits for, in its private folder
+HANDOVER_FILE = "handover.yml"
+#: beside it: no configuration will be handed over (the play's wait task checks for it)
+ABANDON_SUFFIX = ".abandon"
 
 
 @dataclass
@@ -96,41 +102,86 @@ def run_playbook(
     The cancel callback is ours, so Ctrl-C stops the play through ansible-runner instead of
     killing the sweeper mid-write.
     """
-    started = time.monotonic()
-    remove_stale_private_dirs()
-    private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
-    # ansible-runner starts ansible-playbook from PATH: make it the one beside this Python.
-    bindir = str(Path(sys.executable).parent)
-    env = blanked_environment() | {
-        "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_FORCE_COLOR": "0",
-        "ANSIBLE_RETRY_FILES_ENABLED": "0",
-        "ANSIBLE_LOCALHOST_WARNING": "0",
-        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0",
-        # Modules reach the host through a pipe, never as files holding their arguments.
-        "ANSIBLE_PIPELINING": "1",
-        "ANSIBLE_KEEP_REMOTE_FILES": "0",
-        "ANSIBLE_ROLES_PATH": str(PLAYBOOK_DIR / "roles"),
-        "ANSIBLE_LIBRARY": str(PLAYBOOK_DIR / "library"),
-        # The code our modules share (``ansible.module_utils.raidsweep``).
-        "ANSIBLE_MODULE_UTILS": str(PLAYBOOK_DIR / "module_utils"),
-    }
-    try:
+    return start_playbook(
+        playbook, inventory, extravars, cancel=cancel, timeout_s=timeout_s, check=check
+    ).result()
+
+
+class StartedPlay:
+    """One ``ansible-playbook`` run under way in ansible-runner's thread, in its own private
+    folder; ``result()`` waits for it and removes the folder."""
+
+    def __init__(
+        self,
+        playbook: str,
+        inventory: Path,
+        extravars: dict[str, Any],
+        *,
+        cancel: Callable[[], bool] | None,
+        timeout_s: int | None,
+        check: bool,
+    ) -> None:
+        self.started = time.monotonic()
+        remove_stale_private_dirs()
+        #: the play's private folder, removed once the play is over
+        self.private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
+        #: seals secrets for this play only; a play started ahead has its key (and answers the
+        #: vault prompt) from the start, for the secrets its handed-over vars may hold
+        self.sealer = Sealer()
+        try:
+            if playbook == HANDOVER_PLAYBOOK:
+                self.sealer.ensure_key()
+            self._thread, self._runner = self._start(
+                playbook, inventory, extravars, cancel, timeout_s, check
+            )
+        except BaseException:
+            shutil.rmtree(self.private, ignore_errors=True)
+            raise
+
+    def _start(
+        self,
+        playbook: str,
+        inventory: Path,
+        extravars: dict[str, Any],
+        cancel: Callable[[], bool] | None,
+        timeout_s: int | None,
+        check: bool,
+    ) -> tuple[Any, Any]:
+        # ansible-runner starts ansible-playbook from PATH: make it the one beside this Python.
+        bindir = str(Path(sys.executable).parent)
+        env = blanked_environment() | {
+            "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
+            "ANSIBLE_NOCOLOR": "1",
+            "ANSIBLE_FORCE_COLOR": "0",
+            "ANSIBLE_RETRY_FILES_ENABLED": "0",
+            "ANSIBLE_LOCALHOST_WARNING": "0",
+            "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0",
+            # Modules reach the host through a pipe, never as files holding their arguments.
+            "ANSIBLE_PIPELINING": "1",
+            "ANSIBLE_KEEP_REMOTE_FILES": "0",
+            "ANSIBLE_ROLES_PATH": str(PLAYBOOK_DIR / "roles"),
+            "ANSIBLE_LIBRARY": str(PLAYBOOK_DIR / "library"),
+            # The code our modules share (``ansible.module_utils.raidsweep``).
+            "ANSIBLE_MODULE_UTILS": str(PLAYBOOK_DIR / "module_utils"),
+        }
         # Every value as data (``!unsafe``), secrets sealed with a key only the runner's answer
         # to the vault prompt carries; nothing of it on the command line.
-        sealer = Sealer()
-        vars_file = private / "vars.yml"
-        vars_file.write_text(unsafe_yaml(dict(extravars) | environment_secrets(), sealer))
-        hosts = inventory_copy(Path(inventory), private, sealer)
-        key = sealer.key
+        vars_file = self.private / "vars.yml"
+        if playbook == HANDOVER_PLAYBOOK:
+            extravars = dict(extravars) | {
+                "raidsweep_handover_file": str(self.handover_file),
+                "raidsweep_handover_pid": os.getpid(),
+            }
+        vars_file.write_text(unsafe_yaml(dict(extravars) | environment_secrets(), self.sealer))
+        hosts = inventory_copy(Path(inventory), self.private, self.sealer)
+        key = self.sealer.key
         args = ["-e", f"@{vars_file}"]
         if key is not None:
             args += ["--vault-id", f"{VAULT_ID}@prompt"]
         if check:
             args += ["--check", "--diff"]
-        runner = ansible_runner.run(
-            private_data_dir=str(private),
+        return ansible_runner.run_async(
+            private_data_dir=str(self.private),
             project_dir=str(PLAYBOOK_DIR),
             playbook=playbook,
             inventory=str(hosts),
@@ -142,43 +193,94 @@ def run_playbook(
             timeout=timeout_s,
             cmdline=shlex.join(args),
         )
-        stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
-        failed_task, error, facts, changed = None, None, {}, 0
-        failed_host, unreachable = None, False
-        host_facts: dict[str, dict[str, Any]] = {}
-        for ev in runner.events:
-            data = ev.get("event_data", {})
-            if ev.get("event") in ("runner_on_failed", "runner_on_unreachable") and not data.get(
-                "ignore_errors"
-            ):
-                failed_task = data.get("task")
-                failed_host = data.get("host")
-                unreachable = ev.get("event") == "runner_on_unreachable"
-                res = data.get("res", {})
-                error = res.get("msg") or res.get("stderr") or str(res)[:2000]
-            elif ev.get("event") == "runner_on_ok":
-                res = data.get("res", {})
-                if res.get("changed"):
-                    changed += 1
-                published = res.get("ansible_facts", {}).get("raidsweep_facts", {}) or {}
-                facts |= published
-                if published:
-                    host_facts.setdefault(str(data.get("host")), {}).update(published)
-        status = runner.status
-        if status == "failed" and error is None:
-            error = stdout.strip().splitlines()[-1] if stdout.strip() else "the play failed"
-        return PlayResult(
-            status=status,
-            rc=int(runner.rc if runner.rc is not None else -1),
-            changed=changed,
-            failed_task=failed_task,
-            error=error,
-            stdout=stdout,
-            duration_s=time.monotonic() - started,
-            facts=facts,
-            host_facts=host_facts,
-            failed_host=failed_host,
-            unreachable=unreachable,
-        )
-    finally:
-        shutil.rmtree(private, ignore_errors=True)
+
+    @property
+    def handover_file(self) -> Path:
+        """Where ``handover.yml`` waits for its configuration's vars."""
+        return self.private / HANDOVER_FILE
+
+    def hand_over(self, extravars: dict[str, Any]) -> None:
+        """Give a ``handover.yml`` play its vars, written whole and sealed with its key; the
+        play's time counts from here."""
+        text = unsafe_yaml(dict(extravars) | environment_secrets(), self.sealer)
+        partial = self.private / f".{HANDOVER_FILE}"
+        partial.write_text(text)
+        os.replace(partial, self.handover_file)
+        self.started = time.monotonic()
+
+    def abandon(self) -> None:
+        """Tell a ``handover.yml`` play that no configuration will come; it ends at once."""
+        (self.private / f"{HANDOVER_FILE}{ABANDON_SUFFIX}").touch()
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self) -> PlayResult:
+        """Wait for the play to end; what it did."""
+        try:
+            self._thread.join()
+            return _play_result(self._runner, time.monotonic() - self.started)
+        finally:
+            shutil.rmtree(self.private, ignore_errors=True)
+
+
+def start_playbook(
+    playbook: str,
+    inventory: Path,
+    extravars: dict[str, Any],
+    *,
+    cancel: Callable[[], bool] | None = None,
+    timeout_s: int | None = None,
+    check: bool = False,
+) -> StartedPlay:
+    """Start ``playbooks/<playbook>`` and return at once; ``result()`` waits for it."""
+    return StartedPlay(
+        playbook,
+        inventory,
+        extravars,
+        cancel=cancel,
+        timeout_s=timeout_s,
+        check=check,
+    )
+
+
+def _play_result(runner: Any, duration_s: float) -> PlayResult:
+    """What a finished runner's events say the play did."""
+    stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
+    failed_task, error, facts, changed = None, None, {}, 0
+    failed_host, unreachable = None, False
+    host_facts: dict[str, dict[str, Any]] = {}
+    for ev in runner.events:
+        data = ev.get("event_data", {})
+        if ev.get("event") in ("runner_on_failed", "runner_on_unreachable") and not data.get(
+            "ignore_errors"
+        ):
+            failed_task = data.get("task")
+            failed_host = data.get("host")
+            unreachable = ev.get("event") == "runner_on_unreachable"
+            res = data.get("res", {})
+            error = res.get("msg") or res.get("stderr") or str(res)[:2000]
+        elif ev.get("event") == "runner_on_ok":
+            res = data.get("res", {})
+            if res.get("changed"):
+                changed += 1
+            published = res.get("ansible_facts", {}).get("raidsweep_facts", {}) or {}
+            facts |= published
+            if published:
+                host_facts.setdefault(str(data.get("host")), {}).update(published)
+    status = runner.status
+    if status == "failed" and error is None:
+        error = stdout.strip().splitlines()[-1] if stdout.strip() else "the play failed"
+    return PlayResult(
+        status=status,
+        rc=int(runner.rc if runner.rc is not None else -1),
+        changed=changed,
+        failed_task=failed_task,
+        error=error,
+        stdout=stdout,
+        duration_s=duration_s,
+        facts=facts,
+        host_facts=host_facts,
+        failed_host=failed_host,
+        unreachable=unreachable,
+    )

@@ -74,13 +74,19 @@ class Sealer:
         self._vault: Any = None
         self._secret: Any = None
 
-    def __call__(self, value: str) -> _Sealed:
+    def ensure_key(self) -> str:
+        """Make the key now (for secrets sealed later); returns it."""
         if self._vault is None:
             from ansible.parsing.vault import VaultLib, VaultSecret
 
             self.key = secrets.token_urlsafe(32)
             self._secret = VaultSecret(self.key.encode())
             self._vault = VaultLib([(VAULT_ID, self._secret)])
+        assert self.key is not None
+        return self.key
+
+    def __call__(self, value: str) -> _Sealed:
+        self.ensure_key()
         sealed = self._vault.encrypt(value, secret=self._secret, vault_id=VAULT_ID)
         return _Sealed(sealed.decode())
 

@@ -15,8 +15,8 @@ import pandas as pd
 from optuna.trial import TrialState
 
 from recommender.scoring import objective_values, rank_classes
-from sweeper.ansible import run_playbook
 from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.play_ahead import PlaysAhead
 from sweeper.status import array_seconds
 from sweeper.store import RunAddress
 from sweeper.study import StudyLockedError, SweepStudy, open_sweep_study, suggest_configuration
@@ -42,6 +42,7 @@ class _State:
     outcome: Outcome
     done: set[RunAddress]
     known: KnownRuns | None
+    plays: PlaysAhead
     previous: Configuration | None = None  # what the storage is built as; None: unknown
     space: list[Configuration] | None = None  # the whole space (stopping by evidence)
     judged_at: int = -1  # configurations completed when the evidence was last weighed
@@ -65,7 +66,7 @@ def run(sw: Sweeper) -> Outcome:
     outcome.array_s = _array_time_used(sw)
     wants_runs = sw.spec.study.pruning or _follows_builds(sw) or _stops_by_evidence(sw)
     known = KnownRuns(sw.store, sw.spec.name, study) if wants_runs else None
-    state = _State(study, outcome, done, known)
+    state = _State(study, outcome, done, known, PlaysAhead(sw.inventory, sw.stop.is_set))
     sw.progress.start(sw.plan, len(done), len(done_configs))
     _write_progress(sw, "running", outcome)
     try:
@@ -74,6 +75,7 @@ def run(sw: Sweeper) -> Outcome:
         # Between configurations: stored runs are whole; the sweep resumes when run again.
         outcome.stopped = str(exc)
     finally:
+        state.plays.close()
         outcome.warnings += sw.platform.warnings()
         outcome.interrupted = sw.stop.is_set()
         final = "interrupted" if outcome.interrupted or outcome.stopped else "finished"
@@ -310,9 +312,7 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
         return
     sw.progress.configuration(key, "reconfiguring")
     started = now()
-    play = run_playbook(
-        "reconfigure.yml", sw.inventory, sw.platform.extravars(config), cancel=sw.stop.is_set
-    )
+    play = state.plays.reconfigure(sw.platform.extravars(config))
     reconfig_s = sw.platform.reconfiguration_time(state.previous, config) if play.ok else 0.0
     sw.store.put_configuration(
         configuration_row(sw.spec.name, config, trial.number, play, reconfig_s, started, now())
@@ -331,6 +331,8 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
         _fail(sw, study, trial, key, unmeasurable, outcome)
         return
     driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
+    if sw.spec.study.mode != "grid" or state.study.has_waiting():
+        state.plays.start()  # the next configuration's play gets ready while this one is measured
     sw.progress.configuration(key, "running")
     others = functools.partial(_completed_runs, state, key) if sw.spec.study.pruning else None
     result = measure(_sweep(sw), config, driver, play, state.done, outcome, others)

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from recommender.data import load_rankings
+from sweeper.ansible import HANDOVER_FILE, HANDOVER_PLAYBOOK
 from sweeper.store import ParquetStore
 from tests.support.campaign import FIGURES
 from tests.support.sweeps import count_parts, start_quick
@@ -44,6 +45,17 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _waiting(cmdline: bytes) -> bool:
+    """Whether an ``ansible-playbook`` command line is a play started ahead that still waits
+    for its configuration (its private folder holds no handed-over vars yet)."""
+    if HANDOVER_PLAYBOOK.encode() not in cmdline:
+        return False
+    for arg in cmdline.split(b"\0"):
+        if arg.startswith(b"@") and arg.endswith(b"/vars.yml"):
+            return not (Path(arg[1:].decode()).parent / HANDOVER_FILE).exists()
+    return False
+
+
 def _doing(pid: int, store: Path, parts_at_start: int) -> str:
     """What the sweep was doing at the kill: Ansible running, a store file half-written,
     measuring, or still starting (imports, recovery) with nothing new stored yet."""
@@ -52,7 +64,7 @@ def _doing(pid: int, store: Path, parts_at_start: int) -> str:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
         except (FileNotFoundError, ProcessLookupError):
             continue
-        if b"ansible-playbook" in cmd:
+        if b"ansible-playbook" in cmd and not _waiting(cmd):
             return "reconfiguration"
     if any(store.glob("quick/**/.*.tmp")):
         return "store write"

@@ -1,0 +1,59 @@
+"""Reconfiguration plays started one configuration ahead.
+
+Starting ``ansible-playbook`` (its imports, the inventory, the playbooks) costs most of what a
+reconfiguration play takes on an array that answers at once. While a configuration is
+measured, the next configuration's play is started with ``handover.yml``: it waits in the
+controller, touching no host, until the sweeper hands it the configuration it chose, then
+runs ``reconfigure.yml`` exactly as a play started then would. Only one play drives the
+storage at a time: the waiting one starts to after the previous one ended.
+
+A play that ended before it was needed (it could not start, or its inventory was refused) is
+not this configuration's failure: the configuration gets a play of its own, started then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sweeper.ansible import HANDOVER_PLAYBOOK, PlayResult, StartedPlay, run_playbook, start_playbook
+
+
+class PlaysAhead:
+    """The reconfiguration plays of one sweep: ``reconfigure`` a configuration, ``start`` the
+    next one's play while measuring, ``close`` when the sweep ends."""
+
+    def __init__(self, inventory: Path, cancel: Callable[[], bool]) -> None:
+        self._inventory = inventory
+        self._cancel = cancel
+        self._waiting: StartedPlay | None = None
+        self._closing = False
+
+    def start(self) -> None:
+        """Start the next configuration's play now, unless one waits or the sweep stops."""
+        if self._waiting is None and not self._closing and not self._cancel():
+            self._waiting = start_playbook(
+                HANDOVER_PLAYBOOK, self._inventory, {}, cancel=self._stopping
+            )
+
+    def reconfigure(self, extravars: dict[str, Any]) -> PlayResult:
+        """Build a configuration: through the waiting play if one waits, else a new play."""
+        play, self._waiting = self._waiting, None
+        if play is not None and not play.done():
+            play.hand_over(extravars)
+            return play.result()
+        if play is not None:
+            play.result()  # ended unused: its folder goes, its outcome is not this one's
+        return run_playbook("reconfigure.yml", self._inventory, extravars, cancel=self._cancel)
+
+    def close(self) -> None:
+        """End the waiting play, if any, and wait for it."""
+        self._closing = True
+        play, self._waiting = self._waiting, None
+        if play is not None:
+            play.abandon()
+            play.result()
+
+    def _stopping(self) -> bool:
+        return self._closing or self._cancel()
