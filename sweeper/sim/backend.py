@@ -123,3 +123,26 @@ def sequential(profile: ArrayProfile, level: str, x: float, write: bool, coalesc
     # rotation, write them back.
     touched = min(group.data, math.ceil(x / (profile.strip_kib * KIB))) + group.redundancy
     return Work(bytes=2 * x * overhead, rotations=touched)
+
+
+def parity_s(profile: ArrayProfile, level: str, x: float, sequential: bool) -> float:
+    """Time the device adapter's RAID engine spends on one write of ``x`` bytes to one rank.
+
+    The engine moves every byte it reads from and writes to the drives at ``mib_s``; a
+    read-modify-write (a partial stripe written at random) also costs ``update_us`` for
+    each parity it updates, a Q update ``q_factor`` of them: ``(1 + q_factor (r − 1)) ·
+    update_us + 2 (x + r · min(x, strip)) / mib_s``. A full stripe or a sequential write
+    computes its parity from the new data: ``x · width / data / mib_s``. Mirrors and RAID 0
+    compute no parity.
+    """
+    adapters = profile.device_adapters
+    group = profile.raid_groups[level]
+    if adapters is None or level in MIRRORED or group.redundancy == 0:
+        return 0.0
+    rate = adapters.mib_s * MIB
+    strip = profile.strip_kib * KIB
+    if sequential or x >= group.data * strip:
+        return x * group.width / group.data / rate
+    updates = 1.0 + adapters.q_factor * (group.redundancy - 1)
+    moved = 2 * (x + group.redundancy * min(x, strip))
+    return updates * adapters.update_us / 1e6 + moved / rate

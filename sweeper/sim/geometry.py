@@ -51,6 +51,8 @@ class Geometry:
     pool_read_s: float  # the pool's virtualisation path (0 for other layouts)
     pool_write_s: float
     floors: Floors
+    #: the owning servers' device adapters: parity computed per host write (RAID 5/6)
+    parity_s: float = 0.0
     #: a flush after every write (fdatasync, fsync): its round trip, off the write's latency
     flush_s: float = 0.0
     explain: dict[str, float | str] = field(default_factory=dict)
@@ -157,6 +159,7 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     if not job.sequential:
         read_work = read_work.scaled(miss)  # read-ahead still moves every sequential byte
     write_work = write_work.scaled(destaged)
+    parity = backend_ios * destaged * backend.parity_s(profile, level, piece, job.sequential)
     extra_r = extra_w = 0.0
     if state.data_reduction and profile.data_reduction is not None:
         dr = profile.data_reduction
@@ -224,6 +227,7 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
         pool_read_s=pool_r,
         pool_write_s=pool_w,
         floors=Floors(hit_floor, hit_mean, miss_floor, write_floor),
+        parity_s=parity,
         flush_s=flush,
         explain=explain,
     )

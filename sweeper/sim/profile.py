@@ -151,6 +151,25 @@ class Pool(_Strict):
         return v
 
 
+class DeviceAdapters(_Strict):
+    """The RAID engine of the device adapter through which a server drives the ranks it
+    owns: parity is computed there, one engine per server (README: "Device adapters")."""
+
+    update_us: float = Field(
+        ge=0,
+        description="engine time of one parity update in a read-modify-write: the stripe "
+        "lock, gathering old data and parity, and the parity journal",
+    )
+    mib_s: float = Field(gt=0, description="parity computed per second over the data")
+    q_factor: float = Field(
+        default=1.0,
+        ge=1.0,
+        le=16.0,
+        description="a second parity (Q, Reed-Solomon over GF(2^8)) costs this many P (XOR) "
+        "updates",
+    )
+
+
 class Host(_Strict):
     hbas: int = Field(gt=0)
     link_mib_s: float = Field(gt=0, description="one host link (HBA port)")
@@ -200,6 +219,7 @@ class ArrayProfile(_Strict):
     cache: Cache
     affinity: Affinity = Affinity()
     pool: Pool
+    device_adapters: DeviceAdapters | None = None
     host: Host
     snapshots: Snapshots | None = None
     data_reduction: DataReduction | None = None

@@ -70,6 +70,18 @@ def build_stations(
                 write_path=g.pool_write_s,
             )
         )
+    if g.parity_s > 0:
+        # Each serving controller computes the parity of its ranks' writes in its device
+        # adapter's RAID engine: a pool's ranks all belong to one server and share one.
+        stations.append(
+            Station(
+                "device_adapters",
+                g.owners,
+                0.0,
+                g.parity_s,
+                write_on_path=not state.write_back,
+            )
+        )
     tier = profile.cache.flash_tier
     if tier is not None:
         ios = g.backend_ios
