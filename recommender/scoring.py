@@ -24,6 +24,7 @@ keep them; the numbers go on counting rows.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -80,20 +81,29 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, floa
     return mean, mean - half, mean + half, sd
 
 
-def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
-    """One row per configuration: score, interval, limits and evidence for ``wclass``.
+@dataclass(frozen=True)
+class _Scores:
+    """What every figure of a class's ranking starts from: the runs of the class's cells
+    (``keep``, ``mine``), which cells each configuration was measured on, and the scores (``out``:
+    score, repetitions and their standard deviation, per configuration)."""
 
-    Computed for all configurations at once (one pivot, one group-by per figure): ranking a
-    store of 100,000 runs must take well under a second.
-    """
-    columns = [c for c in RANK_COLUMNS if c not in ("rank", "tied")]
+    keep: pd.Series  # per run: of one of the class's cells
+    mine: pd.DataFrame
+    cell_names: list[str]
+    measured: pd.DataFrame
+    out: pd.DataFrame
+    sd: pd.Series
+
+
+def _scores(runs: pd.DataFrame, wclass: WorkloadClass) -> _Scores | None:
+    """The class's score per configuration, or None where no run is of its cells."""
     weights = {c.cell: c.weight for c in wclass.cells}
     # A class cell without an active range means the whole working set: ws100 where the
     # matrix sweeps active ranges.
     cells = runs["cell_key"].str.replace(r"/ws100$", "", regex=True)
     keep = cells.isin(weights)
     if not keep.any():
-        return pd.DataFrame(columns=columns)
+        return None
     limit_cols = sorted({lim.column for lim in wclass.limits} & set(runs.columns))
     mine = runs.loc[keep, ["config_key", "repetition", wclass.metric, *limit_cols]].assign(
         cell_key=cells[keep], m=cell_metric(runs.loc[keep], wclass.metric)
@@ -125,6 +135,26 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
     out["score"] = full["mean"].reindex(out.index).fillna(fallback)
     out["repetitions"] = full["count"].reindex(out.index).fillna(1).astype(int)
     sd = full["std"].reindex(out.index).fillna(0.0)
+    return _Scores(keep, mine, list(wide.columns), measured, out, sd)
+
+
+def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
+    """One row per configuration: score, interval, limits and evidence for ``wclass``.
+
+    Computed for all configurations at once (one pivot, one group-by per figure): ranking a
+    store of 100,000 runs must take well under a second.
+    """
+    columns = [c for c in RANK_COLUMNS if c not in ("rank", "tied")]
+    scored = _scores(runs, wclass)
+    if scored is None:
+        return pd.DataFrame(columns=columns)
+    keep, mine, measured, out, sd = (
+        scored.keep,
+        scored.mine,
+        scored.measured,
+        scored.out,
+        scored.sd,
+    )
     n = out["repetitions"].to_numpy()
     tq = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)), 0.0)
     half = tq * sd.to_numpy() / np.sqrt(n)
@@ -133,7 +163,7 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
         out["score"] != 0, 100 * sd / out["score"].where(out["score"] != 0, 1), 0.0
     )
     out["cells_measured"] = measured.sum(axis=1).astype(int)
-    out["cells_missing"] = _cells_missing(measured.to_numpy(), list(wide.columns), wclass)
+    out["cells_missing"] = _cells_missing(measured.to_numpy(), scored.cell_names, wclass)
     violations, worst = _limits_all(mine, wclass, out.index)
     out["meets_limits"] = [not v for v in violations]
     out["violations"] = ["; ".join(v) for v in violations]
@@ -261,8 +291,8 @@ def objective_values(runs: pd.DataFrame, classes: list[WorkloadClass]) -> list[f
     """Per-class mean score of the runs of one configuration (the study's objectives)."""
     values = []
     for c in classes:
-        s = score_class(runs, c)
-        if s.empty:
+        scored = _scores(runs, c)
+        if scored is None:
             return None
-        values.append(float(s["score"].iloc[0]))
+        values.append(float(scored.out["score"].iloc[0]))
     return values
