@@ -108,9 +108,14 @@ def _scores(runs: pd.DataFrame, wclass: WorkloadClass) -> _Scores | None:
     mine = runs.loc[keep, ["config_key", "repetition", wclass.metric, *limit_cols]].assign(
         cell_key=cells[keep], m=cell_metric(runs.loc[keep], wclass.metric)
     )
-    # (configuration, repetition) × cell: the mean metric, as the per-repetition scores need.
-    wide = mine.pivot_table(
-        index=["config_key", "repetition"], columns="cell_key", values="m", aggfunc="mean"
+    # (configuration, repetition) × cell: the mean metric, as the per-repetition scores need
+    # (what pivot_table gives, at half its cost: rows and columns without a figure dropped).
+    wide = (
+        mine.groupby(["config_key", "repetition", "cell_key"])["m"]
+        .mean()
+        .unstack("cell_key")
+        .dropna(how="all")
+        .dropna(axis=1, how="all")
     )
     w = np.array([weights[c] for c in wide.columns])
     logv = np.log(wide.clip(lower=1e-9).to_numpy())
