@@ -68,20 +68,30 @@ def test_two_runs_started_together_exactly_one_runs(tmp_path: Path) -> None:
 
 
 def test_a_look_while_a_sweep_runs_says_who_changes_nothing(tmp_path: Path) -> None:
-    # long enough to outlast the four commands that look at it while it runs
     spec, store = _spec(tmp_path, "busy", sizes=7), tmp_path / "store"
     sweep = _start("run", str(spec), "--store", str(store), "-q")
     wait_held(store / "busy", ".run.lock", sweep)
-    journal = (store / "busy" / "study.journal").read_bytes()
-    rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
-    assert rc == 0 and "nothing was changed (--check)" in out, out
-    assert f"note: sweep 'busy' in {store} is in use by pid {sweep.pid} on host {HOST}" in out
-    rc, out = _finish(_start("plan", str(spec), "--store", str(store), "--limit", "1"))
-    assert f"in use by pid {sweep.pid} on host {HOST}" in out, out
-    # A second run is refused before its first play: the study is as the sweep left it.
-    rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
-    assert rc == 2 and f"in use by pid {sweep.pid}" in out, out
-    assert (store / "busy" / "study.journal").read_bytes()[: len(journal)] == journal
+    journal_file = store / "busy" / "study.journal"
+    deadline = time.monotonic() + 60
+    while not (journal_file.exists() and journal_file.stat().st_size) and sweep.poll() is None:
+        assert time.monotonic() < deadline, "the sweep never started its study"
+        time.sleep(0.02)
+    # Held still (it and its plays) while the four commands look, however fast it runs: a
+    # stopped process holds its lock as a running one does.
+    os.killpg(sweep.pid, signal.SIGSTOP)
+    try:
+        journal = journal_file.read_bytes()
+        rc, out = _finish(_start("run", str(spec), "--store", str(store), "--check"))
+        assert rc == 0 and "nothing was changed (--check)" in out, out
+        assert f"note: sweep 'busy' in {store} is in use by pid {sweep.pid} on host {HOST}" in out
+        rc, out = _finish(_start("plan", str(spec), "--store", str(store), "--limit", "1"))
+        assert f"in use by pid {sweep.pid} on host {HOST}" in out, out
+        # A second run is refused before its first play: the study is as the sweep left it.
+        rc, out = _finish(_start("run", str(spec), "--store", str(store), "-q"))
+        assert rc == 2 and f"in use by pid {sweep.pid}" in out, out
+        assert journal_file.read_bytes() == journal
+    finally:
+        os.killpg(sweep.pid, signal.SIGCONT)
     assert _finish(sweep)[0] == 0
     assert not any(t.state == TrialState.FAIL for t in journal_study(store, "busy").trials)
     # Once it has finished, a look says nothing of it.
