@@ -140,9 +140,8 @@ def parity_s(profile: ArrayProfile, level: str, x: float, sequential: bool) -> f
     if adapters is None or level in MIRRORED or group.redundancy == 0:
         return 0.0
     rate = adapters.mib_s * MIB
-    strip = profile.strip_kib * KIB
-    if sequential or x >= group.data * strip:
+    if sequential or x >= profile.full_stripe_kib(level) * KIB:
         return x * group.width / group.data / rate
     updates = 1.0 + adapters.q_factor * (group.redundancy - 1)
-    moved = 2 * (x + group.redundancy * min(x, strip))
-    return updates * adapters.update_us / 1e6 + moved / rate
+    # the bytes a read-modify-write reads and writes, as the drives move them
+    return updates * adapters.update_us / 1e6 + random_write(profile, level, x).bytes / rate
