@@ -8,6 +8,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -122,6 +123,11 @@ class StartedPlay:
         check: bool,
     ) -> None:
         self.started = time.monotonic()
+        #: every event of the play as ansible-runner reads it, and whether its recap came
+        self._events: list[dict[str, Any]] = []
+        self._recap = threading.Event()
+        #: the outcome once the process has ended (its folder is gone then)
+        self._final: PlayResult | None = None
         remove_stale_private_dirs()
         #: the play's private folder, removed once the play is over
         self.private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
@@ -189,6 +195,7 @@ class StartedPlay:
             passwords={VAULT_PROMPT: key} if key is not None else None,
             suppress_env_files=True,
             cancel_callback=cancel or (lambda: False),
+            event_handler=self._on_event,
             quiet=True,
             timeout=timeout_s,
             cmdline=shlex.join(args),
@@ -215,13 +222,48 @@ class StartedPlay:
     def done(self) -> bool:
         return not self._thread.is_alive()
 
-    def result(self) -> PlayResult:
-        """Wait for the play to end; what it did."""
+    def result(self, *, at_recap: bool = False) -> PlayResult:
+        """Wait for the play to end; what it did (asked again: the same).
+
+        ``at_recap``: return as soon as the play's recap comes, while ``ansible-playbook``
+        is still exiting (about 0.2 s on a fast target: the interpreter's shutdown and
+        ansible-runner's close of its terminal). The play touches no host after its recap;
+        its outcome and output are those the recap gives. ``finish()`` then waits for the
+        process and removes the play's folder. A play that ends without a recap (it could not
+        start, was cancelled or timed out) is waited for as without ``at_recap``.
+        """
+        if at_recap:
+            while not self._recap.wait(0.005) and self._thread.is_alive():
+                pass
+            if self._thread.is_alive():
+                events = list(self._events)
+                recap = next(ev for ev in events if ev.get("event") == "playbook_on_stats")
+                status, rc = _recap_status(recap)
+                duration_s = time.monotonic() - self.started
+                return _outcome(events, _event_stdout(events), status, rc, duration_s)
+        if self._final is not None:
+            return self._final
         try:
             self._thread.join()
-            return _play_result(self._runner, time.monotonic() - self.started)
+            runner = self._runner
+            stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
+            rc = int(runner.rc if runner.rc is not None else -1)
+            duration_s = time.monotonic() - self.started
+            self._final = _outcome(list(runner.events), stdout, runner.status, rc, duration_s)
+            return self._final
         finally:
-            shutil.rmtree(self.private, ignore_errors=True)
+            self.finish()
+
+    def finish(self) -> None:
+        """Wait until the play's process has ended and remove its folder (again: nothing)."""
+        self._thread.join()
+        shutil.rmtree(self.private, ignore_errors=True)
+
+    def _on_event(self, event: dict[str, Any]) -> bool:
+        self._events.append(event)
+        if event.get("event") == "playbook_on_stats":
+            self._recap.set()
+        return True  # ansible-runner keeps it, as without a handler
 
 
 def start_playbook(
@@ -244,13 +286,34 @@ def start_playbook(
     )
 
 
-def _play_result(runner: Any, duration_s: float) -> PlayResult:
-    """What a finished runner's events say the play did."""
-    stdout = _strip_ansi(runner.stdout.read()) if runner.stdout else ""
+def _event_stdout(events: list[dict[str, Any]]) -> str:
+    """The play's output as ansible-runner writes it to its stdout file: each event's text."""
+    texts = (str(ev.get("stdout") or "") for ev in events)
+    text = "".join(text + "\n" for text in texts if text and text != "{}")
+    # the file is read as text: the terminal's line ends come back as newlines
+    return _strip_ansi(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _recap_status(stats: dict[str, Any]) -> tuple[str, int]:
+    """The status and exit code ``ansible-playbook`` ends with, from its recap's counts:
+    4 when a host was unreachable, 2 when a task failed on one (rescued and ignored
+    failures are not counted there), else 0."""
+    data = stats.get("event_data", {})
+    if any(data.get("dark") or {}):
+        return "failed", 4
+    if any(data.get("failures") or {}):
+        return "failed", 2
+    return "successful", 0
+
+
+def _outcome(
+    events: list[dict[str, Any]], stdout: str, status: str, rc: int, duration_s: float
+) -> PlayResult:
+    """What a play's events say it did."""
     failed_task, error, facts, changed = None, None, {}, 0
     failed_host, unreachable = None, False
     host_facts: dict[str, dict[str, Any]] = {}
-    for ev in runner.events:
+    for ev in events:
         data = ev.get("event_data", {})
         if ev.get("event") in ("runner_on_failed", "runner_on_unreachable") and not data.get(
             "ignore_errors"
@@ -268,12 +331,11 @@ def _play_result(runner: Any, duration_s: float) -> PlayResult:
             facts |= published
             if published:
                 host_facts.setdefault(str(data.get("host")), {}).update(published)
-    status = runner.status
     if status == "failed" and error is None:
         error = stdout.strip().splitlines()[-1] if stdout.strip() else "the play failed"
     return PlayResult(
         status=status,
-        rc=int(runner.rc if runner.rc is not None else -1),
+        rc=rc,
         changed=changed,
         failed_task=failed_task,
         error=error,

@@ -13,10 +13,12 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from sweeper.ansible import HANDOVER_FILE, HANDOVER_PLAYBOOK, start_playbook
 from sweeper.play_ahead import PlaysAhead
@@ -84,6 +86,51 @@ def test_a_play_waits_then_builds_what_it_is_handed(tmp_path: Path) -> None:
         assert second.duration_s < 3
     finally:
         plays.close()
+
+
+def _unreachable_inventory(tmp_path: Path) -> Path:
+    """The local platform's storage host behind a port nobody listens on."""
+    from tests.support.net import LOOPBACK_HOSTS, free_port
+
+    hosts = {
+        "gone-host": {
+            "ansible_connection": "ssh",
+            "ansible_host": "127.0.0.1",
+            "ansible_port": free_port(*LOOPBACK_HOSTS),
+            "ansible_ssh_common_args": "-o ConnectTimeout=3 -o BatchMode=yes",
+        }
+    }
+    path = tmp_path / "hosts.yml"
+    path.write_text(yaml.safe_dump({"all": {"children": {"storage": {"hosts": hosts}}}}))
+    return path
+
+
+@pytest.mark.parametrize("case", ["built", "refused", "unreachable"])
+def test_the_outcome_at_the_recap_is_the_outcome_at_exit(tmp_path: Path, case: str) -> None:
+    """A configuration's play counts as done at its recap, before ``ansible-playbook``
+    exits: status, exit code, failed task and host, facts and output are the ones
+    ansible-runner reports once the process has ended, for a play that builds, one whose
+    role refuses the configuration, and one whose host cannot be reached."""
+    inventory, extravars = INVENTORY, _vars(tmp_path / "array", **POOL)
+    if case == "refused":
+        extravars["layout"] = "diagonal"
+    if case == "unreachable":
+        inventory = _unreachable_inventory(tmp_path)
+        extravars = {"raidsweep_platform": "local", "local_target": str(tmp_path / "t")}
+    play = start_playbook("reconfigure.yml", inventory, extravars)
+    at_recap = play.result(at_recap=True)
+    at_exit = play.result()
+    assert not play.private.exists()
+    assert at_recap.duration_s <= at_exit.duration_s
+    assert replace(at_recap, duration_s=0) == replace(at_exit, duration_s=0)
+    expected = {"built": ("successful", 0), "refused": ("failed", 2), "unreachable": ("failed", 4)}
+    assert (at_exit.status, at_exit.rc) == expected[case]
+    assert at_exit.unreachable == (case == "unreachable")
+    if case == "refused":
+        assert "diagonal" in (at_exit.error or "")
+    if case == "built":
+        assert at_exit.facts == _array(tmp_path / "array")
+        assert "PLAY RECAP" in at_exit.stdout
 
 
 def test_close_ends_a_waiting_play_and_leaves_nothing(tmp_path: Path) -> None:
