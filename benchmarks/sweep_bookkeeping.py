@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-import sweeper.ansible
+import sweeper.play_ahead
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
 
@@ -51,8 +51,11 @@ def sim_play(playbook: str, inventory: Path, extravars: dict[str, Any], **_: Any
     return PlayResult("successful", 0, 1, None, None, "", 0.0, facts=state)
 
 
-# Before the sweep's modules import it: they then call the stand-in.
-sweeper.ansible.run_playbook = sim_play
+# Every configuration's play is the stand-in, none is started ahead.
+sweeper.play_ahead.PlaysAhead.start = lambda self: None  # type: ignore[method-assign]
+sweeper.play_ahead.PlaysAhead.reconfigure = (  # type: ignore[method-assign]
+    lambda self, extravars: sim_play("reconfigure.yml", self._inventory, extravars)
+)
 
 from sweeper.spec import load_spec  # noqa: E402
 from sweeper.store import ParquetStore  # noqa: E402

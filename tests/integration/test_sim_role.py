@@ -116,7 +116,7 @@ def test_invalid_configuration_fails_and_changes_nothing(
 def test_relative_state_dir_is_refused_before_anything_is_written() -> None:
     play = run_playbook("reconfigure.yml", INVENTORY, _vars(Path("relative-array"), **POOL))
     assert not play.ok
-    assert "sim_state_dir must be absolute" in (play.error or "")
+    assert "state_dir must be an absolute path" in (play.error or "")
     # ansible-playbook runs in the playbook directory: that is where it would have landed.
     assert not (ROOT / "playbooks" / "relative-array").exists()
 

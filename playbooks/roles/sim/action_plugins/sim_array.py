@@ -48,6 +48,22 @@ def write_atomic(path: str, data: dict[str, Any]) -> None:
         raise
 
 
+def check_configuration(configuration: dict[str, Any]) -> None:
+    """A volume over several ranks needs their number and the stripe across them."""
+    layout = configuration.get("layout")
+    if layout == "single_rank":
+        return
+    try:
+        ranks, stripe = (
+            int(configuration.get("ranks") or 0),
+            int(configuration.get("stripe_kib") or 0),
+        )
+    except (TypeError, ValueError):
+        ranks, stripe = 0, 0
+    if ranks < 2 or stripe <= 0:
+        raise AnsibleActionFail(f"layout {layout} needs ranks >= 2 and a stripe_kib")
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
@@ -70,6 +86,8 @@ class ActionModule(ActionBase):
         state_dir = args["state_dir"]
         if not os.path.isabs(state_dir):
             raise AnsibleActionFail(f"state_dir must be an absolute path, not {state_dir!r}")
+        if args["state"] == "present":
+            check_configuration(args["configuration"])
         path = os.path.join(state_dir, "array.json")
         previous = read_state(path)
         # A JSON round trip gives plain values, compared like the ones read back from the file.
@@ -78,6 +96,9 @@ class ActionModule(ActionBase):
         check = bool(self._task.check_mode)
         result.update(changed=changed, previous_state=previous)
         result["array_state"] = previous if check else wanted
+        if args["state"] == "present":
+            # the configuration's facts, as the array reports them (the sweeper reads these)
+            result["ansible_facts"] = {"raidsweep_facts": result["array_state"]}
         if changed:
             result["diff"] = {"before": previous, "after": wanted}
             if not check:

@@ -14,6 +14,8 @@ short_description: Configure raidsweep's simulated array
 description:
   - Records the requested configuration as the simulated array's state (one JSON file,
     replaced atomically) and returns the state as the array reports it.
+  - Refuses a relative I(state_dir), and a multi-rank layout without its ranks (at least 2)
+    and stripe, before anything changes.
   - Idempotent; reports a change only when the configuration differs.
   - Check mode reports the change it would make and writes nothing.
 options:
@@ -59,4 +61,13 @@ previous_state:
   description: The state before the call (empty when the array was unconfigured).
   type: dict
   returned: always
+ansible_facts:
+  description: The array's state as the configuration's facts.
+  type: dict
+  returned: with I(state=present)
+  contains:
+    raidsweep_facts:
+      description: Same as RV(array_state).
+      type: dict
+      returned: with I(state=present)
 """
