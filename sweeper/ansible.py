@@ -108,6 +108,24 @@ def run_playbook(
     ).result()
 
 
+#: How often ansible-runner's thread looks at the play between its outputs (and asks the
+#: cancel callback): the first look also says the play's process has been started.
+_POLL_S = 0.02
+#: Plays past their recap whose ``ansible-playbook`` is still exiting (``result(at_recap=True)``).
+_EXITING: set[StartedPlay] = set()
+_EXITING_LOCK = threading.Lock()
+
+
+def _finish_exiting_plays() -> None:
+    """Wait for every play still exiting. A play is started by a fork in ansible-runner's
+    thread; in CPython 3.11 a fork while another thread ends can leave the child stuck before
+    it runs anything (the runtime's thread list is locked in the child, never unlocked)."""
+    with _EXITING_LOCK:
+        plays = list(_EXITING)
+    for play in plays:
+        play.finish()
+
+
 class StartedPlay:
     """One ``ansible-playbook`` run under way in ansible-runner's thread, in its own private
     folder; ``result()`` waits for it and removes the folder."""
@@ -128,6 +146,9 @@ class StartedPlay:
         self._recap = threading.Event()
         #: the outcome once the process has ended (its folder is gone then)
         self._final: PlayResult | None = None
+        #: set once ansible-runner's thread has started the play's process and looks at it
+        self._spawned = threading.Event()
+        _finish_exiting_plays()
         remove_stale_private_dirs()
         #: the play's private folder, removed once the play is over
         self.private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
@@ -179,6 +200,10 @@ class StartedPlay:
                 "raidsweep_handover_pid": os.getpid(),
             }
         vars_file.write_text(unsafe_yaml(dict(extravars) | environment_secrets(), self.sealer))
+        # ansible-runner's settings (read from this file only: it drops those given as an
+        # argument when the file is missing)
+        (self.private / "env").mkdir(exist_ok=True)
+        (self.private / "env" / "settings").write_text(f"pexpect_timeout: {_POLL_S}\n")
         hosts = inventory_copy(Path(inventory), self.private, self.sealer)
         key = self.sealer.key
         args = ["-e", f"@{vars_file}"]
@@ -194,7 +219,7 @@ class StartedPlay:
             envvars=env,
             passwords={VAULT_PROMPT: key} if key is not None else None,
             suppress_env_files=True,
-            cancel_callback=cancel or (lambda: False),
+            cancel_callback=self._polled(cancel),
             event_handler=self._on_event,
             quiet=True,
             timeout=timeout_s,
@@ -222,6 +247,25 @@ class StartedPlay:
     def done(self) -> bool:
         return not self._thread.is_alive()
 
+    def wait_spawned(self, timeout_s: float = 30.0) -> None:
+        """Wait until the play's process runs ``ansible-playbook`` (or the play has ended).
+
+        The process is started by a fork in ansible-runner's thread. A fork while another
+        thread creates or ends a Python thread state (pyarrow's and DuckDB's workers do, as
+        they convert a table) leaves the child stuck in CPython 3.11 before it can run
+        ``ansible-playbook``; a caller that waits here does none of that meanwhile."""
+        deadline = time.monotonic() + timeout_s
+        while not self._spawned.wait(0.005) and self._thread.is_alive():
+            if time.monotonic() > deadline:
+                return
+
+    def _polled(self, cancel: Callable[[], bool] | None) -> Callable[[], bool]:
+        def polled() -> bool:
+            self._spawned.set()  # asked first once the process has started
+            return bool(cancel()) if cancel is not None else False
+
+        return polled
+
     def result(self, *, at_recap: bool = False) -> PlayResult:
         """Wait for the play to end; what it did (asked again: the same).
 
@@ -236,6 +280,8 @@ class StartedPlay:
             while not self._recap.wait(0.005) and self._thread.is_alive():
                 pass
             if self._thread.is_alive():
+                with _EXITING_LOCK:
+                    _EXITING.add(self)
                 events = list(self._events)
                 recap = next(ev for ev in events if ev.get("event") == "playbook_on_stats")
                 status, rc = _recap_status(recap)
@@ -258,6 +304,8 @@ class StartedPlay:
         """Wait until the play's process has ended and remove its folder (again: nothing)."""
         self._thread.join()
         shutil.rmtree(self.private, ignore_errors=True)
+        with _EXITING_LOCK:
+            _EXITING.discard(self)
 
     def _on_event(self, event: dict[str, Any]) -> bool:
         self._events.append(event)

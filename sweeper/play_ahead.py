@@ -1,11 +1,12 @@
 """Reconfiguration plays started one configuration ahead.
 
 Starting ``ansible-playbook`` (its imports, the inventory, the playbooks) costs most of what a
-reconfiguration play takes on an array that answers at once. While a configuration is
-measured, the next configuration's play is started with ``handover.yml``: it waits in the
-controller, touching no host, until the sweeper hands it the configuration it chose, then
-runs ``reconfigure.yml`` exactly as a play started then would. Only one play drives the
-storage at a time: the waiting one starts to after the previous one ended.
+reconfiguration play takes on an array that answers at once. When a configuration is built,
+the next configuration's play is started first with ``handover.yml``: it waits in the
+controller, touching no host, while this configuration is built and measured, until the
+sweeper hands it the configuration it chose; then it runs ``reconfigure.yml`` exactly as a
+play started then would. Only one play drives the storage at a time: the waiting one starts
+to after the previous one ended.
 
 A play that ended before it was needed (it could not start, or its inventory was refused) is
 not this configuration's failure: the configuration gets a play of its own, started then.
@@ -37,21 +38,28 @@ class PlaysAhead:
         self._closing = False
 
     def start(self) -> None:
-        """Start the next configuration's play now, unless one waits or the sweep stops."""
+        """Start the next configuration's play now, unless one waits or the sweep stops; return
+        once its process runs (``StartedPlay.wait_spawned``)."""
         if self._waiting is None and not self._closing and not self._cancel():
             self._waiting = start_playbook(
                 HANDOVER_PLAYBOOK, self._inventory, {}, cancel=self._stopping
             )
+            self._waiting.wait_spawned()
 
-    def reconfigure(self, extravars: dict[str, Any]) -> PlayResult:
-        """Build a configuration: through the waiting play if one waits, else a new play."""
+    def reconfigure(self, extravars: dict[str, Any], *, ahead: bool = False) -> PlayResult:
+        """Build a configuration: through the waiting play if one waits, else a new play.
+        ``ahead``: first start the next configuration's play, which waits while this one is
+        built and measured (started here, no play starts while the configuration is measured)."""
         self._finish_exiting()
         play, self._waiting = self._waiting, None
-        if play is not None and not play.done():
+        if play is not None and play.done():
+            play.result()  # ended unused: its folder goes, its outcome is not this one's
+            play = None
+        if ahead:
+            self.start()
+        if play is not None:
             play.hand_over(extravars)
         else:
-            if play is not None:
-                play.result()  # ended unused: its folder goes, its outcome is not this one's
             play = start_playbook(
                 "reconfigure.yml", self._inventory, extravars, cancel=self._cancel
             )

@@ -312,7 +312,9 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
         return
     sw.progress.configuration(key, "reconfiguring")
     started = now()
-    play = state.plays.reconfigure(sw.platform.extravars(config))
+    # the next configuration's play is started first and waits while this one is measured
+    ahead = sw.spec.study.mode != "grid" or state.study.has_waiting()
+    play = state.plays.reconfigure(sw.platform.extravars(config), ahead=ahead)
     reconfig_s = sw.platform.reconfiguration_time(state.previous, config) if play.ok else 0.0
     sw.store.put_configuration(
         configuration_row(sw.spec.name, config, trial.number, play, reconfig_s, started, now())
@@ -331,8 +333,6 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
         _fail(sw, study, trial, key, unmeasurable, outcome)
         return
     driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
-    if sw.spec.study.mode != "grid" or state.study.has_waiting():
-        state.plays.start()  # the next configuration's play gets ready while this one is measured
     sw.progress.configuration(key, "running")
     others = functools.partial(_completed_runs, state, key) if sw.spec.study.pruning else None
     result = measure(_sweep(sw), config, driver, play, state.done, outcome, others)

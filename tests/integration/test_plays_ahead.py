@@ -133,6 +133,54 @@ def test_the_outcome_at_the_recap_is_the_outcome_at_exit(tmp_path: Path, case: s
         assert "PLAY RECAP" in at_exit.stdout
 
 
+def _children_running(private: Path) -> list[int]:
+    """This process's children whose command line names ``private``: a forked child shows
+    its parent's command line until it runs ``ansible-playbook``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and str(private).encode() in cmd:
+            found.append(int(entry))
+    return found
+
+
+def test_no_play_is_forked_while_the_sweep_goes_on(tmp_path: Path) -> None:
+    """A fork while another thread creates or ends a Python thread state leaves the child
+    stuck (CPython 3.11). ``start`` returns only once the next play's process runs
+    ``ansible-playbook``, and a play is started only after the one past its recap has
+    exited, so that no fork happens while the sweep measures (pyarrow's workers) or while a
+    play's thread ends."""
+    state_dir = tmp_path / "array"
+    plays = PlaysAhead(INVENTORY, lambda: False)
+    try:
+        first = plays.reconfigure(_vars(state_dir, **POOL), ahead=True)
+        assert first.ok, first.error
+        exiting = plays._exiting
+        assert exiting is not None
+        waiting = plays._waiting
+        assert waiting is not None
+        assert _children_running(waiting.private), "start returned before the play ran"
+        second = plays.reconfigure(_vars(state_dir, **(POOL | {"raid_level": "raid10"})))
+        assert second.ok, second.error
+        assert exiting.done() and not exiting.private.exists()
+        # a play started by anyone waits for the one past its recap to exit
+        past_recap = plays._exiting
+        assert past_recap is not None
+        assert not past_recap.done()  # ansible-playbook still exits after its recap
+        third = start_playbook("reconfigure.yml", INVENTORY, _vars(state_dir, **POOL))
+        assert past_recap.done()
+        assert third.result().ok
+    finally:
+        plays.close()
+
+
 def test_close_ends_a_waiting_play_and_leaves_nothing(tmp_path: Path) -> None:
     plays = PlaysAhead(INVENTORY, lambda: False)
     plays.start()
