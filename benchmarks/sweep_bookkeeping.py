@@ -54,7 +54,7 @@ def sim_play(playbook: str, inventory: Path, extravars: dict[str, Any], **_: Any
 # Every configuration's play is the stand-in, none is started ahead.
 sweeper.play_ahead.PlaysAhead.start = lambda self: None  # type: ignore[method-assign]
 sweeper.play_ahead.PlaysAhead.reconfigure = (  # type: ignore[method-assign]
-    lambda self, extravars: sim_play("reconfigure.yml", self._inventory, extravars)
+    lambda self, extravars, **_: sim_play("reconfigure.yml", self._inventory, extravars)
 )
 
 from sweeper.spec import load_spec  # noqa: E402
