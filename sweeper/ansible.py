@@ -116,7 +116,7 @@ _EXITING: set[StartedPlay] = set()
 _EXITING_LOCK = threading.Lock()
 
 
-def _finish_exiting_plays() -> None:
+def finish_exiting_plays() -> None:
     """Wait for every play still exiting. A play is started by a fork in ansible-runner's
     thread; in CPython 3.11 a fork while another thread ends can leave the child stuck before
     it runs anything (the runtime's thread list is locked in the child, never unlocked)."""
@@ -148,7 +148,7 @@ class StartedPlay:
         self._final: PlayResult | None = None
         #: set once ansible-runner's thread has started the play's process and looks at it
         self._spawned = threading.Event()
-        _finish_exiting_plays()
+        finish_exiting_plays()
         remove_stale_private_dirs()
         #: the play's private folder, removed once the play is over
         self.private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
@@ -254,9 +254,13 @@ class StartedPlay:
         thread creates or ends a Python thread state (pyarrow's and DuckDB's workers do, as
         they convert a table) leaves the child stuck in CPython 3.11 before it can run
         ``ansible-playbook``; a caller that waits here does none of that meanwhile."""
-        deadline = time.monotonic() + timeout_s
-        while not self._spawned.wait(0.005) and self._thread.is_alive():
-            if time.monotonic() > deadline:
+        self._wait_while_running(self._spawned, timeout_s)
+
+    def _wait_while_running(self, event: threading.Event, timeout_s: float | None) -> None:
+        """Wait until ``event`` is set, the play's thread has ended, or ``timeout_s``."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while not event.wait(0.005) and self._thread.is_alive():
+            if deadline is not None and time.monotonic() > deadline:
                 return
 
     def _polled(self, cancel: Callable[[], bool] | None) -> Callable[[], bool]:
@@ -277,8 +281,7 @@ class StartedPlay:
         start, was cancelled or timed out) is waited for as without ``at_recap``.
         """
         if at_recap:
-            while not self._recap.wait(0.005) and self._thread.is_alive():
-                pass
+            self._wait_while_running(self._recap, None)
             if self._thread.is_alive():
                 with _EXITING_LOCK:
                     _EXITING.add(self)

@@ -22,7 +22,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sweeper.ansible import HANDOVER_PLAYBOOK, PlayResult, StartedPlay, start_playbook
+from sweeper.ansible import (
+    HANDOVER_PLAYBOOK,
+    PlayResult,
+    StartedPlay,
+    finish_exiting_plays,
+    start_playbook,
+)
 
 
 class PlaysAhead:
@@ -33,8 +39,6 @@ class PlaysAhead:
         self._inventory = inventory
         self._cancel = cancel
         self._waiting: StartedPlay | None = None
-        #: the last configuration's play, past its recap, until its process has ended
-        self._exiting: StartedPlay | None = None
         self._closing = False
 
     def start(self) -> None:
@@ -50,7 +54,7 @@ class PlaysAhead:
         """Build a configuration: through the waiting play if one waits, else a new play.
         ``ahead``: first start the next configuration's play, which waits while this one is
         built and measured (started here, no play starts while the configuration is measured)."""
-        self._finish_exiting()
+        finish_exiting_plays()  # the last configuration's play has exited before this one
         play, self._waiting = self._waiting, None
         if play is not None and play.done():
             play.result()  # ended unused: its folder goes, its outcome is not this one's
@@ -63,22 +67,16 @@ class PlaysAhead:
             play = start_playbook(
                 "reconfigure.yml", self._inventory, extravars, cancel=self._cancel
             )
-        self._exiting = play
         return play.result(at_recap=True)
 
     def close(self) -> None:
         """End the waiting play, if any, and wait for it and for the last one to exit."""
         self._closing = True
-        self._finish_exiting()
+        finish_exiting_plays()
         play, self._waiting = self._waiting, None
         if play is not None:
             play.abandon()
             play.result()
-
-    def _finish_exiting(self) -> None:
-        play, self._exiting = self._exiting, None
-        if play is not None:
-            play.finish()
 
     def _stopping(self) -> bool:
         return self._closing or self._cancel()

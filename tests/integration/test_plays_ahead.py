@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
+import sweeper.ansible
 from sweeper.ansible import HANDOVER_FILE, HANDOVER_PLAYBOOK, start_playbook
 from sweeper.play_ahead import PlaysAhead
 from tests.support.paths import ROOT
@@ -162,8 +163,7 @@ def test_no_play_is_forked_while_the_sweep_goes_on(tmp_path: Path) -> None:
     try:
         first = plays.reconfigure(_vars(state_dir, **POOL), ahead=True)
         assert first.ok, first.error
-        exiting = plays._exiting
-        assert exiting is not None
+        (exiting,) = sweeper.ansible._EXITING  # the first play, past its recap
         waiting = plays._waiting
         assert waiting is not None
         assert _children_running(waiting.private), "start returned before the play ran"
@@ -171,8 +171,7 @@ def test_no_play_is_forked_while_the_sweep_goes_on(tmp_path: Path) -> None:
         assert second.ok, second.error
         assert exiting.done() and not exiting.private.exists()
         # a play started by anyone waits for the one past its recap to exit
-        past_recap = plays._exiting
-        assert past_recap is not None
+        (past_recap,) = sweeper.ansible._EXITING
         assert not past_recap.done()  # ansible-playbook still exits after its recap
         third = start_playbook("reconfigure.yml", INVENTORY, _vars(state_dir, **POOL))
         assert past_recap.done()
