@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 import pandas as pd
 import vl_convert as vlc
+from markupsafe import Markup
 
 from recommender.acceptance_io import markdown_lines, report_section
 from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_points
@@ -53,6 +54,7 @@ def _env() -> jinja2.Environment:
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["key"] = breakable_key
     env.globals |= {
         "rank_label": rank_label,
         "limits_text": limits_text,
@@ -60,6 +62,14 @@ def _env() -> jinja2.Environment:
         "CONFIGURATION": CONFIGURATION,
     }
     return env
+
+
+def breakable_key(text: Any) -> Markup:
+    """A configuration key, escaped, that a narrow column may wrap after a ``/`` (between
+    its parts), never inside a part (``wb-ra``)."""
+    parts = str(text).split("/")
+    shown = [p + "/" for p in parts[:-1]] + parts[-1:]
+    return Markup("<wbr>").join(Markup('<span class="part">{}</span>').format(p) for p in shown)
 
 
 def _svg(chart: Any) -> str:

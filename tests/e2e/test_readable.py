@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from recommender.recommendations import ClassRecommendation
-from recommender.report import write_report
+from recommender.report import breakable_key, write_report
 from sweeper.store import ParquetStore
 from tests.e2e.verdict import CLASS, SWEEP, verdict_store
 from tests.support.appserver import app_tab
@@ -127,8 +127,35 @@ def test_report_shows_drives_and_usable_tb(store, rec, tmp_path) -> None:
     html = html_path.read_text()
     assert "<th>configuration</th><th>drives</th><th>usable TB</th>" in html
     best = rec.ranked.iloc[0]
-    row = f'<td>{best["config_key"]}</td><td class="num">{int(best["drives"])}</td>'
+    row = f'<td>{breakable_key(best["config_key"])}</td><td class="num">{int(best["drives"])}</td>'
     assert row + f'<td class="num">{best["usable_gb"] / 1000:,.1f}</td>' in html
     markdown = html_path.with_suffix(".md").read_text()
     header = next(line for line in markdown.splitlines() if line.startswith("| rank"))
     assert re.search(r"\| config_key +\| +score .*\| +drives +\| +usable_tb +\|", header), header
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_the_report_never_scrolls_sideways(store, rec, page, tmp_path, width: int) -> None:
+    """The report at a laptop's and a desktop's width in Chromium: the page is never wider
+    than the window (a table wider than the page scrolls inside itself), and a configuration
+    key wraps only between its parts, never inside one (``wb-ra``)."""
+    html_path = tmp_path / "report.html"
+    write_report(store, store.get_sweep(SWEEP), html_path)
+    context = page.context.browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        report = context.new_page()
+        report.goto(html_path.as_uri())
+        seen = report.evaluate(
+            """() => ({
+              page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+              keys: [...document.querySelectorAll('td')].filter(td => td.querySelector('.part'))
+                .map(td => td.innerText),
+              split: [...document.querySelectorAll('.part')]
+                .filter(p => p.getClientRects().length > 1).map(p => p.innerText),
+            })"""
+        )
+    finally:
+        context.close()
+    assert seen["page"][0] <= seen["page"][1], seen["page"]
+    assert set(rec.ranked["config_key"]) <= {k.replace("\n", "") for k in seen["keys"]}
+    assert seen["split"] == []

@@ -65,11 +65,14 @@ def guest_state(lab: Lab) -> str:
 
 def clean(lab: Lab) -> None:
     """Back to ten blank data disks, whatever a test left."""
+    # wipefs erases every signature blkid knows (md superblocks of any version, LVM labels,
+    # filesystems, partition tables) in one process; LVM's tools start slowly under TCG, so
+    # they run only for a volume group that exists.
     lab.ssh(
-        "umount /mnt 2>/dev/null; vgremove -ff -y raidsweep 2>/dev/null; "
-        'for md in /dev/md/*; do [ -e "$md" ] && mdadm --stop "$md"; done; '
-        "dmsetup remove_all; for d in /dev/vd[a-j]; do mdadm --zero-superblock $d 2>/dev/null; "
-        "pvremove -ff -y $d 2>/dev/null; wipefs -a -q $d; done; "
+        "umount /mnt 2>/dev/null; vgs raidsweep >/dev/null 2>&1 && vgremove -ff -y raidsweep; "
+        "for md in /dev/md/* $(awk '/^md/ {print \"/dev/\" $1}' /proc/mdstat); do "
+        '[ -e "$md" ] && mdadm --stop "$md" 2>/dev/null; done; '
+        "dmsetup remove_all; wipefs -a -q /dev/vd[a-j]; "
         "for d in /dev/vd[a-j]; do blockdev --rereadpt $d 2>/dev/null; done; udevadm settle",
         check=False,
     )
