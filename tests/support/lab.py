@@ -69,7 +69,7 @@ def clean(lab: Lab) -> None:
     # filesystems, partition tables) in one process; LVM's tools start slowly under TCG, so
     # they run only for a volume group that exists.
     lab.ssh(
-        "umount /mnt 2>/dev/null; vgs raidsweep >/dev/null 2>&1 && vgremove -ff -y raidsweep; "
+        "umount /mnt/raidsweep /mnt 2>/dev/null; vgs raidsweep >/dev/null 2>&1 && vgremove -ff -y raidsweep; "
         "for md in /dev/md/* $(awk '/^md/ {print \"/dev/\" $1}' /proc/mdstat); do "
         '[ -e "$md" ] && mdadm --stop "$md" 2>/dev/null; done; '
         "dmsetup remove_all; wipefs -a -q /dev/vd[a-j]; "
