@@ -140,8 +140,8 @@ def test_postgres_workers_distinct_run_the_same_twice_not(
     study = optuna.load_study(study_name="pgworkers", storage=postgres)
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     keys = [t.user_attrs["config_key"] for t in done]
-    # who measured what, and whether the queue or the store gave it: the record a
-    # configuration measured twice would need to be explained
+    # every trial's number, worker, state and configuration: what a configuration measured
+    # twice needs to be explained
     trials = [
         (t.number, t.user_attrs.get("worker"), t.state.name, t.user_attrs.get("config_key"))
         for t in study.get_trials(deepcopy=False)
