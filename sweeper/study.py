@@ -276,14 +276,23 @@ def recover(
 
 
 def completed_keys(study: optuna.Study) -> set[str]:
-    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    return {t.user_attrs["config_key"] for t in trials if "config_key" in t.user_attrs}
+    return _claimed_keys(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
 
 
 def waiting_keys(study: optuna.Study) -> set[str]:
-    trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    return _waiting_keys(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+
+
+def _claimed_keys(trials: list[optuna.trial.FrozenTrial]) -> set[str]:
+    """The configurations of these asked trials (a trial carries its key once asked)."""
+    return {t.user_attrs["config_key"] for t in trials if "config_key" in t.user_attrs}
+
+
+def _waiting_keys(trials: list[optuna.trial.FrozenTrial]) -> set[str]:
+    """The configurations these trials wait to be asked for."""
+    waiting = (t for t in trials if t.state == TrialState.WAITING)
     # An enqueued trial has no params until asked; Optuna keeps them as "fixed_params".
-    fixed = (t.system_attrs.get("fixed_params") for t in trials)
+    fixed = (t.system_attrs.get("fixed_params") for t in waiting)
     # A trial that fixes only the build (build_params) is not one configuration yet.
     return {Configuration.from_params(p).key for p in fixed if p and "cache_policy" in p}
 
@@ -313,13 +322,15 @@ def trial_params(config: Configuration, space: ConfigSpace) -> dict[str, Any]:
 
 def enqueue(study: optuna.Study, configs: list[Configuration], space: ConfigSpace) -> int:
     """Enqueue configurations that are neither completed, pruned, waiting, nor being measured
-    (by another worker sharing the study)."""
-    pruned = {
-        t.user_attrs["config_key"]
-        for t in study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))
-        if "config_key" in t.user_attrs
-    }
-    done = completed_keys(study) | waiting_keys(study) | running_keys(study) | pruned
+    (by another worker sharing the study).
+
+    The trials are read once: another worker tells its trials outside the study's lock, and
+    a configuration read as running by one read and as complete by the next would be in
+    neither set, and measured again.
+    """
+    trials = study.get_trials(deepcopy=False)
+    settled = (TrialState.COMPLETE, TrialState.RUNNING, TrialState.PRUNED)
+    done = _claimed_keys([t for t in trials if t.state in settled]) | _waiting_keys(trials)
     n = 0
     for config in configs:
         if config.key not in done:

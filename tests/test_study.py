@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import optuna
+import pytest
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 
 from sweeper.configuration import enumerate_configurations
 from sweeper.spec import load_spec
 from sweeper.study import (
+    STUDY_FILE,
     completed_keys,
     enqueue,
     open_study,
@@ -41,6 +48,52 @@ def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> N
         enqueue(reopened, configs, spec.config_space) == 1
     )  # only the lost configuration comes back
     assert completed_keys(reopened) == set()
+
+
+class _ToldBetweenReads(JournalStorage):
+    """The journal as a second worker reads it, ``then`` running once after its ``after``-th
+    read of the trials: what the first worker's tell (outside the study's lock) can do."""
+
+    def __init__(self, path: Path, after: int, then: Callable[[], None]) -> None:
+        super().__init__(JournalFileBackend(str(path)))
+        self.reads, self.after = 0, after
+        self.then: Callable[[], None] | None = then
+
+    def get_all_trials(self, *args: Any, **kwargs: Any) -> list[optuna.trial.FrozenTrial]:
+        trials = super().get_all_trials(*args, **kwargs)
+        self.reads += 1
+        if self.reads == self.after:
+            self.land()
+        return trials
+
+    def land(self) -> None:
+        then, self.then = self.then, None
+        if then is not None:
+            then()
+
+
+@pytest.mark.parametrize("after", [1, 2, 3, 4, 5])
+def test_a_configuration_completed_while_another_worker_enqueues_is_not_queued_again(
+    tmp_path: Path, after: int
+) -> None:
+    spec, _ = load_spec(QUICK)
+    configs = enumerate_configurations(spec.config_space)
+    first = open_study(spec, tmp_path)
+    enqueue(first, configs, spec.config_space)
+    trial = first.ask()
+    measured = suggest_configuration(trial, spec.config_space)
+    trial.set_user_attr("config_key", measured.key)
+    values = [1.0] * len(first.directions)
+    # The second worker enqueues the grid while the first tells its configuration complete,
+    # after whichever of the second's reads of the trials (or after all of them).
+    storage = _ToldBetweenReads(tmp_path / STUDY_FILE, after, lambda: first.tell(trial, values))
+    second = optuna.load_study(study_name=spec.name, storage=storage)
+    added = enqueue(second, configs, spec.config_space)
+    storage.land()
+    assert added == 0
+    assert measured.key in completed_keys(second)
+    assert measured.key not in waiting_keys(second)
+    assert len(waiting_keys(second)) == len(configs) - 1
 
 
 def test_recovery_puts_the_lost_configuration_back_in_optimize_mode(tmp_path: Path) -> None:
