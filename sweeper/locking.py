@@ -91,9 +91,10 @@ def _advice(holder: dict[str, Any], path: Path) -> str:
             f"it runs on another host and cannot be checked from here: wait for it, or stop it "
             f"there; if it no longer runs, its lock file is {path}"
         )
+    resume = ", and running again resumes it" if holder.get("sweep") else ""
     return (
-        f"wait for it to finish, or stop it (Ctrl-C, or kill {holder.get('pid')}); a sweep that "
-        "is killed releases its locks by itself, and running again resumes it"
+        f"wait for it to finish, or stop it (Ctrl-C, or kill {holder.get('pid')}); a process "
+        f"that is killed releases its locks by itself{resume}"
     )
 
 

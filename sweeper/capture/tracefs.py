@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from sweeper.locking import target_lock_dir
+
 TRACEFS_PLACES = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
 ACT_MASK = "queue,complete"
 #: the tracer's buffer per CPU while capturing (KiB): a second of a busy device's events
@@ -48,6 +50,13 @@ def unavailable(devices: list[str]) -> str | None:
         if (_sysfs(name) / "enable").read_text().strip() != "0":
             return f"{name} is already being traced"
     return None
+
+
+def tracer_lock() -> dict[Path, str]:
+    """The machine-wide lock of the kernel's block tracer (one per machine: every traced
+    device's events go through its one buffer and pipe, so a second capture would clear and
+    resize the first's buffer before the kernel refuses its pipe), with what it guards."""
+    return {target_lock_dir() / "blk-tracer.lock": "the kernel's block tracer"}
 
 
 def _sysfs(name: str) -> Path:

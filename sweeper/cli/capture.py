@@ -49,6 +49,7 @@ def capture(
     from sweeper.capture import diskstats, tracefs
     from sweeper.capture.sampler import header_for, record
     from sweeper.errors import InputError
+    from sweeper.locking import LockHeld, hold, lock_record
 
     problems: list[str] = []
     duration_s = seconds_option(duration, "--duration", problems, 2, None, 0.0)
@@ -78,7 +79,7 @@ def capture(
     note = None
     use_trace = False
     if names and trace is not TraceMode.off:
-        note = tracefs.unavailable(names)
+        note = tracefs.unavailable(names) or _tracer_held()
         if note is not None and trace is TraceMode.on:
             problems.append(f"--trace on: {note}")
         use_trace = note is None
@@ -93,8 +94,14 @@ def capture(
         f"{output}; sources: {sources}; Ctrl-C ends it early",
         highlight=False,
     )
+    # The tracer is one per machine: held for the whole capture (a second capture is refused
+    # before it touches the first's buffer).
+    locks = tracefs.tracer_lock() if use_trace else {}
     try:
-        end = record(output, header)
+        with hold(locks, lock_record(f"raidsweep capture --device {' --device '.join(names)}")):
+            end = record(output, header)
+    except LockHeld as exc:  # another capture took the tracer since it was looked at
+        fail(exc)
     except OSError as exc:  # the kernel refused the tracer, or the file could not be made
         fail(InputError("raidsweep capture", [f"could not start: {exc}"]))
     share = 100 * end["cpu_s"] / end["wall_s"] if end["wall_s"] else 0.0
@@ -103,3 +110,12 @@ def capture(
         f"used {end['cpu_s']:.2f} CPU s, {share:.2f}% of one core",
         highlight=False,
     )
+
+
+def _tracer_held() -> str | None:
+    """Who holds the machine's block tracer (another capture), or None."""
+    from sweeper.capture import tracefs
+    from sweeper.locking import holders
+
+    held = holders(tracefs.tracer_lock())
+    return f"{held[0].source} is {held[0].problems[0]}" if held else None

@@ -8,7 +8,9 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +21,10 @@ from sweeper.capture.bins import size_bin
 from sweeper.capture.tracefs import tracefs, unavailable
 from sweeper.units import format_size
 from sweeper.workload import WorkloadCell
-from tests.support.cli import cli
+from tests.support.cli import cli, finish, start
 from tests.support.devices import loop_device
-from tests.support.workloads import MIXED, OLTP, Run, expected_mix, two_phases
+from tests.support.locks import wait_held
+from tests.support.workloads import MIXED, OLTP, Run, expected_mix, fio, two_phases
 
 
 @pytest.fixture
@@ -86,6 +89,8 @@ def test_traced_mix_and_phase_change_are_recovered(
     classes = _characterize(capture, tmp_path / "classes")
     _check(run, classes, capture, {"oltp": ("randrw", "8k"), "log": ("write", "64k")}, {"1m"})
     assert {lim.metric for lim in classes[0].limits} == {"read_lat_p99", "write_lat_p99"}
+    end = json.loads(capture.read_text().splitlines()[-1])["end"]
+    assert end["trace_lost"] == 0, end  # at this rate the tracer keeps up: every event seen
 
 
 def test_counters_alone_recover_the_mix_and_phase_change(tmp_path: Path, device: str) -> None:
@@ -100,3 +105,53 @@ def test_counters_alone_recover_the_mix_and_phase_change(tmp_path: Path, device:
     _check(run, classes, capture, {"oltp": ("randrw", "8k")}, {"1m", format_size(size_bin(parts))})
     text = (tmp_path / "classes" / "w_phase1.yaml").read_text()
     assert "from /proc/diskstats alone" in text
+
+
+def test_a_second_traced_capture_waits_its_turn_and_the_first_loses_nothing(
+    tmp_path: Path, device: str, traceable: None, lock_dir: Path
+) -> None:
+    """The block tracer is one per machine: while a capture traces one device, a capture of
+    another device with ``--trace on`` is refused (exit 2, naming the holder, no file, the
+    tracing state untouched), and with ``--trace auto`` it records counters alone, saying why.
+    The first capture's events all arrive."""
+    first_out = tmp_path / "first.jsonl"
+    first = start("capture", "-d", device, "-o", first_out, "--duration", "12s", "--trace", "on")
+    try:
+        wait_held(lock_dir, "blk-tracer.lock", first)
+        deadline = time.monotonic() + 30
+        while not first_out.exists():  # created once its tracer is on
+            assert time.monotonic() < deadline and first.poll() is None, finish(first)
+            time.sleep(0.05)
+        root = tracefs()
+        assert root is not None
+        settings = ("current_tracer", "trace_clock", "buffer_size_kb")
+        before = {name: (root / name).read_text() for name in settings}
+        load = [["--name=r", "--rw=randread", "--bs=4k", "--size=64m", "--rate_iops=2000"]]
+        with loop_device(tmp_path / "other.img", 64) as other:
+            on_out = tmp_path / "on.jsonl"
+            second = start(
+                "capture", "-d", other, "-o", on_out, "--duration", "3s", "--trace", "on"
+            )
+            fio(device, load, 2)  # the first capture's device busy while the second tries
+            rc, out = finish(second)
+            assert rc == 2, out
+            assert f"the kernel's block tracer is in use by pid {first.pid} on host" in out, out
+            assert "raidsweep capture --device " in out and "Traceback" not in out, out
+            assert not on_out.exists()
+            assert {name: (root / name).read_text() for name in settings} == before
+            auto_out = tmp_path / "auto.jsonl"
+            rc, out = finish(
+                start("capture", "-d", other, "-o", auto_out, "--duration", "2s", "--trace", "auto")
+            )
+            assert rc == 0, out
+            assert f"(block tracer: the kernel's block tracer is in use by pid {first.pid}" in out
+            header = json.loads(auto_out.read_text().splitlines()[0])
+            assert header["sources"] == ["diskstats"]
+    except BaseException:
+        first.send_signal(signal.SIGINT)  # a failed check: ended as Ctrl-C does, tracer put back
+        finish(first)
+        raise
+    rc, out = finish(first)
+    assert rc == 0, out
+    end = json.loads(first_out.read_text().splitlines()[-1])["end"]
+    assert end["trace_lost"] == 0 and end["trace_lines"] > 1000, end
