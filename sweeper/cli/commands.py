@@ -5,6 +5,10 @@ Each command lives in a module of its own and imports what it needs when it runs
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from typing import Any
+
 import typer
 
 from sweeper.cli.accept import accept
@@ -30,15 +34,19 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # locals may hold secrets
     help="Commission a storage array: sweep configurations × fio workloads, rank per class.",
 )
+
+
+def _summary(command: Callable[..., Any]) -> str:
+    """The docstring's first paragraph on one line: the command list reflows it to the
+    terminal (with rich markup, Typer would keep the docstring's own line breaks there)."""
+    return " ".join(inspect.cleandoc(command.__doc__ or "").split("\n\n")[0].split())
+
+
 for command in (run, ready, status, recommend, curves, drift, report, disclose, sql):
-    app.command()(command)
-app.command(name="app")(run_app)
-for command in (plan, teardown):
-    app.command()(command)
-for command in (compare, accept):
-    app.command()(command)
-for command in (capture, characterize):
-    app.command()(command)
+    app.command(short_help=_summary(command))(command)
+app.command(name="app", short_help=_summary(run_app))(run_app)
+for command in (plan, teardown, compare, accept, capture, characterize):
+    app.command(short_help=_summary(command))(command)
 app.add_typer(lab_app, name="lab")
 
 
