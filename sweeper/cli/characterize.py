@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -89,6 +89,7 @@ def characterize(
         )
     series = seconds(data, device or None)
     classes, notes = run(series, Options(class_name, min_phase_s, share, room))
+    notes += _trace_losses(data.end or {})
     if not classes:
         fail(InputError(str(capture), ["has no busy interval: nothing to characterise"]))
     targets = [folder / f"{c.name}.yaml" for c in classes]
@@ -116,3 +117,17 @@ def characterize(
         console.print(f"\n[bold]{phase.name}[/] → {target}", highlight=False)
         for line in phase.explanation:
             console.print(line, highlight=False, markup=False)
+
+
+def _trace_losses(end: dict[str, Any]) -> list[str]:
+    """What the capture's end record says the block tracer lost, if it lost any."""
+    lost, read = end.get("trace_lost"), end.get("trace_lines")
+    if not isinstance(lost, int) or isinstance(lost, bool) or lost <= 0:
+        return []
+    seen = f" ({read:,} read)" if isinstance(read, int) and not isinstance(read, bool) else ""
+    return [
+        f"the block tracer fell behind: the kernel dropped {lost:,} of its events{seen}. "
+        "Intervals whose trace saw less than half of diskstats' bytes are left out of the mix; "
+        "the others may still lean toward the requests it read. Trace a quieter hour, or "
+        "capture without --trace (counters alone keep up at any rate)"
+    ]

@@ -155,3 +155,25 @@ def test_a_second_traced_capture_waits_its_turn_and_the_first_loses_nothing(
     assert rc == 0, out
     end = json.loads(first_out.read_text().splitlines()[-1])["end"]
     assert end["trace_lost"] == 0 and end["trace_lines"] > 1000, end
+
+
+def test_characterizing_says_what_the_tracer_lost(
+    tmp_path: Path, device: str, traceable: None
+) -> None:
+    """The random job at the loop device's own pace (tens of thousands of requests a second,
+    more than the tracer's reader may keep up with here): what the end record counts as lost,
+    the characterisation says, in those numbers; nothing when nothing was lost."""
+    capture = tmp_path / "capture.jsonl"
+    two_phases(device, capture, OLTP, "on", seconds=5)
+    end = json.loads(capture.read_text().splitlines()[-1])["end"]
+    result = cli("characterize", capture, "-o", tmp_path / "classes", "--min-phase", "3s")
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stdout.split())
+    if end["trace_lost"]:
+        lost, read = end["trace_lost"], end["trace_lines"]
+        assert f"the kernel dropped {lost:,} of its events ({read:,} read)" in said, said
+    else:
+        assert "fell behind" not in said, said
+    print(
+        f"tracer at the loop device's pace: {end['trace_lines']:,} read, {end['trace_lost']:,} lost"
+    )
