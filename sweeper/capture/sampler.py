@@ -34,9 +34,9 @@ class _Traced:
         self.lock = threading.Lock()
         self.tracer = BlockTracer(devices, self._feed)
 
-    def _feed(self, line: str) -> None:
+    def _feed(self, lines: str) -> None:
         with self.lock:
-            self.tally.feed(line)
+            self.tally.feed(lines)
 
     def take(self, upto: int | None) -> dict[int, dict[str, Any]]:
         with self.lock:

@@ -73,8 +73,8 @@ def device_numbers(devices: list[str]) -> dict[str, str]:
 
 
 class BlockTracer:
-    """The ``blk`` tracer switched on for ``devices``; each trace line goes to ``feed`` from
-    a reader thread until ``stop``."""
+    """The ``blk`` tracer switched on for ``devices``; its trace lines go to ``feed`` from a
+    reader thread until ``stop``, in blocks of whole lines as the pipe gives them."""
 
     def __init__(self, devices: list[str], feed: Callable[[str], None]):
         root = tracefs()
@@ -121,9 +121,11 @@ class BlockTracer:
                     return
                 time.sleep(0.05)
                 continue
-            *lines, rest = (rest + chunk).split(b"\n")
-            for line in lines:
-                self.feed(line.decode("ascii", "replace"))
+            block = rest + chunk
+            cut = block.rfind(b"\n") + 1  # whole lines now, the rest with the next read
+            block, rest = block[:cut], block[cut:]
+            if block:
+                self.feed(block.decode("ascii", "replace"))
 
     def stop(self) -> None:
         for name in self.devices:

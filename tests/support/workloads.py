@@ -16,8 +16,8 @@ from tests.support.cli import finish, start
 #: random job has no random map: with one, fio takes the next free block once a pass over the
 #: region fills up, so a fast device sees a share of the "random" job as sequential runs.
 #: In MIXED both are held to an OLTP device's rate (2,000 and 400 requests/s): unthrottled, a loop
-#: device takes 80,000 requests/s, twice what the block tracer's reader keeps up with on two
-#: cores (it read 21% of the events; on a busy host the mix came out wrong).
+#: device takes 80,000-150,000 requests/s, more than the block tracer's reader keeps up with on two
+#: cores (about 70,000; when it lost events on a busy host, the mix came out wrong).
 _RANDOM = [
     "--name=oltp",
     "--rw=randrw",
