@@ -185,3 +185,20 @@ def test_a_broken_capture_is_refused_with_its_line(tmp_path: Path) -> None:
     with open(cut, "a") as fh:  # a capture killed mid-line keeps what came before
         fh.write('{"tick": 99, "t": 1')
     assert len(read_capture(cut).samples) == len(read_capture(HERE / "counters.jsonl").samples)
+
+
+def test_trace_lines_tally_alike_one_at_a_time_or_in_blocks() -> None:
+    """The reader hands over whole lines in blocks of any length (as the pipe gives them)."""
+    lines = (HERE / "trace.txt").read_text().splitlines()
+    device = (HERE / "device").read_text().strip().replace(":", ",")
+    start = next(e for e in map(parse_line, lines) if e is not None).ts - 0.5
+    one, blocks = (TraceTally({device: "dev"}, start=start, interval=1.0) for _ in range(2))
+    for line in lines:
+        one.feed(line)
+    at, sizes = 0, [1, 7, 50, 333, 1000]
+    while at < len(lines):
+        size = sizes[at % len(sizes)]
+        blocks.feed("\n".join(lines[at : at + size]) + "\n")
+        at += size
+    assert one.lines == blocks.lines > 0
+    assert one.take() == blocks.take()
