@@ -4,7 +4,8 @@ A reconfiguration play is started ahead of time, while the previous configuratio
 being measured, so that Ansible's own start (its imports, the inventory, the playbook) is
 done by the time the configuration is chosen. This task holds the play until the sweeper
 writes the configuration's vars file whole (renamed into place), gives up at once when the
-sweeper says it will not need the play or has exited, and never touches a host.
+sweeper says it will not need the play, has exited, or the play's folder is gone (a sweeper
+that lives on, such as the app's, whose folder was cleaned away), and never touches a host.
 ``library/raidsweep_handover.py`` holds the documentation.
 """
 
@@ -52,6 +53,8 @@ class ActionModule(ActionBase):
                 raise AnsibleActionFail("the sweeper handed over no configuration to this play")
             if not _alive(pid):
                 raise AnsibleActionFail(f"the sweeper (pid {pid}) exited before handing over")
+            if not os.path.isdir(os.path.dirname(path)):
+                raise AnsibleActionFail("the play's folder was removed: no configuration comes")
             time.sleep(poll_s)
         result.update(changed=False, waited_s=round(time.monotonic() - waited, 3))
         return result

@@ -16,7 +16,8 @@ description:
     writes the chosen configuration's vars file, renamed into place whole.
   - Runs in the controller and touches no host.
   - Fails at once when a file named like the vars file with C(.abandon) appended appears
-    (the sweeper will hand over no configuration) or when the sweeper's process has exited.
+    (the sweeper will hand over no configuration), when the sweeper's process has exited, or
+    when the folder that holds the vars file is gone (nothing can be handed over there).
 options:
   path:
     description: The vars file to wait for.

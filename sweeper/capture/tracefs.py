@@ -48,7 +48,10 @@ def unavailable(devices: list[str]) -> str | None:
         if not (_sysfs(name) / "enable").exists():
             return f"{name} cannot be traced (no {_sysfs(name)})"
         if (_sysfs(name) / "enable").read_text().strip() != "0":
-            return f"{name} is already being traced"
+            return (
+                f"{name} is already being traced (by blktrace, or left so by a capture that "
+                f"was killed: if no blktrace runs, 'echo 0 > {_sysfs(name) / 'enable'}' frees it)"
+            )
     return None
 
 

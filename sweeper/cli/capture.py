@@ -79,7 +79,7 @@ def capture(
     note = None
     use_trace = False
     if names and trace is not TraceMode.off:
-        note = tracefs.unavailable(names) or _tracer_held()
+        note = _tracer_held() or tracefs.unavailable(names)
         if note is not None and trace is TraceMode.on:
             problems.append(f"--trace on: {note}")
         use_trace = note is None

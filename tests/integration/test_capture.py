@@ -177,3 +177,27 @@ def test_characterizing_says_what_the_tracer_lost(
     print(
         f"tracer at the loop device's pace: {end['trace_lines']:,} read, {end['trace_lost']:,} lost"
     )
+
+
+def test_a_device_left_traced_is_refused_with_the_way_to_free_it(
+    tmp_path: Path, device: str, traceable: None, lock_dir: Path
+) -> None:
+    """A device whose trace a killed capture left on (no capture holds the tracer): refused,
+    exit 2, with the command that frees it; once freed as said, a capture traces it."""
+    enable = Path("/sys/class/block") / Path(device).name / "trace" / "enable"
+    enable.write_text("1")  # what a capture killed with SIGKILL leaves
+    try:
+        out_file = tmp_path / "capture.jsonl"
+        args = ["capture", "-d", device, "-o", out_file, "--duration", "2s", "--trace", "on"]
+        result = cli(*args)
+        said = " ".join((result.stdout + result.stderr).split())
+        assert result.returncode == 2, said
+        assert f"{Path(device).name} is already being traced" in said, said
+        assert f"'echo 0 > {enable}' frees it" in said, said
+        assert not out_file.exists()
+        subprocess.run(["sh", "-c", f"echo 0 > {enable}"], check=True)  # the advice, as given
+        result = cli(*args)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "sources: diskstats, blk-trace" in " ".join(result.stdout.split())
+    finally:
+        enable.write_text("0")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,6 +44,23 @@ def _vars(state_dir: Path, **config: Any) -> dict[str, Any]:
 def _array(state_dir: Path) -> dict[str, Any] | None:
     path = state_dir / "array.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def _ansible_of(private: Path, within_s: float = 60) -> int:
+    """The pid of the ``ansible-playbook`` run from ``private`` (its runner folder)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"ansible-playbook" in cmd and str(private).encode() in cmd:
+                return int(entry)
+        time.sleep(0.05)
+    raise AssertionError("the play started ahead was not seen")
 
 
 def _gone(pid: int, within_s: float) -> bool:
@@ -264,22 +282,24 @@ def test_a_waiting_play_whose_sweeper_died_ends_and_builds_nothing(tmp_path: Pat
     )
     assert proc.stdout is not None
     private = Path(proc.stdout.readline().strip())
-    deadline = time.monotonic() + 60
-    ansible = None
-    while ansible is None and time.monotonic() < deadline:
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"ansible-playbook" in cmd and str(private).encode() in cmd:
-                ansible = int(entry)
-        time.sleep(0.05)
-    assert ansible is not None, "the play started ahead was not seen"
+    ansible = _ansible_of(private)
     time.sleep(2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     assert _gone(ansible, 60), "the orphaned play still waits"
     assert not (private / HANDOVER_FILE).exists()
+
+
+def test_a_waiting_play_whose_folder_was_removed_ends_and_builds_nothing(tmp_path: Path) -> None:
+    """Its sweeper lives on (the app, a test process) but the play's folder was cleaned away,
+    abandon marker and all: the play ends, as it does when its sweeper dies, not at the
+    sweeper's exit."""
+    state = tmp_path / "array"
+    play = start_playbook(HANDOVER_PLAYBOOK, INVENTORY, _vars(state))
+    play.wait_spawned()
+    ansible = _ansible_of(play.private)
+    time.sleep(2)  # in its wait for the vars file
+    shutil.rmtree(play.private)
+    assert _gone(ansible, 10), "the play went on waiting"
+    play.finish()
+    assert play.done() and _array(state) is None  # nothing built
