@@ -347,8 +347,4 @@ def has_waiting(study: optuna.Study) -> bool:
 def running_keys(study: optuna.Study, *, besides: int | None = None) -> set[str]:
     """Configurations being measured now (by this or another worker), but trial ``besides``."""
     trials = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-    return {
-        t.user_attrs["config_key"]
-        for t in trials
-        if "config_key" in t.user_attrs and t.number != besides
-    }
+    return _claimed_keys([t for t in trials if t.number != besides])
