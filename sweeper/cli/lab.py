@@ -21,7 +21,7 @@ lab_app = typer.Typer(
 )
 LabDirOpt = Annotated[
     Path | None,
-    typer.Option("--dir", help="Folder of the lab VM [default: ~/.cache/raidsweep/lab/vm]."),
+    typer.Option("--dir", help="Folder of the lab VM.", show_default="~/.cache/raidsweep/lab/vm"),
 ]
 #: the lab's parameters as ``check_shape`` names them, and the options that set them
 SHAPE_OPTIONS = {"disks": "--disks", "disk_mib": "--disk-size", "memory_mib": "--memory"}
