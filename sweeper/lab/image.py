@@ -59,6 +59,8 @@ MODULES = (
     "dm_cache_smq",
     "dm_mirror",
 )
+#: where the guest's Python finds Debian's packages (and processes ``.pth`` files)
+GUEST_PYTHON = "usr/lib/python3/dist-packages"
 #: files written into the guest's tree (path → content); part of the recipe key
 TREE_FILES: dict[str, str] = {
     "etc/hostname": f"{HOSTNAME}\n",
@@ -68,6 +70,13 @@ TREE_FILES: dict[str, str] = {
     "etc/systemd/network/20-en.network": "[Match]\nName=en*\n\n[Network]\nDHCP=yes\n",
     # QEMU's user network answers DNS here; the guest rarely needs it, but apt does
     "etc/resolv.conf": "nameserver 10.0.2.3\n",
+    # Ansible's modules compiled once, not at every task (see the module's docstring)
+    f"{GUEST_PYTHON}/raidsweep_lab_bytecode.py": (
+        Path(__file__).with_name("guest_bytecode.py").read_text()
+    ),
+    f"{GUEST_PYTHON}/raidsweep-lab-bytecode.pth": (
+        "import raidsweep_lab_bytecode; raidsweep_lab_bytecode.install()\n"
+    ),
 }
 #: unit symlinks made in the tree (link → target): networkd on, and the timers that would
 #: start work in the background of a measurement (apt, md's monthly check) masked
