@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -105,14 +106,18 @@ TEMP_AREAS = [
 ]
 
 
-def _files_holding(secret: bytes, roots: list[Path]) -> list[Path]:
+def _files_holding(secret: bytes, roots: list[Path], since: float) -> list[Path]:
+    """The files under ``roots`` that hold ``secret``, among those changed since ``since``: a
+    file's change time (ctime) is set by the kernel whenever the file is written, created,
+    renamed or has its times set, so a file older than the secret cannot hold it."""
     hits = []
     for root in roots:
         for folder, _, names in os.walk(root):
             for name in names:
                 path = Path(folder) / name
                 try:
-                    if path.is_symlink() or not path.is_file() or path.stat().st_size > 2**26:
+                    st = path.lstat()
+                    if not stat.S_ISREG(st.st_mode) or st.st_ctime < since or st.st_size > 2**26:
                         continue
                     if secret in path.read_bytes():
                         hits.append(path)
@@ -129,9 +134,10 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
     from tests.support.specs import vsan_spec as _spec
     from tests.support.vcsim import running_vcsim, write_inventory
 
-    # A password made for this test: no file (this checkout included) holds it beforehand.
+    # A password made for this test, so no file older than the test can hold it: the search
+    # below reads every file changed since it began.
+    began = time.time() - 1  # a file system's times may be coarser than the clock's
     with running_vcsim(hosts=6, password=f"Pw-{secrets.token_hex(12)}") as sim:
-        assert _files_holding(sim.password.encode(), TEMP_AREAS) == []
         spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
         store = tmp_path / "store"
         proc = start(
@@ -159,8 +165,14 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
         proc.wait(timeout=30)
         left = list(Path(tempfile.gettempdir()).glob(pattern))
         assert left, "the killed sweeper's runner folder is what this test searches"
-        hits = _files_holding(sim.password.encode(), [*TEMP_AREAS, store, tmp_path])
-        assert hits == [], hits
+        # The search finds a file written during the test (and nothing else may hold it).
+        canary = Path(tempfile.gettempdir()) / f"raidsweep-canary-{os.getpid()}"
+        canary.write_bytes(b"..." + sim.password.encode())
+        try:
+            hits = _files_holding(sim.password.encode(), [*TEMP_AREAS, store, tmp_path], began)
+        finally:
+            canary.unlink()
+        assert hits == [canary], hits
         # The next play removes what the killed process left.
         from sweeper.ansible import remove_stale_private_dirs
 
