@@ -10,4 +10,4 @@ ruff check sweeper recommender tests app.py app_pages benchmarks playbooks
 ruff format --check sweeper recommender tests app.py app_pages benchmarks playbooks
 ansible-lint -q playbooks/
 ansible-lint -q -c examples/roles/.ansible-lint examples/roles/
-pytest -q --durations=15 "$@"
+pytest -q --durations=40 "$@"
