@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from sweeper.inventory import vars_files
 from sweeper.untrusted import sanctioned
 from sweeper.yamlsource import BoundedLoader, load_text, read_text
 
@@ -124,7 +125,6 @@ _InventoryLoader.add_constructor("!vault", lambda loader, node: _Sealed(node.val
 _InventoryLoader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
 
 
-_VARS_DIRS = ("group_vars", "host_vars")
 _VAULT_FILE = "$ANSIBLE_VAULT;"
 
 
@@ -151,15 +151,10 @@ def inventory_copy(inventory: Path, folder: Path, sealer: Sealer) -> Path:
     for i, path in enumerate(files):
         _marked_copy(path, hosts / f"{i:03d}-{path.stem}.yml", sealer)
     base = inventory if inventory.is_dir() else inventory.parent
-    for name in _VARS_DIRS:
-        source = base / name
-        if not source.is_dir():
-            continue
-        for path in sorted(source.rglob("*")):
-            if path.is_file() and path.suffix in ("", ".yml", ".yaml"):
-                target = hosts / name / path.relative_to(source)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                _marked_copy(path, target, sealer)
+    for path in vars_files(inventory):  # the same files the inventory's checks read
+        target = hosts / path.relative_to(base)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _marked_copy(path, target, sealer)
     return hosts
 
 

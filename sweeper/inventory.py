@@ -145,18 +145,21 @@ def text_problems(data: Any, node: yaml.Node | None, loc: list[Any] | None = Non
     return problems
 
 
-def _var_files(path: Path) -> list[Path]:
+#: the folders of variables Ansible reads beside an inventory, and the files it reads there
+VARS_DIRS = ("group_vars", "host_vars")
+VARS_SUFFIXES = ("", ".yml", ".yaml", ".json")
+
+
+def vars_files(path: Path) -> list[Path]:
     """The files of ``group_vars/`` and ``host_vars/`` beside the inventory, which Ansible
     reads with it (no extension, .yml, .yaml or .json; folders per group or host too)."""
     base = path if path.is_dir() else path.parent
     out = []
-    for sub in ("group_vars", "host_vars"):
+    for sub in VARS_DIRS:
         folder = base / sub
         if folder.is_dir():
             out += sorted(
-                p
-                for p in folder.rglob("*")
-                if p.suffix in ("", ".yml", ".yaml", ".json") and not p.is_dir()
+                p for p in folder.rglob("*") if p.suffix in VARS_SUFFIXES and not p.is_dir()
             )
     return out
 
@@ -183,7 +186,7 @@ def inventory_problems(path: Path) -> list[str]:
         for group, body in data.items():
             _walk(str(group), body, [group], node, mine, hosts)
         problems += [f"{file}: {p}" for p in mine]
-    for file in _var_files(path):
+    for file in vars_files(path):
         try:
             data, node = _load(file)
         except InputError as exc:
@@ -206,11 +209,15 @@ LOCAL_ONLY = {
 }
 
 
-def _effective(doc: dict[str, Any], var: str) -> dict[str, tuple[Any, list[Any]]]:
-    """Per host of the ``storage`` group: the value of ``var`` as Ansible would settle it (a
-    host's own value, else the deepest group's that sets it, ``all`` last) and where it is
-    set (or where the host is listed, when nothing sets it)."""
+def _effective(
+    doc: dict[str, Any], var: str
+) -> dict[str, tuple[int, Any, list[Any], dict[str, int]]]:
+    """Per host of the ``storage`` group, as the inventory file alone settles ``var``: its
+    priority (``HOST`` for the host's own value, else the depth of the deepest group that
+    sets it, -1 where nothing does), the value, where it is set (or where the host is
+    listed), and the groups the host belongs to with their depth (``all`` at -1)."""
     found: dict[str, tuple[int, Any, list[Any]]] = {}
+    groups: dict[str, dict[str, int]] = {}
     in_storage: set[str] = set()
 
     def walk(group: str, body: Any, loc: list[Any], depth: int, storage: bool) -> set[str]:
@@ -222,33 +229,68 @@ def _effective(doc: dict[str, Any], var: str) -> dict[str, tuple[Any, list[Any]]
         for name, hvars in hosts.items():
             members.add(name)
             if isinstance(hvars, dict) and var in hvars:
-                found[name] = (10**6, hvars[var], [*loc, "hosts", name, var])
+                found[name] = (HOST, hvars[var], [*loc, "hosts", name, var])
             else:
                 found.setdefault(name, (-1, None, [*loc, "hosts", name]))
         children = body.get("children") if isinstance(body.get("children"), dict) else {}
         for child, child_body in children.items():
             members |= walk(str(child), child_body, [*loc, "children", child], depth + 1, storage)
         gvars = body.get("vars") if isinstance(body.get("vars"), dict) else {}
-        if var in gvars:
-            for name in members:
-                if found.get(name, (-1,))[0] < depth:
-                    found[name] = (depth, gvars[var], [*loc, "vars", var])
+        for name in members:
+            mine = groups.setdefault(name, {"all": -1})
+            if group != "all":
+                mine[group] = max(mine.get(group, depth), depth)
+            if var in gvars and found.get(name, (-1,))[0] < depth:
+                found[name] = (depth, gvars[var], [*loc, "vars", var])
         if storage:
             in_storage.update(members)
         return members
 
     for group, body in doc.items():
         walk(str(group), body, [group], 0, False)
-    return {h: (v, loc) for h, (_, v, loc) in found.items() if h in in_storage}
+    return {h: (*found[h], groups.get(h, {"all": -1})) for h in found if h in in_storage}
 
 
-def platform_inventory_problems(path: Path, platform: str) -> list[str]:
-    """What in a (structurally sound) inventory cannot work with ``platform``: for the
-    platforms that act on this machine, a storage host not driven with connection local."""
-    why = LOCAL_ONLY.get(platform)
-    if why is None:
-        return []
-    problems = []
+#: the priority of a host's own value in ``_effective`` (above any group's depth)
+HOST = 10**6
+
+
+def _vars_file_settings(path: Path, var: str) -> dict[tuple[str, str], tuple[Any, str]]:
+    """``var`` as the ``group_vars``/``host_vars`` files beside the inventory set it, by
+    (folder, group or host name): the value and where (file and line). A file sealed whole
+    with Ansible Vault cannot be read and sets nothing here."""
+    out: dict[tuple[str, str], tuple[Any, str]] = {}
+    for file in vars_files(path):
+        folder, rel = _vars_origin(path, file)
+        try:
+            data, node = _load(file)
+        except InputError:
+            continue  # inventory_problems names it
+        if isinstance(data, dict) and var in data:
+            out[(folder, rel)] = (data[var], f"{file}: line {_line(node, [var])}: {var}")
+    return out
+
+
+def _vars_origin(path: Path, file: Path) -> tuple[str, str]:
+    """(``group_vars`` or ``host_vars``, the group or host a vars file belongs to)."""
+    base = path if path.is_dir() else path.parent
+    for folder in VARS_DIRS:
+        root = base / folder
+        if file.is_relative_to(root):
+            rel = file.relative_to(root)
+            if len(rel.parts) > 1:  # a folder per group or host
+                return folder, rel.parts[0]
+            return folder, rel.stem if rel.suffix else rel.name
+    raise ValueError(f"{file} is not in {base}'s group_vars or host_vars")
+
+
+def settled(path: Path, var: str) -> dict[str, tuple[Any, str]]:
+    """Per host of the ``storage`` group: ``var`` as Ansible settles it from the inventory
+    and the vars files beside it (lowest first: the inventory's group vars, deepest group
+    last; ``group_vars/all``; ``group_vars/<group>``, deepest last; the inventory's host
+    vars; ``host_vars/<host>``), and where it is set (None where nothing sets it)."""
+    files = _vars_file_settings(path, var)
+    out: dict[str, tuple[Any, str]] = {}
     for file in _files(path):
         try:
             data, node = _load(file)
@@ -256,12 +298,35 @@ def platform_inventory_problems(path: Path, platform: str) -> list[str]:
             continue  # inventory_problems names it
         if not isinstance(data, dict):
             continue
-        for host, (value, loc) in sorted(_effective(data, "ansible_connection").items()):
-            if value != "local":
-                said = "does not set it" if value is None else f"has {value!r}"
-                problems.append(
-                    f"{file}: line {_line(node, loc)}: {_where(loc)}: platform {platform} "
-                    f"needs ansible_connection: local on storage host {host} ({why}); it "
-                    f"{said}"
-                )
+        for host, (prio, value, loc, groups) in _effective(data, var).items():
+            where = f"{file}: line {_line(node, loc)}: {_where(loc)}"
+            setting = (value, where) if prio >= 0 else (None, where)
+            if prio < HOST:
+                by_depth = sorted(groups.items(), key=lambda g: (g[1], g[0]))
+                for group, _ in by_depth:  # all (-1) first, the deepest last
+                    if ("group_vars", group) in files:
+                        setting = files[("group_vars", group)]
+            else:
+                setting = (value, where)
+            if ("host_vars", host) in files:
+                setting = files[("host_vars", host)]
+            out[host] = setting
+    return out
+
+
+def platform_inventory_problems(path: Path, platform: str) -> list[str]:
+    """What in a (structurally sound) inventory cannot work with ``platform``: for the
+    platforms that act on this machine, a storage host not driven with connection local,
+    wherever it is set (the inventory, ``group_vars/``, ``host_vars/``)."""
+    why = LOCAL_ONLY.get(platform)
+    if why is None:
+        return []
+    problems = []
+    for host, (value, where) in sorted(settled(path, "ansible_connection").items()):
+        if value != "local":
+            said = "does not set it" if value is None else f"has {value!r}"
+            problems.append(
+                f"{where}: platform {platform} needs ansible_connection: local on storage "
+                f"host {host} ({why}); it {said}"
+            )
     return problems
