@@ -14,12 +14,13 @@ from sweeper.errors import InputError
 from sweeper.models import StrictModel
 from sweeper.store.records import RUN_SCHEMA
 from sweeper.units import parse_latency_ms
-from sweeper.untrusted import control_problem
-from sweeper.vocabulary import LIMIT_METRIC_RE, MEDIA
+from sweeper.vocabulary import LIMIT_METRIC_RE, MEDIA, NAME_RE
 from sweeper.workload import WorkloadCell
 from sweeper.yamlsource import YamlSource, load_model
 
 CLASS_DIR = Path(__file__).parent / "classes"
+#: control characters a description may not hold (a line break or a tab it may)
+_DESCRIPTION_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 #: the latency metrics a limit can bound: those the store keeps a column of (``<metric>_ms``)
 LIMIT_METRICS = frozenset(
     name.removesuffix("_ms")
@@ -69,7 +70,8 @@ class Limit(StrictModel):
     @field_validator("max")
     @classmethod
     def _max(cls, v: Any) -> str:
-        parse_latency_ms(v)
+        if parse_latency_ms(v) <= 0:  # no run is faster than nothing: nothing could pass
+            raise ValueError(f"{v!r} would fail every run; give one above 0")
         return v
 
     @property
@@ -136,9 +138,32 @@ class WorkloadClass(StrictModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        problem = control_problem(v)
-        if problem or v != v.strip():
-            raise ValueError(f"{v!r} {problem or 'begins or ends with a space'}")
+        # it names the class's ranking, objective and report rows, as a sweep's name does
+        if not NAME_RE.fullmatch(v):
+            raise ValueError(
+                f"{v[:64]!r} is not a class name (letters, digits, '.', '_', '-'; at most 64)"
+            )
+        return v
+
+    @field_validator("description")
+    @classmethod
+    def _description(cls, v: str) -> str:
+        m = _DESCRIPTION_CONTROL.search(v)  # printed to the terminal and into reports
+        if m:
+            raise ValueError(f"holds the control character {m.group()!r}")
+        return v
+
+    @field_validator("cells")
+    @classmethod
+    def _cells_unique(cls, v: list[ClassCell]) -> list[ClassCell]:
+        first: dict[str, int] = {}
+        for i, cell in enumerate(v):
+            if cell.cell in first:
+                raise ValueError(
+                    f"[{i}] repeats cell {cell.cell!r} of [{first[cell.cell]}] (give it one "
+                    "entry with the weight of both)"
+                )
+            first[cell.cell] = i
         return v
 
     @field_validator("tie_break")

@@ -71,7 +71,9 @@ def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str,
 
     cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
     names = []
-    for name in classes:
+    for i, name in enumerate(classes):
+        if name in classes[:i]:  # its ranking would be shown twice
+            fail(InputError("--class", [f"{name[:200]!r} is given twice"]))
         try:
             check_against_sweep(name, cells)
         except InputError as exc:

@@ -79,3 +79,54 @@ def test_unknown_sweep_exits_2(quick_store: ParquetStore, command: str) -> None:
     result = invoke(command, "no-such-sweep", "--store", str(quick_store.root))
     assert result.exit_code == 2
     assert "no sweep 'no-such-sweep'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (  # a limit no run can meet: it would fail every configuration (and divided by 0)
+            "limits:\n  - {metric: read_lat_mean, max: 0ms}\n",
+            "line 6: limits[0].max: '0ms' would fail every run; give one above 0",
+        ),
+        (  # printed to the terminal: no escape sequences
+            'description: "a\\x1b[2Jb"\n',
+            "line 5: description: holds the control character '\\x1b'",
+        ),
+        (  # one cell twice would weigh it twice, silently
+            "  - {cell: randread/16k/qd1x16, weight: 2}\n",
+            "line 3: cells: [2] repeats cell 'randread/16k/qd1x16' of [0]",
+        ),
+    ],
+)
+def test_a_class_file_that_cannot_rank_is_refused(
+    quick_store: ParquetStore, tmp_path: Path, text: str, said: str
+) -> None:
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        "name: my_reads\ncells:\n  - {cell: randread/16k/qd1x16}\n  - {cell: read/1m/qd1x16}\n"
+        + text
+    )
+    out = tmp_path / "report"
+    for args in (("recommend",), ("report", "-o", str(out / "r.html"))):
+        result = invoke(*args, "quick", "--store", str(quick_store.root), "--class", str(mine))
+        assert result.exit_code == 2, result.output
+        assert said in " ".join(result.output.split()), result.output
+        assert "Traceback" not in result.output and "rank" not in result.output
+    assert not out.exists()
+
+
+def test_a_class_named_twice_is_refused(quick_store: ParquetStore) -> None:
+    result = invoke(
+        "recommend",
+        "quick",
+        "--store",
+        str(quick_store.root),
+        "--class",
+        "redo_log",
+        "--class",
+        "data_file",
+        "--class",
+        "redo_log",
+    )
+    assert result.exit_code == 2
+    assert "--class: 1 problem(s) 'redo_log' is given twice" in " ".join(result.output.split())
