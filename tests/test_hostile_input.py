@@ -421,3 +421,53 @@ def test_a_grid_too_large_is_refused_with_its_size_and_the_way_out(tmp_path: Pat
         "139,152 configurations are more than grid mode takes (10,000)",
         "mode: optimize",
     )
+
+
+# --- stores and outputs that cannot be folders or files -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        ("afile", "afile is not a folder"),
+        ("afile/store", "lies in"),
+        ("x" * 300, "is longer than a file name can be (255 bytes)"),
+        ("/dev/null", "/dev/null is not a folder"),
+    ],
+)
+def test_a_store_that_cannot_be_a_folder_is_refused(tmp_path: Path, where: str, said: str) -> None:
+    """Every command that takes --store (reading or writing, --check too) refuses a store
+    where a file stands, or a name no file system takes, before it reads or writes."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(good_spec()))
+    (tmp_path / "afile").write_text("mine\n")
+    store = where if where.startswith("/") else str(tmp_path / where)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for args in (
+        ["run", str(spec), "-q"],
+        ["run", str(spec), "--check"],
+        ["status"],
+        ["sql", "SELECT 1"],
+        ["recommend"],
+    ):
+        result = CliRunner().invoke(app, [*args, "--store", store], env={"COLUMNS": "300"})
+        out = " ".join(result.output.split())
+        assert result.exit_code == 2, (args, out)
+        assert said in out and "Invalid value for '--store'" in out, (args, out)
+        assert "Traceback" not in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (tmp_path / "afile").read_text() == "mine\n"
+
+
+def test_a_store_this_user_cannot_write_is_refused_before_the_sweep(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(good_spec()))
+    result = CliRunner().invoke(app, ["run", str(spec), "-q", "--store", "/proc/self/store"])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 2 and "cannot be made a folder" in out, out
+
+
+def test_a_message_quoting_a_huge_value_shows_its_start() -> None:
+    result = CliRunner().invoke(app, ["disclose", "q" * 100_000, "--store", "/nonexistent"])
+    assert result.exit_code == 2
+    assert len(result.output) < 3000 and "characters more)" in result.output, result.output[:300]

@@ -17,6 +17,7 @@ from sweeper.cli.common import (
     DEFAULT_STORE,
     StoreOpt,
     SweepArg,
+    checked_output,
     console,
     err,
     fail,
@@ -54,7 +55,11 @@ def accept(
     ] = None,
     report: Annotated[
         Path | None,
-        typer.Option("--report", help="Also write the HTML report carrying this verdict."),
+        typer.Option(
+            "--report",
+            help="Also write the HTML report carrying this verdict.",
+            callback=checked_output,
+        ),
     ] = None,
     as_json: Annotated[bool, json_flag("accept")] = False,
 ) -> None:

@@ -3,6 +3,8 @@ arguments several commands take."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -20,22 +22,76 @@ err = Console(stderr=True)
 def fail(exc: Exception) -> NoReturn:
     """Exit status 2, saying what is wrong with the user's input."""
     # The message quotes the user's own text (keys like "pattern/bs/qdNxM[/wsPCT]"): never markup.
-    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+    text = "\n".join(_cut(line) for line in str(exc).split("\n"))
+    err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
+
+
+#: the longest line of an error message: one that quotes a huge value shows its start
+_LONGEST_LINE = 1000
+
+
+def _cut(line: str) -> str:
+    if len(line) <= _LONGEST_LINE:
+        return line
+    return f"{line[:_LONGEST_LINE]}… ({len(line) - _LONGEST_LINE} characters more)"
 
 
 def checked_store(value: Path | None) -> Path | None:
     """A store's folder (``--store``, and a second store such as ``compare --store-b``)
     reaches plays (the simulated array's state lives in it): a path with template syntax or
-    control characters is refused (exit 2) before anything runs or reads it."""
+    control characters is refused (exit 2) before anything runs or reads it, and so is one
+    that cannot be a folder (a file is in its place or on its way, a name too long)."""
     from sweeper.untrusted import path_problem
 
     if value is None:
         return value
-    problem = path_problem(str(value))
+    problem = path_problem(str(value)) or folder_problem(value)
     if problem is not None:
         raise typer.BadParameter(problem)
     return value
+
+
+def checked_output(value: Path | None) -> Path | None:
+    """A file to write (``report -o``, ``accept --report``): no template syntax or control
+    characters (a line break would split its name in every listing), a name a file can
+    have, in a place that can be a folder (exit 2 otherwise, nothing written)."""
+    from sweeper.untrusted import path_problem
+
+    if value is None:
+        return value
+    problem = path_problem(str(value)) or folder_problem(value.parent)
+    if problem is None and len(os.fsencode(value.name)) > _NAME_MAX:
+        problem = f"{_cut(str(value))}: longer than a file name can be ({_NAME_MAX} bytes)"
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
+
+
+#: what Linux allows: a file name (NAME_MAX) and a whole path (PATH_MAX, with its NUL)
+_NAME_MAX, _PATH_MAX = 255, 4095
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be (or become) a folder, or None."""
+    shown = _cut(str(path))
+    if len(os.fsencode(str(path))) > _PATH_MAX:
+        return f"{shown}: longer than a path can be ({_PATH_MAX} bytes)"
+    for part in path.parts:
+        if len(os.fsencode(part)) > _NAME_MAX:
+            return f"{shown}: {_cut(part)!r} is longer than a file name can be ({_NAME_MAX} bytes)"
+    for place in (path, *path.parents):
+        try:
+            st = place.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            return f"{shown}: {place} cannot be looked at ({exc.strerror})"
+        if not stat.S_ISDIR(st.st_mode):
+            what = "is" if place == path else f"lies in {place}, which is"
+            return f"{shown} {what} not a folder"
+        return None
+    return None
 
 
 StoreOpt = Annotated[

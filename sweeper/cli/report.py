@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from sweeper.cli.common import DEFAULT_STORE, ClassOpt, StoreOpt, SweepArg, console, fail
+from sweeper.cli.common import (
+    DEFAULT_STORE,
+    ClassOpt,
+    StoreOpt,
+    SweepArg,
+    checked_output,
+    console,
+    fail,
+)
 from sweeper.cli.opening import open_sweep, warn_damaged
 from sweeper.errors import StoreError
 
@@ -15,7 +23,10 @@ from sweeper.errors import StoreError
 def report(
     sweep: SweepArg = None,
     store: StoreOpt = DEFAULT_STORE,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file.")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="HTML file.", callback=checked_output),
+    ] = None,
     classes: ClassOpt = None,
 ) -> None:
     """Write the self-contained HTML report of a sweep, and beside it the same in Markdown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -62,7 +63,11 @@ def run(
         warn_busy(sweeper)
         console.print("nothing was changed (--check)")
         return
-    existing = sweeper.store.get_sweep(spec.name)
+    _writable_store(store)
+    try:
+        existing = sweeper.store.get_sweep(spec.name)
+    except StoreError as exc:
+        fail(exc)
     if existing is not None and existing.get("fingerprint") != spec.fingerprint():
         fail(
             StoreError(
@@ -85,6 +90,18 @@ def run(
     except (LockHeld, StoreError) as exc:  # another process holds it; the store is read-only
         fail(exc)
     _print_outcome(spec.name, spec_file, outcome)
+
+
+def _writable_store(store: Path) -> None:
+    """The store's folder, made if it is not there yet; exit 2 where it cannot be made or
+    written (before anything of the sweep is written or changed)."""
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = f"cannot be made a folder ({exc.strerror})"
+        fail(StoreError(f"{store}: {why}; choose another --store"))
+    if not os.access(store, os.W_OK | os.X_OK):
+        fail(StoreError(f"{store}: this user cannot write in it; choose another --store"))
 
 
 def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
