@@ -18,7 +18,8 @@ from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_po
 from recommender.curves import sweep_curves
 from recommender.data import load_recommendations
 from recommender.drift import drift_table
-from recommender.features import impact_summary
+from recommender.evidence import EVIDENCE_COLUMNS
+from recommender.features import IMPACT_COLUMNS, impact_summary
 from recommender.importance import class_importances
 from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
@@ -204,7 +205,8 @@ def _curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> dict[str, Any]:
             "optimum": r.optimum,
             "maximum": r.maximum,
             "method": r.method,
-            "stopped": r.stopped,
+            # where a sweep of this curve would have stopped (else nothing: NaN in the frame)
+            "stopped": r.stopped if isinstance(r.stopped, str) else None,
         }
         for r in table.itertuples()
     ]
@@ -252,6 +254,10 @@ RANKING_CSV_COLUMNS = [
 ]
 
 
+#: what the evidence CSV adds to each class's evidence rows
+EVIDENCE_EXTRA = ["class", "recommended_config", "runner_up_config"]
+
+
 def report_tables(recs: list[ClassRecommendation]) -> dict[str, pd.DataFrame]:
     """The report's tables as data: rankings (with trade-offs), evidence, feature impact."""
     ranked = [r.ranked for r in recs if len(r.ranked)]
@@ -274,8 +280,15 @@ def report_tables(recs: list[ClassRecommendation]) -> dict[str, pd.DataFrame]:
     impact = [r.impact for r in recs if len(r.impact)]
     return {
         "rankings": rankings,
-        "evidence": pd.concat(evidence, ignore_index=True) if evidence else pd.DataFrame(),
-        "features": pd.concat(impact, ignore_index=True) if impact else pd.DataFrame(),
+        # an empty table keeps its header: a CSV reader still learns what it would hold
+        "evidence": (
+            pd.concat(evidence, ignore_index=True)
+            if evidence
+            else pd.DataFrame(columns=[*EVIDENCE_COLUMNS, *EVIDENCE_EXTRA])
+        ),
+        "features": (
+            pd.concat(impact, ignore_index=True) if impact else pd.DataFrame(columns=IMPACT_COLUMNS)
+        ),
         "decisions": pd.DataFrame(
             [
                 {

@@ -134,11 +134,12 @@ def test_report_shows_drives_and_usable_tb(store, rec, tmp_path) -> None:
     assert re.search(r"\| config_key +\| +score .*\| +drives +\| +usable_tb +\|", header), header
 
 
-@pytest.mark.parametrize("width", [1024, 1440])
+@pytest.mark.parametrize("width", [390, 1024, 1440])
 def test_the_report_never_scrolls_sideways(store, rec, page, tmp_path, width: int) -> None:
-    """The report at a laptop's and a desktop's width in Chromium: the page is never wider
-    than the window (a table wider than the page scrolls inside itself), and a configuration
-    key wraps only between its parts, never inside one (``wb-ra``)."""
+    """The report at a phone's, a laptop's and a desktop's width in Chromium: the page is
+    never wider than the window (a table wider than the page scrolls inside itself, a chart
+    is scaled down), a configuration key wraps only between its parts, never inside one
+    (``wb-ra``), every link of its contents leads to a section, and no cell says nan."""
     html_path = tmp_path / "report.html"
     write_report(store, store.get_sweep(SWEEP), html_path)
     context = page.context.browser.new_context(viewport={"width": width, "height": 900})
@@ -152,6 +153,13 @@ def test_the_report_never_scrolls_sideways(store, rec, page, tmp_path, width: in
                 .map(td => td.innerText),
               split: [...document.querySelectorAll('.part')]
                 .filter(p => p.getClientRects().length > 1).map(p => p.innerText),
+              charts: [...document.querySelectorAll('.chart svg')]
+                .map(c => c.getBoundingClientRect().right),
+              links: [...document.querySelectorAll('nav.toc a')]
+                .map(a => [a.getAttribute('href'), !!document.getElementById(
+                  a.getAttribute('href').slice(1))]),
+              nan: [...document.querySelectorAll('td')]
+                .filter(td => td.innerText.trim().toLowerCase() === 'nan').length,
             })"""
         )
     finally:
@@ -159,3 +167,6 @@ def test_the_report_never_scrolls_sideways(store, rec, page, tmp_path, width: in
     assert seen["page"][0] <= seen["page"][1], seen["page"]
     assert set(rec.ranked["config_key"]) <= {k.replace("\n", "") for k in seen["keys"]}
     assert seen["split"] == []
+    assert seen["charts"] and max(seen["charts"]) <= seen["page"][1], seen["charts"]
+    assert len(seen["links"]) >= 4 and all(found for _, found in seen["links"]), seen["links"]
+    assert seen["nan"] == 0
