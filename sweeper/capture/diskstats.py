@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 #: the counters kept of each device, in ``/proc/diskstats`` order after its name
@@ -21,6 +22,16 @@ FIELDS = (
 )
 DISKSTATS = "/proc/diskstats"
 SECTOR_BYTES = 512
+#: a block device's name as the kernel gives it in ``/proc/diskstats`` (``sda``, ``nvme0n1p2``,
+#: ``dm-0``, ``md127``, ``mmcblk0boot0``, ``ubiblock0_0``; at most 31 characters and a
+#: partition number). A capture refuses the rest: a ``/`` (``cciss/c0d0`` of drivers long
+#: gone; sysfs spells it ``cciss!c0d0``) would make the name a path.
+DEVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:!-]{0,63}")
+
+
+def is_device_name(name: str) -> bool:
+    """Whether ``name`` is one a capture holds (``DEVICE_NAME``, and no ``..``)."""
+    return DEVICE_NAME.fullmatch(name) is not None and ".." not in name
 
 
 def parse(text: str, devices: list[str] | tuple[str, ...]) -> dict[str, list[int]]:
@@ -43,7 +54,7 @@ def device_name(given: str, known: list[str]) -> str:
     """The kernel's name of a device given as a name (``sda``, ``loop0``) or a path in any
     spelling (``/dev/sda``, ``/dev/disk/by-id/…``); ValueError naming the problem otherwise."""
     if given in known:
-        return given
+        return _checked(given)
     real = os.path.realpath(given)
     try:
         is_block = stat.S_ISBLK(os.stat(real).st_mode)
@@ -51,10 +62,16 @@ def device_name(given: str, known: list[str]) -> str:
         is_block = False
     name = os.path.basename(real)
     if is_block and name in known:
-        return name
+        return _checked(name)
     if not is_block and "/" in given:
         raise ValueError(f"{given!r} is not a block device")
     raise ValueError(f"{given!r} is not a block device /proc/diskstats lists")
+
+
+def _checked(name: str) -> str:
+    if not is_device_name(name):
+        raise ValueError(f"the kernel's name {name!r} is not one a capture can hold")
+    return name
 
 
 def devices_beneath(path: str) -> set[str]:
