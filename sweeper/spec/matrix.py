@@ -18,7 +18,7 @@ from sweeper.spec.fields import (
     SyncField,
     no_duplicates,
 )
-from sweeper.units import format_duration, parse_latency_ms
+from sweeper.units import format_duration, format_size, parse_latency_ms
 from sweeper.workload import (
     ENGINES,
     MAX_STREAMS,
@@ -224,6 +224,23 @@ class Matrix(StrictModel):
     def _drift_cell_measured(self) -> Matrix:
         if self.drift is not None and self.drift.cell not in {c.key for c in self.cells()}:
             raise ValueError(f"drift.cell {self.drift.cell!r} is not a cell of this matrix")
+        return self
+
+    @model_validator(mode="after")
+    def _working_set_holds_a_block(self) -> Matrix:
+        """Each cell's span (the working set, times its active range) holds at least one of
+        its blocks: fio cannot address a block in less."""
+        if self.working_set is None:
+            return self
+        for cell in self.cells():
+            for stream in (cell, *cell.others):
+                span = self.working_set * (stream.active_pct or 100) // 100
+                if span < stream.block_size:
+                    raise ValueError(
+                        f"working_set {format_size(self.working_set)} gives cell "
+                        f"{stream.key} a span of {format_size(span)}, less than one of its "
+                        f"{format_size(stream.block_size)} blocks"
+                    )
         return self
 
     def repetitions_of(self, cell: WorkloadCell) -> int:
