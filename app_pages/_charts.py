@@ -12,6 +12,8 @@ import pandas as pd
 from recommender.views.shading import DARK_INK, LIGHT_INK
 
 CELL_SELECTION = "cell"
+#: the width of a figure's character at the chart's 10 px font, a little generous
+_CHAR_PX = 6.2
 
 
 def grid_heatmap(
@@ -41,13 +43,15 @@ def grid_heatmap(
     )
     marks = json.dumps(row_marks or {})
     red = json.dumps(list(breakers or []))
+    longest = max(map(len, order), default=0)
     base = alt.Chart(frame).encode(
         x=alt.X(
             "column:O",
             sort=order,
             title=x_title,
             axis=alt.Axis(
-                labelAngle=0 if max(map(len, order), default=0) * len(order) <= 48 else -40,
+                # upright while they fit side by side, else standing: never on top of each other
+                labelAngle=alt.expr(f"bandwidth('x') >= {_CHAR_PX * longest + 6} ? 0 : -90"),
                 labelLimit=200,
                 labelOverlap=False,
             ),
@@ -57,7 +61,8 @@ def grid_heatmap(
             title=None,  # the keys speak for themselves; a title would crowd long labels
             sort=rows or sorted(frame["config_key"].unique()),
             axis=alt.Axis(
-                labelLimit=460,
+                # the keys take at most 45% of a narrow window (a phone's), whole on a wide one
+                labelLimit=alt.expr("clamp(containerSize()[0] * 0.45, 90, 460)"),
                 labelExpr=f"datum.value + ({marks}[datum.value] || '')",
                 labelColor=alt.expr(f"indexof({red}, datum.value) >= 0 ? '#b71c1c' : '#222222'"),
             ),
@@ -96,7 +101,11 @@ def grid_heatmap(
         .add_params(pick)
     )
     # The label's colour is chosen per cell for the colour under it (dark on light).
-    text = base.mark_text(fontSize=10, cursor="pointer").encode(
+    # A figure is printed only where its square is wide enough for it (the chart fits its
+    # column, so squares narrow with many columns or a narrow window): colour and tooltip
+    # still carry it, never figures printed over each other.
+    fits = f"bandwidth('x') >= {_CHAR_PX} * length(datum.label) + 4 ? 1 : 0"
+    text = base.mark_text(fontSize=10, cursor="pointer", opacity=alt.expr(fits)).encode(
         text=alt.Text("label:N"),
         color=alt.when(alt.datum.ink == DARK_INK)
         .then(alt.value(DARK_INK))
@@ -104,6 +113,26 @@ def grid_heatmap(
     )
     width = 64 if len(order) <= 8 else 46
     return (rect + text).properties(height=alt.Step(22), width=alt.Step(width))
+
+
+def share_bars(frame: pd.DataFrame, title: str) -> alt.Chart:
+    """One bar per ``dimension``, its ``share`` in percent (0–100) on a titled axis, the
+    largest first; a name takes at most 45% of a narrow window and is whole on a wide one."""
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("share:Q", title=title, scale=alt.Scale(domain=[0, 100])),
+            y=alt.Y(
+                "dimension:N",
+                title=None,
+                sort="-x",
+                axis=alt.Axis(labelLimit=alt.expr("clamp(containerSize()[0] * 0.45, 90, 460)")),
+            ),
+            tooltip=[alt.Tooltip("dimension:N"), alt.Tooltip("share:Q", title=title, format=".1f")],
+        )
+        .properties(height=alt.Step(30))
+    )
 
 
 CELL_SEP = " · "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _frame
+from app_pages import _charts, _frame
 from recommender.importance import MIN_CONFIGURATIONS
 
 page = _frame.open_page("What matters")
@@ -35,8 +35,8 @@ def render() -> None:
         f"For **{class_name}**, **{best['dimension']}** matters most: "
         f"{100 * best['importance']:.0f}% of the score's variance."
     )
-    share = (100 * mine.set_index("dimension")["importance"]).rename("share of variance (%)")
-    st.bar_chart(share, horizontal=True)
+    share = mine.assign(share=100 * mine["importance"])[["dimension", "share"]]
+    st.altair_chart(_charts.share_bars(share, "share of the score's variance (%)"))
     st.subheader("Every class")
     wide = table.pivot_table(index="dimension", columns="class", values="importance")
     wide = (100 * wide).reindex(columns=[n for n in names if n in wide.columns])

@@ -52,7 +52,12 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     base = alt.Chart(frame).encode(
         x=alt.X("iops:Q", title="IOPS"),
         y=alt.Y("latency_ms:Q", title="mean latency (ms)", scale=alt.Scale(type="log")),
-        color=alt.Color("curve:N", title=None, legend=alt.Legend(labelLimit=360)),
+        # below the plot, one curve a line: long names never squeeze the plot on a narrow page
+        color=alt.Color(
+            "curve:N",
+            title=None,
+            legend=alt.Legend(orient="bottom", direction="vertical", columns=1, labelLimit=520),
+        ),
         tooltip=[
             alt.Tooltip("curve:N"),
             alt.Tooltip("outstanding:Q", title="I/Os in flight"),

@@ -472,3 +472,19 @@ def test_pure_tables_handle_empty_input():
     assert views.curve_points(pd.DataFrame(columns=["config_key"])).empty
     assert views.grid_table(pd.DataFrame(columns=views.GRID_COLUMNS), []).empty
     assert views.run_id_problem("abc") and views.run_id_problem("a" * 24) is None
+
+
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_store_path_that_names_no_folder_says_so(monkeypatch, tmp_path, kind):
+    """A mistyped store path is not shown as an empty store: the page names the path and
+    says it is missing (or a file), and nothing is created there."""
+    root = tmp_path / "no-such-store"
+    if kind == "file":
+        root.write_text("mine\n")
+    at = _app(monkeypatch, root)
+    said = " ".join(i.value for i in at.info)
+    assert ("There is no folder" if kind == "missing" else "is a file, not a store") in said
+    assert str(root.name) in said and "No sweeps in" not in said
+    assert root.exists() == (kind == "file")
+    if kind == "file":
+        assert root.read_text() == "mine\n"

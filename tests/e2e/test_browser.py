@@ -134,3 +134,53 @@ def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
         finally:
             page.close()
     assert not [u for u in asked if "192.0.2.1" in u or not _local(u)], asked
+
+
+_OVERLAPS = """(root) => {
+  // every shown figure of the heatmap's squares and every x-axis label, as boxes; the pairs
+  // of boxes that overlap (figures printed over each other) by more than a text box's
+  // leading (its box is the font's whole line, taller than the glyphs)
+  const shown = (el) => getComputedStyle(el).opacity !== '0' && el.getAttribute('opacity') !== '0';
+  const boxes = (sel) => [...root.querySelectorAll(sel)].filter(shown)
+    .map((el) => [el.textContent, el.getBoundingClientRect()])
+    .filter(([t, b]) => t && b.width > 0);
+  const clash = (list) => {
+    const out = [];
+    for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) {
+      const [a, b] = [list[i][1], list[j][1]];
+      const m = 3;
+      if (a.left < b.right - m && b.left < a.right - m && a.top < b.bottom - m && b.top < a.bottom - m)
+        out.push([list[i][0], list[j][0]]);
+    }
+    return out;
+  };
+  const figures = boxes('g.mark-text text');
+  const labels = boxes('g[aria-label^="X-axis"] g.mark-text text, .role-axis-label text');
+  return {figures: figures.length, labels: labels.length,
+          clashes: clash(figures).concat(clash(labels)).slice(0, 5)};
+}"""
+
+
+@pytest.mark.parametrize(("width", "columns"), [(390, None), (1440, "all cells")])
+def test_heatmap_figures_and_labels_never_overlap(app_url, browser_page, width, columns):
+    """On a phone and with every cell as a column on a desktop, the squares narrow: a figure
+    that no longer fits its square is left to the colour and the tooltip, and the column
+    labels stand up, so no text is ever drawn over other text."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=UI_TIMEOUT_MS)
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": 1600})
+    try:
+        page.goto(app_url.rstrip("/") + "/heatmaps")
+        chart = page.get_by_test_id("stVegaLiteChart").first
+        expect(chart.locator('path[aria-roledescription="rect mark"]').first).to_be_visible()
+        if columns:
+            page.get_by_test_id("stRadio").get_by_text(columns, exact=True).click()
+            expect(chart.locator('path[aria-label*="write/"]').first).to_be_attached()
+        page.wait_for_timeout(1500)  # the chart's last layout
+        seen = chart.evaluate(_OVERLAPS)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1600})
+    assert seen["labels"] >= 4, seen
+    assert seen["clashes"] == [], seen
