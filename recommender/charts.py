@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from recommender.views.shading import DARK_INK, LIGHT_INK, shade
 from sweeper.units import format_size
 
 
@@ -12,6 +13,10 @@ def heatmap(frame: pd.DataFrame, metric_label: str, *, higher_is_better: bool = 
     """Configuration × block size, coloured by ``value`` (mean over repetitions)."""
     data = frame.copy()
     data["bs"] = data["block_size"].map(format_size)
+    # each figure in the ink that reads on its square's colour (dark on the light end)
+    data["ink"] = shade(
+        data.assign(column=data["bs"]), per_column=False, higher_is_better=higher_is_better
+    )["ink"]
     order = [format_size(b) for b in sorted(data["block_size"].unique())]
     scheme = "viridis" if higher_is_better else "inferno"
     base = alt.Chart(data).encode(
@@ -39,7 +44,9 @@ def heatmap(frame: pd.DataFrame, metric_label: str, *, higher_is_better: bool = 
     )
     text = base.mark_text(fontSize=10).encode(
         text=alt.Text("value:Q", format=",.3~s"),
-        color=alt.value("white"),
+        color=alt.when(alt.datum.ink == DARK_INK)
+        .then(alt.value(DARK_INK))
+        .otherwise(alt.value(LIGHT_INK)),
     )
     return (rect + text).properties(height=alt.Step(22), width=alt.Step(56))
 
