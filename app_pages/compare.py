@@ -3,6 +3,7 @@ ratio, and the trade-offs."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from app_pages import _frame
@@ -76,7 +77,36 @@ def render() -> None:
     if trade.empty:
         st.info("The sweep's hardware facts give no trade-off figures.")
     else:
-        _frame.table(trade, {"A": "%.4g", "B": "%.4g"})
+        currency = ((page.record.get("spec") or {}).get("prices") or {}).get("currency", "")
+        _frame.table(_shown_tradeoffs(trade, currency))
+
+
+#: how each trade-off figure is written (a risk of 1e-11 and one of 8e-6 alike, money with
+#: its currency); the figures are one per row, so each row has its own format
+_TRADEOFF_FORMATS = {
+    "drives": "{:,.0f}",
+    "usable GB": "{:,.0f}",
+    "usable share": "{:.0%}",
+    "rebuild hours": "{:,.1f}",
+    "further failures survived during a rebuild": "{:.0f}",
+    "data-loss risk per year": "{:.2e}",
+    "cost": "{:,.0f}",
+    "cost per usable GB": "{:,.2f}",
+}
+
+
+def _shown_tradeoffs(trade: pd.DataFrame, currency: str) -> pd.DataFrame:
+    money = {"cost", "cost per usable GB"}
+    out = trade.copy()
+    for side in ("A", "B"):
+        out[side] = [
+            _frame.MISSING
+            if pd.isna(v)
+            else _TRADEOFF_FORMATS.get(f, "{:.4g}").format(v)
+            + (f" {currency}" if f in money and currency else "")
+            for f, v in zip(trade["figure"], trade[side], strict=True)
+        ]
+    return out
 
 
 page.live(render)

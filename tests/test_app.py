@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -299,10 +300,16 @@ def test_compare_page_sets_two_configurations_side_by_side(monkeypatch, quick, r
     mean_b = runs[runs["config_key"] == b].groupby("cell_key")["iops"].mean()
     assert cells.set_index("cell")["A / B"].to_dict() == pytest.approx((mean_a / mean_b).to_dict())
 
+    # one figure a row, each written in its own format (money with the sweep's currency)
     trade = at.dataframe[2].value.set_index("figure")
-    assert trade.loc["usable share", "A"] == pytest.approx(4 / 8)  # RAID 10: mirrored pairs
-    assert trade.loc["usable share", "B"] == pytest.approx(6 / 8)  # RAID 6: 6 + 2
-    assert trade.loc["drives", "A"] == 32 and trade.loc["drives", "B"] == 8
+    assert trade.loc["usable share", "A"] == "50%"  # RAID 10: mirrored pairs
+    assert trade.loc["usable share", "B"] == "75%"  # RAID 6: 6 + 2
+    assert trade.loc["drives", "A"] == "32" and trade.loc["drives", "B"] == "8"
+    risk = trade.loc["data-loss risk per year"]
+    assert all(re.fullmatch(r"\d\.\d\de-\d\d", v) for v in risk), risk
+    currency = (_record["spec"].get("prices") or {}).get("currency")
+    if currency:
+        assert trade.loc["cost", "A"].endswith(f" {currency}")
 
     at.selectbox(key="compare_b").set_value(a).run()
     assert not at.exception
