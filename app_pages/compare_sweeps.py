@@ -5,6 +5,8 @@ and whether it is significantly better or worse. The acceptance verdict of B's g
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
@@ -15,6 +17,15 @@ from recommender.sweepcompare import compare_sweeps
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
 from sweeper.untrusted import path_problem
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    """Whether two store paths name one folder (a sweep is never compared with itself)."""
+    try:
+        return a.resolve() == b.resolve() or a.samefile(b)
+    except OSError:
+        return False
+
 
 page = _frame.open_page("Compare sweeps")
 st.caption(
@@ -41,10 +52,12 @@ if other.strip():
         st.stop()
 else:
     records = store_a.list_sweeps()
-ids = [
-    r["sweep_id"] for r in records if not (store_a is page.store and r["sweep_id"] == page.sweep_id)
-]
+same_store = store_a is page.store or _same_folder(store_a.root, page.store.root)
+ids = [r["sweep_id"] for r in records if not (same_store and r["sweep_id"] == page.sweep_id)]
 if not ids:
+    if other.strip() and not store_a.root.is_dir():
+        st.info(f"There is no folder `{store_a.root}`: check the path of sweep A's store.")
+        st.stop()
     st.info("No other sweep to compare with: name another store, or run a second sweep.")
     st.stop()
 sweep_a = st.selectbox("Sweep A", ids, key="compare_sweeps_a")

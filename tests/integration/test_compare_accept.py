@@ -348,6 +348,12 @@ def test_the_compare_sweeps_page(stores: Stores, monkeypatch: pytest.MonkeyPatch
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="compare_sweeps_a").value == "new-array"
     assert not at.error, [e.value for e in at.error]
+    # this store named by its path (another spelling of it): B is never offered as its own A
+    at.text_input(key="compare_sweeps_store").set_value(f"{stores.one}/.").run()
+    assert "after-firmware" not in at.selectbox(key="compare_sweeps_a").options
+    # a path that names no folder is said to be one
+    at.text_input(key="compare_sweeps_store").set_value(str(stores.one) + "-typo").run()
+    assert any("There is no folder" in i.value for i in at.info), [i.value for i in at.info]
 
 
 def test_a_class_the_sweep_does_not_rank_is_named(stores: Stores) -> None:
