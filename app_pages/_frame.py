@@ -92,6 +92,14 @@ def _printf(fmt: str) -> Callable[[Any], str]:
     return lambda v: MISSING if v is None or pd.isna(v) else fmt % v
 
 
+def _as_text(value: Any) -> str:
+    if value is None or (not isinstance(value, str | list | tuple) and pd.isna(value)):
+        return MISSING
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
 def table(
     frame: pd.DataFrame,
     formats: Mapping[str, Any] | None = None,
@@ -133,6 +141,11 @@ def table(
         options["column_config"] = column_config
     if plain:
         return st.dataframe(shown, hide_index=True, **options)
+    # A column given no format that lacks a value shows MISSING there too (not "None"), its
+    # numbers to 4 significant digits.
+    for column in shown.columns:
+        if column not in printf and column not in column_config and shown[column].isna().any():
+            printf[column] = _as_text
     styler = shown.style.format({c: f for c, f in printf.items() if c in shown}, na_rep=MISSING)
     if flags.any():
         # One call for the whole table, not one per row.

@@ -495,3 +495,24 @@ def test_a_store_path_that_names_no_folder_says_so(monkeypatch, tmp_path, kind):
     assert root.exists() == (kind == "file")
     if kind == "file":
         assert root.read_text() == "mine\n"
+
+
+def test_a_missing_value_shows_a_dash_in_every_column(monkeypatch):
+    """A table's missing values read "—" in columns given a format and in the others (text,
+    flags, figures), never "None" or "nan"."""
+    from app_pages import _frame
+
+    shown = []
+    monkeypatch.setattr(_frame.st, "dataframe", lambda data, **_: shown.append(data))
+    frame = pd.DataFrame(
+        {
+            "iops": [1234.5, None],
+            "note": ["ok", None],
+            "steady": [True, None],
+            "x": [0.1234567, None],
+        }
+    )
+    _frame.table(frame, {"iops": "%.1f"})
+    text = shown[0].to_string()
+    assert "None" not in text and "nan" not in text.lower(), text
+    assert text.count(_frame.MISSING) == 4 and "1234.5" in text and "0.1235" in text, text
