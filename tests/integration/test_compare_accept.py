@@ -264,7 +264,7 @@ def test_the_report_carries_the_sweeps_own_verdict(stores: Stores, tmp_path: Pat
     done = cli("report", "after-firmware", "--store", stores.one, "-o", out)
     assert done.returncode == 0, done.stderr
     html = out.read_text()
-    assert "<h2>Acceptance</h2>" in html
+    assert '<h2 id="acceptance">Acceptance</h2>' in html
     assert f"Verdict: {doc['verdict'].upper()}" in html
     markdown = out.with_suffix(".md").read_text()
     assert "## Acceptance" in markdown and f"**Verdict: {doc['verdict'].upper()}**" in markdown

@@ -96,7 +96,8 @@ def test_report_shows_the_curves(tmp_path: Path) -> None:
 
     store, _ = _sweep(_spec(tmp_path), tmp_path / "s")
     html = render_report(store, store.get_sweep("curves") or {})
-    section = html[html.index("<h2>Concurrency curves</h2>") : html.index("<h2>Disclosure</h2>")]
+    start, end = html.index('<h2 id="curves">'), html.index('<h2 id="disclosure">')
+    section = html[start:end]
     assert "raid10/single_rank/wb-ra · randread/8k" in section
     (row,) = curves_table(store.runs("curves")).itertuples()
     for point in (row.speed, row.optimum, row.maximum):  # "N: IOPS @ latency"
