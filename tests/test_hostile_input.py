@@ -465,6 +465,9 @@ def test_a_store_this_user_cannot_write_is_refused_before_the_sweep(tmp_path: Pa
     result = CliRunner().invoke(app, ["run", str(spec), "-q", "--store", "/proc/self/store"])
     out = " ".join(result.output.split())
     assert result.exit_code == 2 and "cannot be made a folder" in out, out
+    result = CliRunner().invoke(app, ["run", str(spec), "-q", "--store", "/proc/self"])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 2 and "the store at /proc/self cannot be written" in out, out
 
 
 def test_a_message_quoting_a_huge_value_shows_its_start() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
@@ -93,15 +92,14 @@ def run(
 
 
 def _writable_store(store: Path) -> None:
-    """The store's folder, made if it is not there yet; exit 2 where it cannot be made or
-    written (before anything of the sweep is written or changed)."""
+    """The store's folder, made if it is not there yet; exit 2 where it cannot be made
+    (before anything of the sweep is written or changed). One that is there but cannot be
+    written is named by the sweep's first write (``Sweeper.run``)."""
     try:
         store.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         why = f"cannot be made a folder ({exc.strerror})"
         fail(StoreError(f"{store}: {why}; choose another --store"))
-    if not os.access(store, os.W_OK | os.X_OK):
-        fail(StoreError(f"{store}: this user cannot write in it; choose another --store"))
 
 
 def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:

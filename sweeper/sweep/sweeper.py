@@ -149,13 +149,22 @@ class Sweeper:
             # Before the first run (the lock, the sweep's record, the study): a store that
             # cannot be written is said with the file and what to do; later the sweep stops
             # cleanly on it (Outcome.stopped) with what is stored kept.
-            if exc.errno not in loop.STORE_WRITE_ERRORS | {errno.EACCES, errno.EPERM}:
+            # (a file of the store that cannot be made, as under /proc, is the store's too)
+            missing = exc.errno in (errno.ENOENT, errno.ENOTDIR) and _inside(
+                exc.filename, self.store.root
+            )
+            unwritable = exc.errno in loop.STORE_WRITE_ERRORS | {errno.EACCES, errno.EPERM}
+            if not (unwritable or missing):
                 raise
             raise StoreError(
                 f"the store at {self.store.root} cannot be written ({exc.strerror}: "
                 f"{exc.filename}); make it writable or free space there (or give another "
                 "--store), then run again: the sweep resumes"
             ) from None
+
+
+def _inside(filename: Any, root: Path) -> bool:
+    return isinstance(filename, str | Path) and Path(filename).is_relative_to(root)
 
 
 def run_sweep(spec: SweepSpec, inventory: Path, store: ResultsStore, **options: Any) -> Outcome:
