@@ -14,6 +14,8 @@ from recommender.views.shading import DARK_INK, LIGHT_INK
 CELL_SELECTION = "cell"
 #: the width of a figure's character at the chart's 10 px font, a little generous
 _CHAR_PX = 6.2
+#: a row label's room: at most 45% of a narrow window (a phone's), whole on a wide one
+_NARROW_LABELS = alt.expr("clamp(containerSize()[0] * 0.45, 90, 460)")
 
 
 def grid_heatmap(
@@ -61,8 +63,7 @@ def grid_heatmap(
             title=None,  # the keys speak for themselves; a title would crowd long labels
             sort=rows or sorted(frame["config_key"].unique()),
             axis=alt.Axis(
-                # the keys take at most 45% of a narrow window (a phone's), whole on a wide one
-                labelLimit=alt.expr("clamp(containerSize()[0] * 0.45, 90, 460)"),
+                labelLimit=_NARROW_LABELS,
                 labelExpr=f"datum.value + ({marks}[datum.value] || '')",
                 labelColor=alt.expr(f"indexof({red}, datum.value) >= 0 ? '#b71c1c' : '#222222'"),
             ),
@@ -127,7 +128,7 @@ def share_bars(frame: pd.DataFrame, title: str) -> alt.Chart:
                 "dimension:N",
                 title=None,
                 sort="-x",
-                axis=alt.Axis(labelLimit=alt.expr("clamp(containerSize()[0] * 0.45, 90, 460)")),
+                axis=alt.Axis(labelLimit=_NARROW_LABELS),
             ),
             tooltip=[alt.Tooltip("dimension:N"), alt.Tooltip("share:Q", title=title, format=".1f")],
         )

@@ -54,16 +54,19 @@ def sweep_ids(records: list[dict[str, Any]]) -> list[str]:
 def how_to_start(root: Path) -> str:
     """What the page says where there is no sweep to show: a store path that names nothing
     (or a file) is said to be so, since a mistyped path would look like an empty store."""
-    start = f"Start one with `{START_COMMAND} --store {root}`"
+    command = f"`{START_COMMAND} --store {root}`"
     elsewhere = f"set `{STORE_ENV}` to the folder of an existing store"
     if root.is_file():
         return f"`{root}` is a file, not a store's folder: {elsewhere}, then reload this page."
     if not root.exists():
         return (
             f"There is no folder `{root.resolve()}`: check the store's path ({elsewhere}), "
-            f"or {start[0].lower()}{start[1:]}; then reload this page."
+            f"or start one with {command}; then reload this page."
         )
-    return f"No sweeps in `{root}` yet. {start} (or {elsewhere}), then reload this page."
+    return (
+        f"No sweeps in `{root}` yet. Start one with {command} (or {elsewhere}), "
+        "then reload this page."
+    )
 
 
 def require_sweep() -> tuple[ParquetStore, dict[str, Any]]:

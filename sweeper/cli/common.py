@@ -60,9 +60,7 @@ def checked_output(value: Path | None) -> Path | None:
 
     if value is None:
         return value
-    problem = path_problem(str(value)) or folder_problem(value.parent)
-    if problem is None and len(os.fsencode(value.name)) > _NAME_MAX:
-        problem = f"{_cut(str(value))}: longer than a file name can be ({_NAME_MAX} bytes)"
+    problem = path_problem(str(value)) or _length_problem(value) or folder_problem(value.parent)
     if problem is not None:
         raise typer.BadParameter(problem)
     return value
@@ -72,14 +70,23 @@ def checked_output(value: Path | None) -> Path | None:
 _NAME_MAX, _PATH_MAX = 255, 4095
 
 
-def folder_problem(path: Path) -> str | None:
-    """Why ``path`` cannot be (or become) a folder, or None."""
+def _length_problem(path: Path) -> str | None:
+    """Why no file system takes ``path`` (too long, or a part too long), or None."""
     shown = _cut(str(path))
     if len(os.fsencode(str(path))) > _PATH_MAX:
         return f"{shown}: longer than a path can be ({_PATH_MAX} bytes)"
     for part in path.parts:
         if len(os.fsencode(part)) > _NAME_MAX:
             return f"{shown}: {_cut(part)!r} is longer than a file name can be ({_NAME_MAX} bytes)"
+    return None
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be (or become) a folder, or None."""
+    problem = _length_problem(path)
+    if problem is not None:
+        return problem
+    shown = _cut(str(path))
     for place in (path, *path.parents):
         try:
             st = place.stat()

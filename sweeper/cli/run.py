@@ -62,7 +62,7 @@ def run(
         warn_busy(sweeper)
         console.print("nothing was changed (--check)")
         return
-    _writable_store(store)
+    _make_store(store)
     try:
         existing = sweeper.store.get_sweep(spec.name)
     except StoreError as exc:
@@ -91,7 +91,7 @@ def run(
     _print_outcome(spec.name, spec_file, outcome)
 
 
-def _writable_store(store: Path) -> None:
+def _make_store(store: Path) -> None:
     """The store's folder, made if it is not there yet; exit 2 where it cannot be made
     (before anything of the sweep is written or changed). One that is there but cannot be
     written is named by the sweep's first write (``Sweeper.run``)."""
