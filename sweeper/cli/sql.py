@@ -15,15 +15,18 @@ external access is off and locked before the query runs (no ``read_csv``, ``COPY
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, fail
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err, fail
 from sweeper.cli.opening import warn_damaged
 
 if TYPE_CHECKING:
     import duckdb
+    import pandas as pd
 
     from sweeper.store import ResultsStore
 
@@ -33,6 +36,20 @@ Query = Annotated[
 ]
 Format = Annotated[str, typer.Option("--format", help="table, csv or json (one object a row).")]
 FORMATS = ("table", "csv", "json")
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        callback=lambda value: _positive(value),
+        help="Stop the query after this many seconds (exit 2); no limit when not given.",
+    ),
+]
+
+
+def _positive(value: float | None) -> float | None:
+    if value is not None and not value > 0:
+        raise typer.BadParameter(f"{value:g} is not a number of seconds above 0")
+    return value
 
 
 def store_connection(results: ResultsStore) -> duckdb.DuckDBPyConnection:
@@ -69,6 +86,7 @@ def sql(
     query: Query,
     store: StoreOpt = DEFAULT_STORE,
     output: Format = "table",
+    timeout: Timeout = None,
 ) -> None:
     """Run SQL (DuckDB) over the store's views runs and configurations, every sweep and
     every run in them, compacted or not."""
@@ -83,20 +101,83 @@ def sql(
     text = sys.stdin.read() if query == "-" else query
     if not store.is_dir():
         fail(FileNotFoundError(f"{store}: no results store there"))
+    if not text.strip():
+        fail(ValueError("the query is empty"))
     results = open_store(store)
     con = store_connection(results)
     warn_damaged(results)
+    timer = threading.Timer(timeout, con.interrupt) if timeout else None
     try:
-        frame = con.sql(text).df() if text.strip() else None
+        if timer is not None:
+            timer.start()
+        _write(_chunks(con, text), output)
+    except duckdb.InterruptException:
+        cut = _CUT if output != "table" else ""
+        fail(TimeoutError(f"the query ran past --timeout {timeout:g} s and was stopped{cut}"))
     except duckdb.Error as exc:
-        fail(ValueError(f"the query: {exc}"))
+        fail(ValueError(f"the query: {exc}{_CUT if output != 'table' else ''}"))
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        # Ctrl-C inside DuckDB comes back as RuntimeError("Query interrupted").
+        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
+            raise
+        err.print(f"interrupted{_CUT if output != 'table' else ''}", highlight=False)
+        raise typer.Exit(130) from None
     finally:
+        if timer is not None:
+            timer.cancel()
         con.close()
-    if frame is None:
-        fail(ValueError("the query is empty"))
+
+
+#: said when a query stops part way: csv and json rows go out as they come
+_CUT = " (rows already written are only the start of the result)"
+
+#: the rows a table shows: more is a file's work (``--format csv``), not a terminal's
+TABLE_ROWS = 10_000
+
+#: DuckDB vectors (2,048 rows each) fetched at a time: the result never sits whole in memory
+_VECTORS = 50
+
+
+def _chunks(con: duckdb.DuckDBPyConnection, text: str) -> Iterator[pd.DataFrame]:
+    """The result of the query's last statement, a frame of at most ``_VECTORS`` vectors at a
+    time; the first always comes (with the columns, even when there are no rows)."""
+    result = con.execute(text)
+    chunk = result.fetch_df_chunk(_VECTORS)
+    yield chunk
+    while len(chunk):
+        chunk = result.fetch_df_chunk(_VECTORS)
+        if len(chunk):
+            yield chunk
+
+
+def _write(chunks: Iterator[pd.DataFrame], output: str) -> None:
+    """csv and json stream chunk by chunk; a table gathers at most ``TABLE_ROWS`` rows."""
     if output == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
-    elif output == "json":
-        sys.stdout.write(frame.to_json(orient="records", lines=True, date_format="iso"))
-    else:
-        console.print(frame.to_string(index=False), highlight=False, markup=False, soft_wrap=True)
+        for i, chunk in enumerate(chunks):
+            sys.stdout.write(chunk.to_csv(index=False, header=i == 0))
+        return
+    if output == "json":
+        for chunk in chunks:
+            if len(chunk):
+                sys.stdout.write(chunk.to_json(orient="records", lines=True, date_format="iso"))
+        return
+    import pandas as pd
+
+    frames: list[pd.DataFrame] = []
+    shown, more = 0, False
+    for chunk in chunks:
+        room = TABLE_ROWS - shown
+        frames.append(chunk.iloc[:room])
+        shown += len(frames[-1])
+        if len(chunk) > room:
+            more = True
+            break
+    frame = pd.concat(frames, ignore_index=True)
+    text = frame.to_string(index=False) if len(frame) else "\n".join([*frame.columns, "(no rows)"])
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
+    if more:
+        err.print(
+            f"the first {TABLE_ROWS:,} rows shown: --format csv or json writes every row, "
+            "or add LIMIT to the query",
+            highlight=False,
+        )
