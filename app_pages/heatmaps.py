@@ -203,11 +203,12 @@ def render() -> None:
     table = views.grid_table(frame, order)
     measured = [r for r in rows if r in set(frame["config_key"])]
     table = table.set_index(views.CONFIGURATION).reindex(measured).reset_index()
-    # Narrow number columns: the overview's many cells fit a 1440 px window.
+    # Narrow number columns: the overview's many cells fit a 1440 px window; a header cut
+    # short there shows its whole cell name on hover.
     _frame.table(
         table,
         {
-            c: st.column_config.NumberColumn(c, format="%.2f", width="small")
+            c: st.column_config.NumberColumn(c, format="%.2f", width="small", help=c)
             for c in table.columns
             if c != views.CONFIGURATION
         },

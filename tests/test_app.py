@@ -178,6 +178,9 @@ def test_heatmap_by_block_size(monkeypatch, quick):
     first = frame[frame["config_key"] == table["configuration"].iloc[0]]
     first = first.sort_values("block_size")["value"].to_list()
     assert table.iloc[0][sizes].to_list() == pytest.approx(first)
+    # The narrow columns' headers may be cut short: each names its whole cell on hover.
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert {name: config[name].get("help") for name in sizes} == {name: name for name in sizes}
 
     at.selectbox(key="metric").set_value("MB/s").run()
     _ok(at)
