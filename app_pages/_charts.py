@@ -93,8 +93,8 @@ def grid_heatmap(
             tooltip=[
                 alt.Tooltip("config_key:N", title="configuration"),
                 alt.Tooltip("column:O", title=x_title),
-                alt.Tooltip("value:Q", title=metric_label, format=",.2f"),
-                alt.Tooltip("sd:Q", title="sd", format=",.2f"),
+                alt.Tooltip("value:Q", title=metric_label, format=",.5~g"),
+                alt.Tooltip("sd:Q", title="sd", format=",.3~g"),
                 alt.Tooltip("n:Q", title="repetitions"),
                 alt.Tooltip("tied:N", title="tied with the column's best"),
             ],

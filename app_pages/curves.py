@@ -75,8 +75,8 @@ def render() -> None:
         {
             "IOPS": "%.1f",
             "MB/s": "%.2f",
-            "p99 read ms": "%.2f",
-            "p99 write ms": "%.2f",
+            "p99 read ms": "%.3f",
+            "p99 write ms": "%.3f",
             "details": st.column_config.LinkColumn("details", display_text="open"),
         },
     )

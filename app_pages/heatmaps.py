@@ -247,7 +247,7 @@ def render() -> None:
     st.markdown(f"**{len(shown)} runs** of **{config_key}** at **{column}**")
     picked = _frame.table(
         shown,
-        {"IOPS": "%.1f", "MB/s": "%.2f", "p99 read ms": "%.2f", "p99 write ms": "%.2f"},
+        {"IOPS": "%.1f", "MB/s": "%.2f", "p99 read ms": "%.3f", "p99 write ms": "%.3f"},
         on_select="rerun",
         selection_mode="single-row",
         key="heatmap_cell_runs",

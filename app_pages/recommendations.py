@@ -19,6 +19,7 @@ from recommender.report import render_report
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
 from sweeper.status import provisional
+from sweeper.units import format_ms
 from sweeper.untrusted import markdown_text
 
 page = _frame.open_page("Recommendations")
@@ -208,9 +209,10 @@ def _decision(rec: ClassRecommendation) -> None:
         text += "  \n**Margin to each limit** (worst cell mean of the recommended configuration):"
         for _, m in margins.iterrows():
             verb = "to spare" if m["margin ms"] >= 0 else "over"
+            worst, margin = format_ms(m["worst ms"]), format_ms(abs(m["margin ms"]))
             text += (
-                f"  \n{markdown_text(m['limit'])}: worst {m['worst ms']:.2f} ms at {m['cell']}, "
-                f"{abs(m['margin ms']):.2f} ms ({abs(m['margin %']):.0f}% of the limit) {verb}"
+                f"  \n{markdown_text(m['limit'])}: worst {worst} ms at {m['cell']}, "
+                f"{margin} ms ({abs(m['margin %']):.0f}% of the limit) {verb}"
             )
     elif rec.wclass.limits:
         text += "  \nMargin to each limit: the limited figures are not measured yet."

@@ -10,6 +10,7 @@ import streamlit as st
 from app_pages import _frame
 from recommender import views
 from recommender.views.runs import RUN_QUERY, run_telemetry
+from sweeper.units import format_ms
 
 page = _frame.open_page("Run details")
 store, sweep_id = page.store, page.sweep_id
@@ -66,7 +67,7 @@ cols[0].metric("Status", str(detail.get("status")))
 cols[1].metric("IOPS", f"{detail.get('iops') or 0:,.0f}")
 cols[2].metric("MB/s", f"{detail.get('mbps') or 0:,.1f}")
 p99 = max(detail.get("read_lat_p99_ms") or 0.0, detail.get("write_lat_p99_ms") or 0.0)
-cols[3].metric("p99 latency (ms)", f"{p99:,.2f}")
+cols[3].metric("p99 latency (ms)", format_ms(p99))
 steady = detail.get("steady")
 cols[4].metric("Steady", "not judged" if steady is None else ("yes" if steady else "no"))
 st.caption(f"Run id `{detail.get('run_id')}` · {detail.get('tool')} {detail.get('tool_version')}")

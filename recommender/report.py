@@ -21,6 +21,7 @@ from recommender.drift import drift_table
 from recommender.evidence import EVIDENCE_COLUMNS
 from recommender.features import IMPACT_COLUMNS, impact_summary
 from recommender.importance import class_importances
+from recommender.matrix_text import matrix_more
 from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
 from recommender.scoring import FORMULA, SCORE_COLUMNS
@@ -43,7 +44,7 @@ from recommender.views import (
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
 from sweeper.store.parquet import atomic_write_bytes
-from sweeper.units import format_duration, format_size
+from sweeper.units import format_duration, format_ms, format_size
 from sweeper.untrusted import csv_cell, markdown_html_text
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -61,6 +62,7 @@ def _env() -> jinja2.Environment:
         "limits_text": limits_text,
         "rank_caption": RANK_CAPTION,
         "CONFIGURATION": CONFIGURATION,
+        "ms": lambda v: format_ms(v) if pd.notna(v) else "–",
     }
     return env
 
@@ -177,6 +179,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
             "ramp": format_duration(matrix["ramp"]),
             "repetitions": matrix["repetitions"],
             "working_set": format_size(matrix["working_set"]) if matrix["working_set"] else "-",
+            "more": matrix_more(matrix),
         },
         "configurations": (
             configs[["config_key", "status", "changed_tasks", "started_at"]].to_dict("records")
@@ -367,7 +370,7 @@ def render_markdown(
     out += [
         f"- matrix: patterns {m['patterns']}; block sizes {m['block_sizes']}; concurrency "
         f"{m['concurrency']}; engine {m['engine']}; ramp {m['ramp']}; runtime {m['runtime']}; "
-        f"{m['repetitions']} repetitions; working set {m['working_set']}",
+        f"{m['repetitions']} repetitions; working set {m['working_set']}{m['more']}",
         "- load host: " + "; ".join(f"{k}: {v}" for k, v in ctx["host"].items()),
         "- tools: " + "; ".join(f"{k} {v}" for k, v in ctx["tools"].items()),
         "- hardware: " + "; ".join(f"{k} {v}" for k, v in ctx["hardware"].items()),

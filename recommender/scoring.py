@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from recommender.classes import WorkloadClass
+from sweeper.units import format_ms
 
 FORMULA = (
     "score = weighted geometric mean of the class metric over its cells, "
@@ -230,9 +231,9 @@ def _limits_all(
         by_config = means.groupby(level=0)
         top, highest = by_config.idxmax(), by_config.max()
         for config, (_, cell), value in zip(top.index, top, highest, strict=True):
-            worst[config].append(f"{limit.metric} {value:.2f} ms ({cell})")
+            worst[config].append(f"{limit.metric} {format_ms(value)} ms ({cell})")
         for (config, cell), v in means[means > limit.max_ms].items():
-            violations[config].append(f"{cell}: {limit.metric} {v:.2f} ms > {limit.max}")
+            violations[config].append(f"{cell}: {limit.metric} {format_ms(v)} ms > {limit.max}")
     return [violations[k] for k in configs], ["; ".join(worst[k]) for k in configs]
 
 

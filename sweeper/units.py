@@ -111,3 +111,13 @@ def parse_latency_ms(value: str) -> float:
     if not m:
         raise ValueError(f"{value!r} is not a latency with a unit (write e.g. 20ms or 500us)")
     return _finite(float(m.group(1)) * _LATENCY_TO_MS[m.group(2).lower()], value, "latency")
+
+
+def format_ms(ms: float) -> str:
+    """A latency in milliseconds to the precision it has: two decimals from 1 ms (``13.27``),
+    three significant figures below (``0.104``, ``0.0371``), so that a flash array's
+    sub-millisecond figures are not rounded to ``0.10`` or ``0.00``."""
+    value = float(ms)
+    if not math.isfinite(value) or abs(value) >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"

@@ -335,10 +335,13 @@ def test_template_is_strict() -> None:
         "jobs": [job],
     }
     assert "numjobs=1" in job_template().render(**context)
-    assert "write_iops_log" not in job_template().render(**context)
-    assert "write_iops_log=r1\nlog_avg_msec=1000\n" in job_template().render(
-        **(context | {"iops_log": "r1"})
-    )
+    plain = job_template().render(**context)
+    assert "write_iops_log" not in plain and "IOPS log" not in plain
+    logged = job_template().render(**(context | {"iops_log": "r1"}))
+    assert "write_iops_log=r1\nlog_avg_msec=1000\n" in logged
+    # The header says how raidsweep runs it and that the log lands where it is run.
+    assert "; Run by hand with: fio --output-format=json+ THIS_FILE" in plain
+    assert "; It writes the per-second IOPS log" in logged
     del job["numjobs"]
     with pytest.raises(jinja2.UndefinedError):
         job_template().render(**context)

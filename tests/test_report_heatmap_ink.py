@@ -34,3 +34,21 @@ def test_figures_read_on_their_squares(higher_is_better: bool) -> None:
     best, worst = ("500", "100") if higher_is_better else ("100", "500")
     assert ink[best] == DARK_INK, ink  # the best square is the light end of the scale
     assert ink[worst] == LIGHT_INK, ink
+
+
+def test_figures_are_the_values_in_the_labels_unit() -> None:
+    # A flash array's latencies are fractions of a millisecond: under a label in ms they
+    # read 0.0824, not "82.4m" (d3's SI prefix, a thousandth of the label's unit).
+    values = [0.0824, 0.5, 13.274, 58176.3, 2_345_678.0]
+    frame = pd.DataFrame(
+        {
+            "config_key": [f"c{i}" for i in range(len(values))],
+            "block_size": 4096,
+            "value": values,
+            "sd": 0.0,
+            "n": 3,
+        }
+    )
+    svg = vlc.vegalite_to_svg(heatmap(frame, "p99 ms", higher_is_better=False).to_dict())
+    figure = r'<text[^>]*aria-roledescription="text mark"[^>]*>([^<]+)</text>'
+    assert sorted(re.findall(figure, svg)) == sorted(["0.0824", "0.5", "13.3", "58.2k", "2.35M"])

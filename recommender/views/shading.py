@@ -34,7 +34,7 @@ def shade(frame: pd.DataFrame, *, per_column: bool, higher_is_better: bool) -> p
     out["ink"] = np.where(out["tone"] >= LIGHT_FROM, DARK_INK, LIGHT_INK)
     out["tied"] = _tied_with_best(out, higher_is_better)
     out["label"] = [
-        ("=" if tied else "") + _short(v) for tied, v in zip(out["tied"], value, strict=True)
+        ("=" if tied else "") + short_figure(v) for tied, v in zip(out["tied"], value, strict=True)
     ]
     return out
 
@@ -56,7 +56,7 @@ def _tied_with_best(frame: pd.DataFrame, higher_is_better: bool) -> pd.Series:
     return overlap & (frame.index.to_numpy() != best.to_numpy())
 
 
-def _short(value: float) -> str:
+def short_figure(value: float) -> str:
     """A cell's label: three significant figures, k and M for thousands and millions."""
     if not np.isfinite(value):
         return "—"

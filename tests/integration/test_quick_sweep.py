@@ -147,6 +147,9 @@ def test_report_markdown_and_csv_carry_the_decisions(
     evidence = pd.read_csv(tmp_path / "r-evidence.csv")
     assert set(evidence["class"]) == set(classes)
     assert "Evidence" in html.read_text() and "Trade-offs" in html.read_text()
+    # The disclosure's matrix names the cells measured besides the cross product too.
+    extra = ", ".join(record["spec"]["matrix"]["extra_cells"])
+    assert f"; extra cells {extra}" in md and f"; extra cells {extra}" in html.read_text()
 
 
 def test_second_run_repeats_nothing(quick_store: ParquetStore) -> None:
