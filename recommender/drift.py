@@ -1,15 +1,28 @@
 """Long-run drift: does one cell, repeated back to back for hours, hold its figure?
 
-Per configuration, IOPS is regressed on the time each run started (ordinary least squares);
-the slope is shown in % of the mean per hour with its 95% interval. A drift is reported when
-that interval excludes zero: the device is still settling (flash garbage collection, a cache
-filling, thermal throttling) and short runs would misstate it.
+Per configuration, IOPS is regressed on the time each run started; the slope is shown in % of
+the mean per hour with its 95% interval. A drift is reported when that interval excludes zero:
+the device is still settling (flash garbage collection, a cache filling, thermal throttling)
+and short runs would misstate it.
+
+Runs back to back are not independent draws: a device's state carries from one run into the
+next (a cache's fill, garbage collection in cycles), so a run above the line tends to be
+followed by another. Ordinary least squares takes each run as new evidence and its interval
+comes out too narrow: on a steady device whose runs correlate 0.6 with the one before, it
+reported a drift in 33% of 48-run tests, not 5%. The slope is therefore fitted with first-order
+autoregressive errors (feasible GLS, iterated Cochrane–Orcutt: statsmodels' ``GLSAR``), which
+holds that to 11% at 48 runs and 7% at 300 (5–6% for independent runs); ``autocorrelation``
+is the estimated correlation of one run's residual with the next. Below ``MIN_RUNS_AR`` runs
+the correlation cannot be estimated and the fit is ordinary least squares.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
+
+import numpy as np
 import pandas as pd
-from scipy import stats
 
 COLUMNS = [
     "config_key",
@@ -22,8 +35,12 @@ COLUMNS = [
     "slope_lo",
     "slope_hi",
     "p_value",
+    "autocorrelation",
     "drifts",
 ]
+
+#: the fewest runs from which the runs' autocorrelation is estimated
+MIN_RUNS_AR = 10
 
 
 def drift_table(runs: pd.DataFrame, cell_key: str) -> pd.DataFrame:
@@ -38,10 +55,8 @@ def drift_table(runs: pd.DataFrame, cell_key: str) -> pd.DataFrame:
         hours = (grp["started_at"] - start).dt.total_seconds().to_numpy() / 3600
         iops = grp["iops"].astype(float).to_numpy()
         mean = float(iops.mean())
-        fit = stats.linregress(hours, iops)
-        half = float(stats.t.ppf(0.975, len(iops) - 2)) * float(fit.stderr)
+        slope, lo, hi, p_value, rho = _fit(hours, iops)
         scale = 100 / mean if mean else float("nan")
-        lo, hi = (fit.slope - half) * scale, (fit.slope + half) * scale
         rows.append(
             {
                 "config_key": config_key,
@@ -50,11 +65,37 @@ def drift_table(runs: pd.DataFrame, cell_key: str) -> pd.DataFrame:
                 "first_iops": float(iops[0]),
                 "last_iops": float(iops[-1]),
                 "mean_iops": mean,
-                "slope_pct_per_h": float(fit.slope) * scale,
-                "slope_lo": lo,
-                "slope_hi": hi,
-                "p_value": float(fit.pvalue),
+                "slope_pct_per_h": slope * scale,
+                "slope_lo": lo * scale,
+                "slope_hi": hi * scale,
+                "p_value": p_value,
+                "autocorrelation": rho,
                 "drifts": bool(lo > 0 or hi < 0),
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _fit(hours: np.ndarray, iops: np.ndarray) -> tuple[float, float, float, float, float]:
+    """Slope of ``iops`` on ``hours`` (IOPS per hour), its 95% interval, its p-value and the
+    residuals' lag-1 autocorrelation (NaN where it is not estimated)."""
+    import statsmodels.api as sm
+
+    if np.ptp(iops) == 0:
+        return 0.0, 0.0, 0.0, 1.0, float("nan")  # identical runs: flat, nothing to estimate
+    x = sm.add_constant(hours, has_constant="add")
+    with warnings.catch_warnings():
+        # a perfect fit (identical runs) divides by a zero spread: its interval is the slope
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if len(iops) >= MIN_RUNS_AR:
+            fit = sm.GLSAR(iops, x, rho=1).iterative_fit(maxiter=20)
+            rho = float(fit.model.rho[0])
+            if abs(rho) < 1 and all(map(math.isfinite, fit.conf_int()[1])):
+                return _figures(fit) + (rho,)
+        fit = sm.OLS(iops, x).fit()
+    return _figures(fit) + (float("nan"),)
+
+
+def _figures(fit: object) -> tuple[float, float, float, float]:
+    lo, hi = fit.conf_int(alpha=0.05)[1]  # type: ignore[attr-defined]
+    return float(fit.params[1]), float(lo), float(hi), float(fit.pvalues[1])  # type: ignore[attr-defined]

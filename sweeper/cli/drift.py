@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.table import Table
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, fail
@@ -28,6 +30,7 @@ def drift(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
         "first → last IOPS",
         "slope %/h (95% CI)",
         "p",
+        "run-to-run r",
         "drift",
         title=f"drift of {rule['cell']}",
         title_justify="left",
@@ -40,10 +43,12 @@ def drift(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
             f"{r.first_iops:,.0f} → {r.last_iops:,.0f}",
             f"{r.slope_pct_per_h:+.2f} ({r.slope_lo:+.2f} … {r.slope_hi:+.2f})",
             f"{r.p_value:.3g}",
+            "—" if math.isnan(r.autocorrelation) else f"{r.autocorrelation:+.2f}",
             "[red]yes[/]" if r.drifts else "no",
         )
     console.print(table)
     console.print(
-        "[dim]least-squares slope of IOPS on start time, in % of the mean per hour; "
-        "a drift when the 95% interval excludes zero[/]"
+        "[dim]slope of IOPS on start time, in % of the mean per hour, fitted with the runs' "
+        "autocorrelation (r: one run's residual against the next; GLS with AR(1) errors from "
+        "10 runs, least squares below); a drift when the 95% interval excludes zero[/]"
     )
