@@ -51,8 +51,7 @@ def drift_table(runs: pd.DataFrame, cell_key: str) -> pd.DataFrame:
         grp = grp.sort_values("started_at")
         if len(grp) < 3:
             continue
-        start = grp["started_at"].iloc[0]
-        hours = (grp["started_at"] - start).dt.total_seconds().to_numpy() / 3600
+        hours = array_hours(grp)
         iops = grp["iops"].astype(float).to_numpy()
         mean = float(iops.mean())
         slope, lo, hi, p_value, rho = _fit(hours, iops)
@@ -74,6 +73,19 @@ def drift_table(runs: pd.DataFrame, cell_key: str) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def array_hours(runs: pd.DataFrame) -> np.ndarray:
+    """Each run's start in hours from the first, on the array's clock: the wall-clock gap
+    between two runs, but never less than the earlier run's own array time (a run cannot
+    start before the one before it has finished). On real storage that is the wall clock,
+    idle gaps included; a simulated array answers a run of minutes in milliseconds, and its
+    runs follow each other at the pace they model."""
+    wall = runs["started_at"].diff().dt.total_seconds().fillna(0.0).to_numpy()
+    if "array_time_s" in runs:
+        took = runs["array_time_s"].astype(float).fillna(0.0).shift(1, fill_value=0.0)
+        wall = np.maximum(wall, took.to_numpy())
+    return np.cumsum(wall) / 3600
 
 
 def _fit(hours: np.ndarray, iops: np.ndarray) -> tuple[float, float, float, float, float]:

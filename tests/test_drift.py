@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recommender.drift import drift_table
+from recommender.drift import array_hours, drift_table
 
 CELL = "randwrite/4k/qd1x16"
 
@@ -77,3 +77,12 @@ def test_a_real_drift_still_shows_through_correlated_runs() -> None:
 def test_identical_runs_are_flat() -> None:
     (row,) = drift_table(_runs(np.full(12, 5_000.0)), CELL).itertuples()
     assert not row.drifts and row.slope_pct_per_h == 0 and np.isnan(row.autocorrelation)
+
+
+def test_the_clock_is_the_arrays() -> None:
+    # Real storage: runs of 60 s, 10 minutes apart (idle gaps count). Simulated: runs of
+    # 60 s answered 5 ms apart, which follow each other a minute apart on the array.
+    real = _runs(np.full(4, 1_000.0)).assign(array_time_s=60.0)
+    assert array_hours(real).tolist() == pytest.approx([0, 1 / 6, 2 / 6, 3 / 6])
+    simulated = _runs(np.full(4, 1_000.0), minutes=0.005 / 60).assign(array_time_s=60.0)
+    assert array_hours(simulated).tolist() == pytest.approx([0, 1 / 60, 2 / 60, 3 / 60])

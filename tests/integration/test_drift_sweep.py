@@ -38,6 +38,15 @@ def test_drift_cell_runs_its_repetitions_and_is_reported(tmp_path: Path) -> None
     runs = ParquetStore(tmp_path / "s").runs("drift")
     counts = runs.groupby(["config_key", "cell_key"]).size().to_dict()
     assert set(counts.values()) == {2, 12} and len(runs) == 28
+    # The simulated array answers in milliseconds; its runs follow each other on its own
+    # clock, one run's array time after another (the wall clock made 12 runs 0.00 h apart
+    # and a steady array drift by thousands of % an hour).
+    from recommender.drift import drift_table
+
+    table = drift_table(runs, "randwrite/4k/qd1x16")
+    took = runs[runs["cell_key"] == "randwrite/4k/qd1x16"]["array_time_s"]
+    assert table["hours"].tolist() == pytest.approx([11 * took.mean() / 3600] * 2, rel=0.05)
+    assert (table["slope_pct_per_h"].abs() < 50).all(), table
     out = raidsweep(
         "drift",
         "drift",
