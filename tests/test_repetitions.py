@@ -133,6 +133,14 @@ def test_a_bad_run_among_good_ones_is_named() -> None:
     )
 
 
+def test_a_difference_too_small_to_matter_is_no_outlier() -> None:
+    # Two runs at one ceiling agree to the last digit; a third 0.1% lower is set apart by
+    # the test of spread, but lies well within 3% of them.
+    assert outlier_indexes([787.40, 787.40, 786.61]) == ()
+    assert outlier_indexes([787.40, 787.40, 786.61], min_pct=0.0) == (2,)
+    assert outlier_indexes([100.0, 100.0, 100.0, 110.0]) == (3,)  # 10%: named
+
+
 def test_no_outliers_below_three_values() -> None:
     assert summarize([1.0, 1000.0]).outliers == ()
     assert outlier_indexes([5.0]) == ()
