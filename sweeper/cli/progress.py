@@ -26,14 +26,14 @@ class BarProgress:
         )
         self.plan = None
 
-    def start(self, plan: Any, done_runs: int, done_configs: int) -> None:
+    def start(self, plan: Any, done_runs: int, done_configs: int, used_s: float) -> None:
         self.plan = plan
         self.bar.start()
         self.configs = self.bar.add_task(
             "configurations", total=len(plan.configurations), completed=done_configs, info=""
         )
         self.runs = self.bar.add_task(
-            "runs", total=plan.runs, completed=done_runs, info=self._eta(0.0)
+            "runs", total=plan.runs, completed=done_runs, info=self._eta(used_s)
         )
 
     def _eta(self, used: float) -> str:

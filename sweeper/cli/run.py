@@ -104,9 +104,10 @@ def _make_store(store: Path) -> None:
 
 def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
     """What the run did; exit 1 when it stopped on a problem, 130 when interrupted."""
+    stored = max(outcome.runs_skipped, outcome.runs_stored_before)
     console.print(
         f"sweep [bold]{name}[/]: {outcome.configurations_done} configuration(s) completed, "
-        f"{outcome.runs_written} run(s) written, {outcome.runs_skipped} already stored, "
+        f"{outcome.runs_written} run(s) written, {stored} already stored, "
         f"{outcome.runs_failed} failed; array time {format_duration(outcome.array_s)}"
     )
     if outcome.evidence is not None:

@@ -67,7 +67,8 @@ def run(sw: Sweeper) -> Outcome:
     wants_runs = sw.spec.study.pruning or _follows_builds(sw) or _stops_by_evidence(sw)
     known = KnownRuns(sw.store, sw.spec.name, study) if wants_runs else None
     state = _State(study, outcome, done, known, PlaysAhead(sw.inventory, sw.stop.is_set))
-    sw.progress.start(sw.plan, len(done), len(done_configs))
+    outcome.runs_stored_before = len(done)
+    sw.progress.start(sw.plan, len(done), len(done_configs), outcome.array_s)
     _write_progress(sw, "running", outcome)
     try:
         _loop(sw, state)

@@ -15,7 +15,7 @@ from sweeper.sweep.stopping import StopDecision
 class Progress:
     """Receives what the sweep is doing; the CLI draws it, tests may record it."""
 
-    def start(self, plan: Plan, done_runs: int, done_configs: int) -> None: ...
+    def start(self, plan: Plan, done_runs: int, done_configs: int, used_s: float) -> None: ...
     def configuration(self, key: str, phase: str) -> None: ...
     def run_done(self, address: RunAddress, ok: bool, array_s: float) -> None: ...
     def configuration_done(self, key: str, status: str, array_s: float) -> None: ...
@@ -29,6 +29,8 @@ class Outcome:
     configurations_failed: dict[str, str] = field(default_factory=dict)
     runs_written: int = 0
     runs_skipped: int = 0
+    #: this sweep's runs in the store when the run began (a resume's "already stored")
+    runs_stored_before: int = 0
     runs_failed: int = 0
     #: configuration -> why it was stopped before its matrix was complete
     configurations_pruned: dict[str, str] = field(default_factory=dict)

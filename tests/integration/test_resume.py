@@ -28,7 +28,7 @@ def test_sigkill_half_way_then_resume(tmp_path: Path, quick_store: ParquetStore)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     # the resumed sweep writes exactly the runs the kill left missing
-    assert f"{1134 - killed_at} run(s) written" in " ".join(out.split())
+    assert f"{1134 - killed_at} run(s) written, {killed_at} already stored" in " ".join(out.split())
 
     resumed = ParquetStore(store)
     runs = resumed.runs("quick", include_failed=True)

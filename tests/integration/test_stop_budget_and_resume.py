@@ -105,5 +105,5 @@ def test_a_self_stopping_sweep_interrupted_half_way_resumes_and_stops(tmp_path: 
     assert picks <= set(ok["config_key"])
     # run once more: decided, it measures nothing
     again = cli("run", path, "--store", store, columns=250, check=True)
-    assert "0 run(s) written" in " ".join(again.stdout.split())
+    assert f"0 run(s) written, {len(runs)} already stored" in " ".join(again.stdout.split())
     assert len(ParquetStore(store).runs(spec["name"], include_failed=True)) == len(runs)
