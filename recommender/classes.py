@@ -67,7 +67,7 @@ class Limit(StrictModel):
             )
         return v
 
-    @field_validator("max")
+    @field_validator("max", mode="before")  # a bare number is told it lacks its unit
     @classmethod
     def _max(cls, v: Any) -> str:
         if parse_latency_ms(v) <= 0:  # no run is faster than nothing: nothing could pass

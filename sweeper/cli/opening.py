@@ -42,7 +42,7 @@ def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
         if sweep:
             record = results.get_sweep(sweep)
             if record is None:
-                fail(StoreError(f"no sweep {sweep!r} in {results.root}"))
+                fail(StoreError(f"no sweep {sweep!r} in {results.root}; {_there(results, sweep)}"))
             return record
         sweeps = results.list_sweeps()
     except StoreError as exc:
@@ -53,6 +53,21 @@ def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
         hint = "run one with `raidsweep run SPEC`"
         fail(StoreError(f"no sweeps in {results.root}{damaged}; {hint}"))
     return sweeps[0]
+
+
+def _there(results: ResultsStore, sweep: str) -> str:
+    """What a mistyped sweep name or store should be told: the sweeps that are there (the
+    nearest first), or that the store holds none."""
+    import difflib
+
+    names = [r["sweep_id"] for r in results.list_sweeps()]
+    if not names:
+        what = "it holds no sweep" if Path(results.root).is_dir() else "there is no folder there"
+        return f"{what}: is --store (or RAIDSWEEP_STORE) the store you meant?"
+    near = difflib.get_close_matches(sweep, names, n=3, cutoff=0.6)
+    shown = list(dict.fromkeys([*near, *sorted(names)]))[:10]
+    more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+    return f"its sweeps: {', '.join(shown)}{more} (raidsweep status lists them)"
 
 
 def warn_damaged(results: ResultsStore) -> None:
@@ -74,6 +89,10 @@ def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str,
     for i, name in enumerate(classes):
         if name in classes[:i]:  # its ranking would be shown twice
             fail(InputError("--class", [f"{name[:200]!r} is given twice"]))
+        known = shipped_class_names()
+        if name not in known and not Path(name).suffix:  # a name, not a file: the spec's rule
+            why = f"unknown workload class {name[:200]!r} (shipped: {', '.join(known)})"
+            fail(InputError("--class", [why]))
         try:
             check_against_sweep(name, cells)
         except InputError as exc:

@@ -81,6 +81,24 @@ def test_unknown_sweep_exits_2(quick_store: ParquetStore, command: str) -> None:
     assert "no sweep 'no-such-sweep'" in result.output
 
 
+def test_a_mistyped_sweep_or_store_is_told_what_is_there(
+    quick_store: ParquetStore, tmp_path: Path
+) -> None:
+    typo = invoke("recommend", "qick", "--store", str(quick_store.root))
+    assert typo.exit_code == 2 and "its sweeps: quick" in " ".join(typo.output.split())
+    nowhere = tmp_path / "no-store"
+    missing = " ".join(invoke("recommend", "quick", "--store", str(nowhere)).output.split())
+    assert "there is no folder there: is --store (or RAIDSWEEP_STORE)" in missing
+    assert not nowhere.exists()
+
+
+def test_an_unknown_class_name_lists_the_shipped_ones(quick_store: ParquetStore) -> None:
+    result = invoke("recommend", "quick", "--store", str(quick_store.root), "--class", "data_fiel")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "unknown workload class 'data_fiel' (shipped:" in said
+    assert "data_file" in said
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [
