@@ -55,25 +55,22 @@ def run(
     named = load_classes(spec.classes, sweeper.hardware.get("media"))
     for line in matrix_gaps(named, [c.key for c in spec.matrix.cells()]):
         err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
+    # --check refuses what the run would refuse: a name the store holds for another spec
+    existing = _same_sweep(sweeper, store) if store.is_dir() else None
     if check:
         _print_plan(spec, plan)
+        if existing is not None:
+            stored = len(sweeper.store.done_addresses(spec.name))
+            console.print(
+                f"{stored} of its runs are stored already ({escape(str(store))}): "
+                f"{max(0, plan.runs - stored)} left to run"
+            )
         for line in sweeper.platform.plan_lines(spec.matrix):
             console.print(f"  [bold]{line}[/]", highlight=False)
         warn_busy(sweeper)
         console.print("nothing was changed (--check)")
         return
     _make_store(store)
-    try:
-        existing = sweeper.store.get_sweep(spec.name)
-    except StoreError as exc:
-        fail(exc)
-    if existing is not None and existing.get("fingerprint") != spec.fingerprint():
-        fail(
-            StoreError(
-                f"sweep {spec.name!r} already exists in {store} with a different spec; "
-                "give the new spec another name, or remove the old sweep's folder"
-            )
-        )
 
     # first Ctrl-C: finish cleanly; second: stop now
     def on_sigint(signum: int, frame: Any) -> None:
@@ -89,6 +86,24 @@ def run(
     except (LockHeld, StoreError) as exc:  # another process holds it; the store is read-only
         fail(exc)
     _print_outcome(spec.name, spec_file, outcome)
+
+
+def _same_sweep(sweeper: Any, store: Path) -> dict[str, Any] | None:
+    """The store's record of this sweep, if it has one; exit 2 when it holds the name for a
+    different spec (or cannot be read)."""
+    spec = sweeper.spec
+    try:
+        existing = sweeper.store.get_sweep(spec.name)
+    except StoreError as exc:
+        fail(exc)
+    if existing is not None and existing.get("fingerprint") != spec.fingerprint():
+        fail(
+            StoreError(
+                f"sweep {spec.name!r} already exists in {store} with a different spec; "
+                "give the new spec another name, or remove the old sweep's folder"
+            )
+        )
+    return existing
 
 
 def _make_store(store: Path) -> None:
@@ -168,6 +183,8 @@ def _print_evidence(decision: Any) -> None:
 
 
 def _print_plan(spec: Any, plan: Any) -> None:
+    extra = plan.extra_runs_per_configuration
+    drift = f" + {len(plan.configurations)} × {extra} more of the drift cell" if extra else ""
     if spec.study.mode == "optimize":
         console.print(
             f"the study chooses up to {len(plan.configurations)} of {plan.space_size} "
@@ -176,7 +193,7 @@ def _print_plan(spec: Any, plan: Any) -> None:
     console.print(
         f"[bold]{spec.name}[/] on platform [bold]{spec.platform}[/] ({spec.study.mode} mode): "
         f"{len(plan.configurations)} configuration(s) × {len(plan.cells)} cell(s) × "
-        f"{plan.repetitions} repetition(s) = {plan.runs} runs"
+        f"{plan.repetitions} repetition(s){drift} = {plan.runs} runs"
     )
     skipped = len(spec.matrix.cells()) - len(plan.cells)
     if skipped:

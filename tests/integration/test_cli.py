@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from recommender.data import load_rankings
 from sweeper.cli import app
 from sweeper.store import ParquetStore
+from tests.support.paths import QUICK, ROOT
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
@@ -148,3 +150,23 @@ def test_a_class_named_twice_is_refused(quick_store: ParquetStore) -> None:
     )
     assert result.exit_code == 2
     assert "--class: 1 problem(s) 'redo_log' is given twice" in " ".join(result.output.split())
+
+
+def test_check_refuses_a_name_the_store_holds_for_another_spec(
+    quick_store: ParquetStore, tmp_path: Path
+) -> None:
+    # What run would refuse, --check refuses first; the same spec is told what is stored.
+    spec = yaml.safe_load(QUICK.read_text())
+    spec["inventory"] = str(ROOT / "inventories" / "sim" / "hosts.yml")
+    spec["matrix"]["repetitions"] = 2
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump(spec))
+    before = sorted(p.name for p in quick_store.root.rglob("*"))
+    result = invoke("run", str(other), "--store", str(quick_store.root), "--check")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "already exists" in said and "different spec" in said
+    same = invoke("run", str(QUICK), "--store", str(quick_store.root), "--check")
+    assert same.exit_code == 0, same.output
+    assert "1134 of its runs are stored already" in " ".join(same.output.split())
+    assert "0 left to run" in " ".join(same.output.split())
+    assert sorted(p.name for p in quick_store.root.rglob("*")) == before

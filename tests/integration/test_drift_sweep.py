@@ -31,7 +31,8 @@ def test_drift_cell_runs_its_repetitions_and_is_reported(tmp_path: Path) -> None
     path.write_text(yaml.safe_dump(spec))
     store = ["--store", str(tmp_path / "s")]
     plan = raidsweep("run", path, *store, "--check", timeout=None, check=True)
-    assert "= 28 runs" in " ".join(plan.stdout.split())  # 2 × (2 cells × 2 + 10 more)
+    said = " ".join(plan.stdout.split())  # 2 × (2 cells × 2 + 10 more)
+    assert "× 2 repetition(s) + 2 × 10 more of the drift cell = 28 runs" in said
     raidsweep("run", path, *store, "-q", timeout=None, check=True)
     from sweeper.store import ParquetStore
 
