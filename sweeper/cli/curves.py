@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
+from rich.markup import escape
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, json_flag
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, SweepArg, console, fitted, json_flag
 from sweeper.cli.opening import open_sweep
 
 
@@ -48,11 +49,18 @@ def curves(
     def point(p: Any) -> str:
         return "–" if p is None else f"{p.outstanding}: {p.iops:,.0f} @ {p.latency_ms:.3g} ms"
 
+    stacked = []  # each curve as a few lines where the table is wider than the terminal
     for r in table_df.itertuples():
         optimum = point(r.optimum) + ("" if r.method == "kneedle" else f" ({r.method})")
         row = (str(len(r.points)), point(r.speed), optimum, point(r.maximum))
         table.add_row(r.config_key, _curve(r), *row)
-    console.print(table)
+        stacked += [
+            f"[bold]{escape(r.config_key)}[/] {escape(_curve(r))} ({row[0]} points)",
+            f"  Speed {escape(row[1])}",
+            f"  Optimum (knee) {escape(optimum)}",
+            f"  Maximum {escape(row[3])}",
+        ]
+    console.print(fitted(table, ["[bold]IOPS @ mean latency, by I/Os in flight[/]", *stacked]))
     for r in table_df[table_df["stopped"].notna()].itertuples():
         console.print(
             f"[yellow]{r.config_key} {_curve(r)}: stopped: {r.stopped}[/]", highlight=False

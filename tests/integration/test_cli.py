@@ -170,3 +170,16 @@ def test_check_refuses_a_name_the_store_holds_for_another_spec(
     assert "1134 of its runs are stored already" in " ".join(same.output.split())
     assert "0 left to run" in " ".join(same.output.split())
     assert sorted(p.name for p in quick_store.root.rglob("*")) == before
+
+
+def test_curves_at_80_columns_cut_nothing(quick_store: ParquetStore) -> None:
+    # Wider than the terminal, the table gives way to a few lines per curve: every
+    # configuration key and figure whole, no ellipsis.
+    result = runner.invoke(
+        app, ["curves", "quick", "--store", str(quick_store.root)], env={"COLUMNS": "80"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output and "┃" not in result.output
+    keys = set(quick_store.runs("quick")["config_key"])
+    assert {line.split()[0] for line in result.output.splitlines() if line[:1].isalnum()} >= keys
+    assert max(len(line) for line in result.output.splitlines()) <= 80

@@ -60,6 +60,10 @@ def test_drift_cell_runs_its_repetitions_and_is_reported(tmp_path: Path) -> None
     )
     assert "drift of randwrite/4k/qd1x16" in out.stdout
     assert "raid5/single_rank/wb-ra" in out.stdout and "raid10/single_rank/wb-ra" in out.stdout
+    narrow = raidsweep("drift", "drift", *store, columns=80, timeout=None, check=True).stdout
+    for key in ("raid5/single_rank/wb-ra", "raid10/single_rank/wb-ra"):
+        assert f"{key}: drift" in narrow  # whole, not cut to "raid10/sin…"
+    assert max(len(line) for line in narrow.splitlines()) <= 80
     from recommender.report import render_report
 
     results = ParquetStore(tmp_path / "s")
