@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -32,8 +32,27 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,  # locals may hold secrets
-    help="Commission a storage array: sweep configurations × fio workloads, rank per class.",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"raidsweep {version('raidsweep')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Commission a storage array: sweep configurations × fio workloads, rank per class."""
 
 
 def _summary(command: Callable[..., Any]) -> str:
