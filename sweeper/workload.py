@@ -90,7 +90,8 @@ class Concurrency:
 
     @classmethod
     def parse(cls, text: str) -> Concurrency:
-        m = _read(_CONCURRENCY_RE, text, "a concurrency (write iodepth x jobs, e.g. 1x20)")
+        what = "a concurrency (write iodepth x jobs, e.g. 1x20 or qd1x20)"
+        m = _read(_CONCURRENCY_RE, text, what)
         iodepth, numjobs = int(m.group(1)), int(m.group(2))
         if not (1 <= iodepth <= 4096 and 1 <= numjobs <= 4096):
             raise ValueError(f"{text!r}: iodepth and jobs must be between 1 and 4096")

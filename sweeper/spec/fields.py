@@ -36,7 +36,7 @@ def _concurrency(v: Any) -> Concurrency:
             raise ValueError("write a concurrency as {iodepth: N, jobs: M} or 'NxM'")
         return Concurrency.parse(f"{v['iodepth']}x{v['jobs']}")
     if not isinstance(v, str):
-        raise ValueError(f"{v!r} is not a concurrency (write iodepth x jobs, e.g. 1x20)")
+        raise ValueError(f"{v!r} is not a concurrency (write iodepth x jobs, e.g. 1x20 or qd1x20)")
     return Concurrency.parse(v)
 
 
