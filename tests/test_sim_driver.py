@@ -69,6 +69,13 @@ def test_the_write_cache_is_as_the_run_before_left_it() -> None:
     assert run(driver(), "randwrite/4k/qd1x20")[0] == pytest.approx(first)
 
 
+def test_its_output_says_a_model_wrote_it() -> None:
+    # fio's format, read by fio's parser, but no fio ran: the version names the model.
+    out = driver().run(WorkloadCell.parse("randread/8k/qd1x20"), 1)
+    version = parse_fio_output(out.stdout).fio_version
+    assert version == f"fio-3.33 (simulated by raidsweep, profile {PROFILE.name})"
+
+
 def test_each_rank_holds_at_most_its_share_of_a_servers_write_cache() -> None:
     """NVS per rank: one rank may hold a quarter of its server's 2 GiB dirty."""
     caches = {}

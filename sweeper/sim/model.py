@@ -362,7 +362,8 @@ def simulate_fio(
         flush = Component(1.0, pred.flush_s, CV_HIT, FLUSH_FLOOR * pred.flush_s)
         sync = {"total_ios": 0, "lat_ns": lat_block([flush], flushes, rng)}
     return {
-        "fio version": "fio-3.33",
+        # fio's format, not fio's output: the version says which model wrote it
+        "fio version": f"fio-3.33 (simulated by raidsweep, profile {profile.name})",
         "timestamp": timestamp,
         "timestamp_ms": timestamp * 1000,
         "time": "",
