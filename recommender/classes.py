@@ -292,6 +292,14 @@ def load_classes(
     return classes if cell_keys is None else [c.for_cells(cell_keys) for c in classes]
 
 
+def unknown_class(name: str, known: list[str]) -> str | None:
+    """The problem with a class given by name (no file suffix) that is not one of the
+    ``known`` shipped classes; None for a shipped name or a file."""
+    if name in known or Path(name).suffix:
+        return None
+    return f"unknown workload class {name[:200]!r} (shipped: {', '.join(known)})"
+
+
 def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
     """Spec problems with its ``classes``: unknown names, class files that do not load, two
     classes of one name (their rankings would mix), a class the matrix measures no cell of
@@ -301,10 +309,9 @@ def class_problems(spec: Any) -> list[tuple[list[str | int], str]]:
     named: dict[str, int] = {}
     measured = _matrix_keys([c.key for c in spec.matrix.cells()])
     for i, name in enumerate(spec.classes):
-        if name not in known and not Path(name).suffix:
-            problems.append(
-                (["classes", i], f"unknown workload class {name!r} (shipped: {', '.join(known)})")
-            )
+        unknown = unknown_class(name, known)
+        if unknown is not None:
+            problems.append((["classes", i], unknown))
             continue
         try:
             wclass = load_class(name)

@@ -97,7 +97,7 @@ def _fit(hours: np.ndarray, iops: np.ndarray) -> tuple[float, float, float, floa
         return 0.0, 0.0, 0.0, 1.0, float("nan")  # identical runs: flat, nothing to estimate
     x = sm.add_constant(hours, has_constant="add")
     with warnings.catch_warnings():
-        # a perfect fit (identical runs) divides by a zero spread: its interval is the slope
+        # runs exactly on a line leave no residual spread to divide by: the interval is the slope
         warnings.simplefilter("ignore", RuntimeWarning)
         if len(iops) >= MIN_RUNS_AR:
             fit = sm.GLSAR(iops, x, rho=1).iterative_fit(maxiter=20)

@@ -81,23 +81,28 @@ def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str,
     cells the sweep measures (exit 2 naming the class file's line otherwise)."""
     if not classes:
         return record
-    from recommender.classes import check_against_sweep, class_path, shipped_class_names
+    from recommender.classes import (
+        check_against_sweep,
+        class_path,
+        shipped_class_names,
+        unknown_class,
+    )
     from sweeper.spec import Matrix
 
     cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
     names = []
+    known = shipped_class_names()
     for i, name in enumerate(classes):
         if name in classes[:i]:  # its ranking would be shown twice
             fail(InputError("--class", [f"{name[:200]!r} is given twice"]))
-        known = shipped_class_names()
-        if name not in known and not Path(name).suffix:  # a name, not a file: the spec's rule
-            why = f"unknown workload class {name[:200]!r} (shipped: {', '.join(known)})"
-            fail(InputError("--class", [why]))
+        unknown = unknown_class(name, known)  # a name, not a file: the spec's rule
+        if unknown is not None:
+            fail(InputError("--class", [unknown]))
         try:
             check_against_sweep(name, cells)
         except InputError as exc:
             fail(exc)
-        shipped = name in shipped_class_names()
+        shipped = name in known
         names.append(name if shipped else str(class_path(name).resolve()))
     return record | {"spec": record["spec"] | {"classes": names}}
 
