@@ -122,7 +122,8 @@ with tabs[4]:
     else:
         st.caption(
             "Over fio's measured interval: the load host's CPU (all its CPUs), fio's own CPU "
-            "(percent of one CPU, summed over jobs) and the target's block layer "
+            "(percent of one CPU, all jobs together), the CPUs other programs kept busy beside it "
+            "and the target's block layer "
             "(/proc/diskstats) beside fio's IOPS."
         )
         shown = run_telemetry(detail, record)

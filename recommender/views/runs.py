@@ -74,6 +74,7 @@ TELEMETRY_SHOWN = (
     ("host_cpu_pct", "load host CPU %"),
     ("fio_usr_cpu_pct", "fio user CPU %"),
     ("fio_sys_cpu_pct", "fio system CPU %"),
+    ("other_cpus", "other programs' CPUs"),
     ("disk_iops", "block layer IOPS"),
     ("disk_util_pct", "device busy %"),
     ("disk_await_ms", "block layer await ms"),
@@ -83,11 +84,15 @@ TELEMETRY_SHOWN = (
 
 def run_telemetry(detail: dict[str, Any], disclosure: dict[str, Any] | None) -> pd.DataFrame:
     """One row per load host (one row, ``all``, where fio ran on one host or none is named):
-    the load host's CPU, fio's own CPU and the block layer's view over fio's measured
-    interval, beside fio's IOPS for comparison."""
+    the load host's CPU, fio's own CPU, other programs' CPU and the block layer's view over
+    fio's measured interval, beside fio's IOPS for comparison."""
     record = (disclosure or {}).get("telemetry") or {}
     hosts = record.get("hosts") or {}
-    rows = [{"host": "all"} | {label: detail.get(col) for col, label in TELEMETRY_SHOWN}]
+    # a figure the store has no column for (other_cpus) comes from the disclosure's record
+    rows = [
+        {"host": "all"}
+        | {label: detail.get(col, record.get(col)) for col, label in TELEMETRY_SHOWN}
+    ]
     for name, rec in hosts.items():
         rows.append({"host": str(name)} | {label: rec.get(col) for col, label in TELEMETRY_SHOWN})
     table = pd.DataFrame(rows, columns=["host", *(label for _, label in TELEMETRY_SHOWN)])

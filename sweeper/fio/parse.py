@@ -67,7 +67,8 @@ class FioResult:
     fio_version: str
     jobs: int  # number of job entries in the JSON
     sync: SyncStats | None = None  # None when the run made no fsync/fdatasync calls
-    #: fio's own CPU use in user and system mode, percent of one CPU summed over jobs
+    #: fio's own CPU use in user and system mode, percent of one CPU over the measured time,
+    #: all jobs together (``cpu_pct``)
     usr_cpu_pct: float | None = None
     sys_cpu_pct: float | None = None
     #: a composite run's streams, one per job group in group order (empty: one stream)
@@ -281,8 +282,8 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
         fio_version=str(document.get("fio version", "")),
         jobs=len(jobs),
         sync=sync,
-        usr_cpu_pct=_cpu_sum(jobs, "usr_cpu"),
-        sys_cpu_pct=_cpu_sum(jobs, "sys_cpu"),
+        usr_cpu_pct=cpu_pct(jobs, "usr_cpu"),
+        sys_cpu_pct=cpu_pct(jobs, "sys_cpu"),
         streams=streams,
     )
 
@@ -304,11 +305,37 @@ def _streams(jobs: Sequence[Mapping[str, Any]]) -> tuple[StreamResult, ...]:
     )
 
 
-def _cpu_sum(jobs: Sequence[Mapping[str, Any]], key: str) -> float | None:
-    """A CPU share fio reports per job (percent of one CPU), summed; None where absent."""
+def measured_ms(job: Mapping[str, Any]) -> float:
+    """How long one reported job measured, in ms: the longest of its directions' runtimes.
+    With ``group_reporting`` fio sums ``job_runtime`` over the group's jobs (2 jobs of 3 s
+    report 6 s) while each direction's runtime is the group's longest; ``job_runtime`` only
+    where no direction ran."""
+    spans = [
+        float(job[d].get("runtime", 0))
+        for d in ("read", "write", "trim")
+        if isinstance(job.get(d), Mapping)
+    ]
+    longest = max(spans, default=0.0)
+    return longest if longest > 0 else float(job.get("job_runtime", 0))
+
+
+def cpu_pct(jobs: Sequence[Mapping[str, Any]], key: str) -> float | None:
+    """fio's own CPU use (``usr_cpu`` or ``sys_cpu``) in percent of one CPU over the time it
+    measured, all jobs together; None where fio did not report it.
+
+    fio gives each entry's CPU time as a share of that entry's ``job_runtime``. A
+    ``group_reporting`` entry's runtime is its jobs' runtimes summed, so its share is the
+    jobs' mean (4 jobs each busy 20% of a CPU report 20%, not 80%): each entry's CPU time is
+    share × ``job_runtime``, and the jobs' time over the longest measured span is the
+    total. fio versions without ``job_runtime`` report one entry per job: their shares add.
+    """
     values = [job.get(key) for job in jobs]
     if not all(isinstance(v, int | float) for v in values):
         return None
+    spans = [job.get("job_runtime") for job in jobs]
+    window = max((measured_ms(job) for job in jobs), default=0.0)
+    if window > 0 and all(isinstance(s, int | float) and s > 0 for s in spans):
+        return float(sum(v * s for v, s in zip(values, spans, strict=True)) / window)
     return float(sum(values))
 
 

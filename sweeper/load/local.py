@@ -10,7 +10,7 @@ from typing import Any
 from sweeper.fio.runner import Fio, find_fio, run_fio
 from sweeper.load.purge import discard_supported, nvme_format_problem
 from sweeper.load.sampler import Sampler
-from sweeper.load.telemetry import measured_window
+from sweeper.load.telemetry import measured_window, with_other_work
 from sweeper.load.transport import FioTransport, TransportRun
 from sweeper.target import inspect_target
 
@@ -75,4 +75,5 @@ class LocalFio(FioTransport):
             out = run_fio(self.fio, job, timeout_s=timeout_s)
         finally:
             sampler.stop()
-        return TransportRun(out, telemetry=sampler.record(measured_window(out.stdout)))
+        record = sampler.record(measured_window(out.stdout))
+        return TransportRun(out, telemetry=with_other_work(record, out.stdout))

@@ -34,6 +34,7 @@ from sweeper.load.telemetry import (
     parse_disk,
     safe_device_name,
     series_figures,
+    with_other_work,
 )
 from sweeper.load.transport import FioTransport, TransportRun
 from sweeper.remote import RemoteHost, RemoteHostError
@@ -156,7 +157,7 @@ class SshFio(FioTransport):
             elif "/" not in name and name.endswith(".log"):
                 suffix = f".{host.name}" if len(self.remote) > 1 else ""
                 (path.parent / f"{name}{suffix}").write_text(body)
-        telemetry = _telemetry(host.name, tel, measured_window(stdout))
+        telemetry = _telemetry(host.name, tel, stdout)
         if out.exit_code == 124:  # timeout(1): fio hung past ramp + runtime + grace
             return FioOutput(
                 stdout,
@@ -213,9 +214,7 @@ class SshFio(FioTransport):
         return TransportRun(output, host_results=_shares(docs), telemetry=telemetry)
 
 
-def _telemetry(
-    host: str, files: dict[str, str], window: tuple[float, float] | None
-) -> dict[str, Any]:
+def _telemetry(host: str, files: dict[str, str], fio_stdout: str) -> dict[str, Any]:
     """One host's telemetry from its snapshots (empty when they did not come back)."""
     device_lines = files.pop("device.tel", "").splitlines()
     device = safe_device_name(device_lines[0]) if device_lines else None
@@ -229,13 +228,14 @@ def _telemetry(
         return {}
     first = ordered[0][1].splitlines()
     cpus = sum(1 for line in first if line[:3] == "cpu" and line[3:4].isdigit())
-    return {
+    record = {
         "host": host,
         "cpus": cpus,
         "device": device,
         "target_is_device": device is not None and "block" in device_lines[1:],
         "interval_s": 1.0,
-    } | series_figures(samples, window)
+    } | series_figures(samples, measured_window(fio_stdout))
+    return with_other_work(record, fio_stdout)
 
 
 def _snapshot(text: str, device: str | None) -> Snapshot:

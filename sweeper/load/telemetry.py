@@ -4,7 +4,13 @@ Pure functions over the text of ``/proc/stat`` and ``/proc/diskstats``: two snap
 figures over the window between them. Every figure is over all CPUs and the whole window:
 
 - ``host_cpu_pct``: busy share of every CPU of the load host (user, nice, system, irq,
-  softirq, steal; idle and iowait are not busy).
+  softirq, steal; idle and iowait are not busy); ``host_user_pct`` its share in user mode
+  (user and nice: programs, never the kernel's own threads), ``host_steal_pct`` the share a
+  hypervisor gave to other virtual machines.
+- ``other_cpus``: the CPUs programs other than fio kept busy in user mode, ``host_user_pct``
+  × CPUs − fio's own user CPU (``cpu_pct``). Kernel threads that work for the I/O (md's
+  raid5d, kworkers, interrupts) spend system time, never user time, so this is other
+  programs' work beside the run: a backup, a build, a busy neighbour's QEMU.
 - ``disk_iops``: requests the block layer received per second, completed plus merged (a
   merged request is one fio I/O folded into another), reads and writes; ``disk_mbps`` the
   bytes moved; ``disk_await_ms`` the mean time a request spent queued and served (iostat's
@@ -12,7 +18,10 @@ figures over the window between them. Every figure is over all CPUs and the whol
   mean number of requests in flight (iostat's aqu-sz).
 
 A run is flagged (``telemetry_flag``) when a load host was at least ``CPU_SATURATED_PCT`` busy
-(it measured itself, not the storage), or when the target is a block device and the block
+(it measured itself, not the storage), when other programs kept at least ``OTHER_CPUS`` of
+its CPUs busy (fio shared them: its threads wait for a CPU after each I/O, which lowers a
+synchronous run's IOPS long before the host is saturated), when a hypervisor took at least
+``STEAL_PCT`` of its CPU time, or when the target is a block device and the block
 layer saw neither the IOPS nor the bytes fio reports within ``AGREEMENT_PCT`` (the I/O did not
 all reach the device, or something else used it).
 """
@@ -24,10 +33,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sweeper.fio.parse import FioParseError, find_document
+from sweeper.fio.parse import FioParseError, cpu_pct, find_document, measured_ms
 
 #: a load host at least this busy, averaged over its CPUs and the window, measured itself
 CPU_SATURATED_PCT = 90.0
+#: CPUs other programs may keep busy beside fio before a run is flagged
+OTHER_CPUS = 0.5
+#: share of the load host's CPU time a hypervisor may give to other machines, in percent
+STEAL_PCT = 10.0
 #: the block layer's IOPS (or bytes) and fio's may differ by this much, in percent
 AGREEMENT_PCT = 10.0
 _SECTOR = 512
@@ -36,22 +49,24 @@ _SECTOR = 512
 @dataclass(frozen=True)
 class Snapshot:
     """The counters at one moment: the time (seconds since the epoch on that host), CPU
-    jiffies (busy, total) over all CPUs, and the device's diskstats fields (None: unseen)."""
+    jiffies (busy, total, user, steal) over all CPUs, and the device's diskstats fields
+    (None: unseen)."""
 
     t: float
-    cpu: tuple[float, float]
+    cpu: tuple[float, ...]
     disk: tuple[float, ...] | None
 
 
-def parse_cpu(stat_text: str) -> tuple[int, int]:
-    """(busy, total) jiffies from the ``cpu`` line of ``/proc/stat`` (every CPU together)."""
+def parse_cpu(stat_text: str) -> tuple[int, int, int, int]:
+    """(busy, total, user, steal) jiffies from the ``cpu`` line of ``/proc/stat`` (every CPU
+    together); user is user and nice time (guest time is counted there too)."""
     for line in stat_text.splitlines():
         parts = line.split()
         if parts and parts[0] == "cpu":
             v = [int(x) for x in parts[1:9]] + [0] * (8 - len(parts[1:9]))
             user, nice, system, idle, iowait, irq, softirq, steal = v
             busy = user + nice + system + irq + softirq + steal
-            return busy, busy + idle + iowait
+            return busy, busy + idle + iowait, user + nice, steal
     raise ValueError("/proc/stat has no cpu line")
 
 
@@ -70,9 +85,15 @@ def window_figures(a: Snapshot, b: Snapshot) -> dict[str, Any]:
     """The figures over the window from ``a`` to ``b``."""
     dt = b.t - a.t
     total = b.cpu[1] - a.cpu[1]
+
+    def share(i: int) -> float | None:
+        return 100.0 * (b.cpu[i] - a.cpu[i]) / total if total > 0 else None
+
     out: dict[str, Any] = {
         "window_s": round(dt, 3),
-        "host_cpu_pct": 100.0 * (b.cpu[0] - a.cpu[0]) / total if total > 0 else None,
+        "host_cpu_pct": share(0),
+        "host_user_pct": share(2),
+        "host_steal_pct": share(3),
     }
     if a.disk is None or b.disk is None or dt <= 0:
         return out
@@ -88,30 +109,32 @@ def window_figures(a: Snapshot, b: Snapshot) -> dict[str, Any]:
     }
 
 
-def _measured_ms(job: Mapping[str, Any]) -> float:
-    """How long one reported job measured, in ms: the longest of its directions' runtimes.
-    With ``group_reporting`` fio sums ``job_runtime`` over the group's jobs (2 jobs of 3 s
-    report 6 s) while each direction's runtime is the group's longest; ``job_runtime`` only
-    where no direction ran."""
-    spans = [
-        float(job[d].get("runtime", 0))
-        for d in ("read", "write", "trim")
-        if isinstance(job.get(d), Mapping)
-    ]
-    longest = max(spans, default=0.0)
-    return longest if longest > 0 else float(job.get("job_runtime", 0))
-
-
 def measured_window(fio_stdout: str) -> tuple[float, float] | None:
     """fio's measured interval (after the ramp) in seconds since the epoch: it ends when fio
     wrote its output (``timestamp_ms``) and lasts as long as the longest job measured."""
     try:
         doc = find_document(fio_stdout)
         end = float(doc["timestamp_ms"]) / 1000
-        runtime = max(_measured_ms(j) for j in doc["jobs"]) / 1000
+        runtime = max(measured_ms(j) for j in doc["jobs"]) / 1000
     except (FioParseError, KeyError, TypeError, ValueError):
         return None
     return (end - runtime, end) if runtime > 0 else None
+
+
+def with_other_work(record: Mapping[str, Any], fio_stdout: str) -> dict[str, Any]:
+    """The record with ``other_cpus``: the CPUs programs other than fio kept busy in user mode
+    over the window (None where fio's CPU, the host's or its CPU count is unknown)."""
+    out = dict(record)
+    try:
+        fio_user = cpu_pct(find_document(fio_stdout)["jobs"], "usr_cpu")
+    except (FioParseError, KeyError, TypeError):
+        fio_user = None
+    user, cpus = record.get("host_user_pct"), record.get("cpus")
+    if fio_user is None or user is None or not cpus:
+        out["other_cpus"] = None
+    else:
+        out["other_cpus"] = round(max(0.0, user / 100 * cpus - fio_user / 100), 3)
+    return out
 
 
 def _at(samples: list[Snapshot], t: float) -> Snapshot:
@@ -160,8 +183,9 @@ def series_figures(samples: list[Snapshot], window: tuple[float, float] | None) 
 
 def combine(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """One record over several load hosts, each on its own copy of the target: the busiest
-    host's CPU, the devices' IOPS and bytes summed, await weighted by IOPS, the busiest
-    device's utilisation, the queues summed; each host's record kept under ``hosts``."""
+    host's CPU (and the most other programs' CPUs and steal of any host), the devices' IOPS
+    and bytes summed, await weighted by IOPS, the busiest device's utilisation, the queues
+    summed; each host's record kept under ``hosts``."""
     if len(hosts) == 1:
         return dict(next(iter(hosts.values())))
     recs = list(hosts.values())
@@ -171,7 +195,8 @@ def combine(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 
     out: dict[str, Any] = {"hosts": {k: dict(v) for k, v in hosts.items()}}
     out["target_is_device"] = all(r.get("target_is_device") for r in recs)
-    out["host_cpu_pct"] = max(values("host_cpu_pct"), default=None)
+    for key in ("host_cpu_pct", "host_user_pct", "host_steal_pct", "other_cpus"):
+        out[key] = max(values(key), default=None)
     for key in ("disk_iops", "disk_mbps", "disk_queue"):
         out[key] = sum(values(key)) if values(key) else None
     out["disk_util_pct"] = max(values("disk_util_pct"), default=None)
@@ -191,14 +216,23 @@ def telemetry_flag(telemetry: Mapping[str, Any], fio_iops: float, fio_mbps: floa
     """Why the run's figures are suspect (None when they are not): a load host saturated,
     or the block layer's view disagreeing with fio's where the target is the device."""
     reasons = []
-    busiest = [(telemetry.get("host_cpu_pct"), telemetry.get("host"))]
-    if telemetry.get("hosts"):
-        busiest = [(r.get("host_cpu_pct"), name) for name, r in telemetry["hosts"].items()]
-    for cpu, host in busiest:
+    hosts = telemetry.get("hosts") or {telemetry.get("host"): telemetry}
+    for host, rec in hosts.items():
+        where = f"load host {host}" if host else "the load host"
+        cpu, other, steal = (rec.get(k) for k in ("host_cpu_pct", "other_cpus", "host_steal_pct"))
         if cpu is not None and cpu >= CPU_SATURATED_PCT:
-            where = f"load host {host}" if host else "the load host"
             reasons.append(
                 f"{where} was {cpu:.0f}% busy (≥ {CPU_SATURATED_PCT:.0f}%): it measured itself"
+            )
+        elif other is not None and other >= OTHER_CPUS:
+            reasons.append(
+                f"other programs on {where} kept {other:.1f} CPUs busy beside fio"
+                f" (≥ {OTHER_CPUS:g}): they shared its CPUs"
+            )
+        if steal is not None and steal >= STEAL_PCT:
+            reasons.append(
+                f"{where} lost {steal:.0f}% of its CPU time to other virtual machines"
+                f" (steal ≥ {STEAL_PCT:.0f}%)"
             )
     iops_off = _off(telemetry.get("disk_iops"), fio_iops)
     bytes_off = _off(telemetry.get("disk_mbps"), fio_mbps)

@@ -104,7 +104,7 @@ RUN_SCHEMA = pa.schema(
             "steady_slope_pct",
             # Telemetry over the run (disclosure's "telemetry" has the full record per host).
             "host_cpu_pct",  # the load host's CPUs busy (the busiest host's)
-            "fio_usr_cpu_pct",  # fio's own CPU, percent of one CPU over jobs
+            "fio_usr_cpu_pct",  # fio's own CPU, percent of one CPU, all jobs (cpu_pct)
             "fio_sys_cpu_pct",
             "disk_iops",  # the target's block layer (/proc/diskstats)
             "disk_util_pct",

@@ -101,6 +101,7 @@ def test_a_linux_md_run_has_own_regions_and_the_volumes_telemetry(
         seen = (telemetry, doc.get("timestamp_ms"), [j.get("job_runtime") for j in doc["jobs"]])
         assert telemetry["window"] == "measured" and telemetry["samples"] >= 3, seen
         assert 0 <= telemetry["host_cpu_pct"] <= 100
+        assert 0 <= telemetry["other_cpus"] <= telemetry["cpus"], telemetry
         # The same I/O, seen from both sides. Under the lab's emulated CPU (TCG) the guest's
         # block layer has read 15% below fio's figure (fio's own clock there, not yet
         # explained), beyond the 10% a real host agrees within (the loop-device tests).

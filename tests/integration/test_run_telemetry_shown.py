@@ -3,6 +3,8 @@ the Curves page's list of runs) and the report, after a sweep with real fio on a
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from recommender.views.runs import run_link
+from sweeper.store import ParquetStore
 from tests.support import devices
 from tests.support.cli import cli
 from tests.support.paths import ROOT
@@ -67,6 +70,11 @@ def test_run_details_opens_on_a_linked_run_and_shows_its_telemetry(
     assert first["block layer IOPS"] == pytest.approx(run["disk_iops"])
     assert first["fio IOPS"] == pytest.approx(run["iops"])
     assert first["fio system CPU %"] == pytest.approx(run["fio_sys_cpu_pct"])
+    # a figure kept in the disclosure alone: the CPUs other programs used beside fio
+    detail = ParquetStore(root).run_detail(run["run_id"]) or {}
+    recorded = json.loads(detail["disclosure"])["telemetry"]["other_cpus"]
+    assert recorded is not None and 0 <= recorded <= os.cpu_count()
+    assert first["other programs' CPUs"] == pytest.approx(recorded)
 
 
 def test_the_report_shows_the_runs_telemetry(swept: tuple[Path, pd.DataFrame]) -> None:
