@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sweeper.repetitions import summarize
+from sweeper.repetitions import AGREEMENT_CV_PCT, summarize
 
 COLUMNS = [
     "config_key",
@@ -48,7 +48,9 @@ def cell_statistics(runs: pd.DataFrame, metric: str = "iops") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def repeatability_summary(stats: pd.DataFrame, cv_limit_pct: float = 3.0) -> dict[str, object]:
+def repeatability_summary(
+    stats: pd.DataFrame, cv_limit_pct: float = AGREEMENT_CV_PCT
+) -> dict[str, object]:
     """The few figures a reader checks first, and the cells that need a look."""
     if stats.empty:
         return {"cells": 0}

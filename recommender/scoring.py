@@ -186,8 +186,8 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
     else:
         out["unsteady_runs"] = 0
     if "telemetry_flag" in runs:
-        # Runs whose telemetry casts doubt on them (a saturated load host, a block layer that
-        # disagrees with fio): counted beside the figures like unsteady runs.
+        # Runs whose telemetry casts doubt on them (a saturated or shared load host, a block
+        # layer that disagrees with fio): counted beside the figures like unsteady runs.
         suspect = runs.loc[keep, "telemetry_flag"].fillna("").astype(str).ne("").astype(int)
         flagged_n = suspect.groupby(runs.loc[keep, "config_key"]).sum()
         out["flagged_runs"] = flagged_n.reindex(out.index).fillna(0).astype(int)

@@ -13,12 +13,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+#: the coefficient of variation (%) a cell's repetitions are asked to agree within: the
+#: default of dynamic_repetitions' ``cv_pct``, of ``needs_more`` and of the repeatability
+#: disclosure, and the closeness below which no repetition is an outlier
+AGREEMENT_CV_PCT = 3.0
 #: the most that a cell of repetitions without an outlier has one named anyway, for any
 #: number of repetitions from 3 (``outlier_indexes``)
 OUTLIER_ALPHA = 0.05
 #: a repetition this close to the others' mean (% of it) is never an outlier, however tight
-#: they are: the agreement repetitions are asked for (dynamic_repetitions' default CV)
-OUTLIER_MIN_PCT = 3.0
+#: they are: the agreement repetitions are asked for
+OUTLIER_MIN_PCT = AGREEMENT_CV_PCT
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def summarize(values: Sequence[float], level: float = 0.95) -> Summary:
 
 def needs_more(
     values: Sequence[float],
-    cv_threshold_pct: float = 3.0,
+    cv_threshold_pct: float = AGREEMENT_CV_PCT,
     cap: int = 10,
     minimum: int = 3,
 ) -> bool:

@@ -93,7 +93,7 @@ def recommend(
         if flagged:
             console.print(
                 f"[yellow]{flagged} run(s) behind these figures are flagged by their telemetry "
-                "(a saturated load host, or a block layer that disagrees with fio); "
+                "(a saturated or shared load host, or a block layer that disagrees with fio); "
                 "`raidsweep disclose RUN` shows why[/]"
             )
         if rec.missing:

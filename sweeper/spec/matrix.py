@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from sweeper.models import StrictModel
+from sweeper.repetitions import AGREEMENT_CV_PCT
 from sweeper.spec.fields import (
     ConcurrencyField,
     DistributionField,
@@ -55,7 +56,7 @@ class SteadyStateRule(StrictModel):
 class DynamicRepetitions(StrictModel):
     """Repeat a cell beyond ``repetitions`` while its IOPS vary by more than ``cv_pct``."""
 
-    cv_pct: float = Field(default=3.0, gt=0, le=100)
+    cv_pct: float = Field(default=AGREEMENT_CV_PCT, gt=0, le=100)
     max: int = Field(default=10, ge=2, le=100)
 
 

@@ -203,8 +203,8 @@ def _figures(parsed: FioResult) -> dict[str, Any]:
 def _telemetry_columns(
     out: RunOutput | None, parsed: FioResult | None, row: dict[str, Any]
 ) -> dict[str, Any]:
-    """The telemetry's columns, fio's own CPU use, and the flag (a saturated load host, or
-    a block layer that disagrees with fio) where the run's figures could be read."""
+    """The telemetry's columns, fio's own CPU use, and the flag (a saturated or shared load
+    host, or a block layer that disagrees with fio) where the run's figures could be read."""
     cols: dict[str, Any] = {"telemetry_flag": None}
     tel = out.telemetry if out else {}
     for f in TELEMETRY_FIELDS:
