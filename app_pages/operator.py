@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _frame
-from sweeper.platforms import operator
+from sweeper import operator_room as operator
 from sweeper.platforms.manual import answer_waiting_sweep
 from sweeper.spec import Matrix
 from sweeper.untrusted import markdown_text

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from sweeper.platforms import operator
+from sweeper import operator_room as operator
 from sweeper.processes import pid_alive
 from sweeper.store import ResultsStore
 

@@ -131,14 +131,73 @@ def test_text_after_json_is_ignored() -> None:
     assert parse_fio_output(text + "fio: a trailing note\n") == parse_fio_output(text)
 
 
-def test_falls_back_to_clat_when_lat_has_no_samples() -> None:
-    doc = fixture_doc("randread_4k_psync_qd1x2.json")
+def test_completion_latency_is_never_passed_off_as_total_latency() -> None:
+    # Real fio with disable_lat: lat_ns has no samples, clat_ns has them and percentiles.
+    doc = fixture_doc("randread_4k_psync_disable_lat.json")
     raw = doc["jobs"][0]["read"]
-    raw["lat_ns"] = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
-    stats = parse_fio_output(json.dumps(doc)).read
-    assert stats is not None
-    assert stats.lat_mean_ms == pytest.approx(raw["clat_ns"]["mean"] / 1e6)
-    assert stats.lat_p99_ms == raw["clat_ns"]["percentile"]["99.000000"] / 1e6
+    assert raw["lat_ns"]["N"] == 0 and raw["clat_ns"]["N"] > 0 and raw["clat_ns"]["percentile"]
+    stats = parse_fio_output(fixture_text("randread_4k_psync_disable_lat.json")).read
+    assert stats is not None and stats.iops == pytest.approx(raw["iops"])
+    assert stats.lat_mean_ms is None and stats.lat_p99_ms is None
+
+
+def test_without_lat_percentiles_the_mean_is_total_and_no_percentile_is_given() -> None:
+    # Real fio, 4 grouped jobs without lat_percentiles: total latency's mean, completion
+    # latency's percentiles only (each below the total it leaves out the submission).
+    name = "randrw70_4k_libaio_4jobs_clat_percentiles.json"
+    (job,) = fixture_doc(name)["jobs"]
+    result = parse_fio_output(fixture_text(name))
+    for direction in ("read", "write"):
+        stats, raw = getattr(result, direction), job[direction]
+        assert "percentile" in raw["clat_ns"] and "percentile" not in raw["lat_ns"]
+        assert stats is not None and stats.lat_mean_ms == pytest.approx(raw["lat_ns"]["mean"] / 1e6)
+        assert stats.lat_mean_ms > raw["clat_ns"]["mean"] / 1e6  # the submission is in it
+        assert stats.lat_p50_ms is None and stats.lat_p99_ms is None
+
+
+def test_a_run_fio_did_not_time_has_no_latency() -> None:
+    # Real fio with gtod_reduce: IOPS and bytes, but neither total nor completion latency.
+    name = "randread_4k_libaio_gtod_reduce.json"
+    raw = fixture_doc(name)["jobs"][0]["read"]
+    assert raw["lat_ns"]["N"] == raw["clat_ns"]["N"] == 0
+    stats = parse_fio_output(fixture_text(name)).read
+    assert stats is not None and stats.iops == pytest.approx(raw["iops"]) and stats.iops > 0
+    assert stats.lat_mean_ms is None and stats.lat_p99_ms is None
+
+
+def test_with_status_interval_the_last_report_is_the_result() -> None:
+    # Real fio with --status-interval=1 over 3 s: a cumulative report each second, then the
+    # final one; the first would give the first second's figures.
+    text = fixture_text("randread_4k_psync_status_interval.txt")
+    decoder, docs, at = json.JSONDecoder(), [], text.index("{")
+    while at >= 0:
+        doc, end = decoder.raw_decode(text, at)
+        docs.append(doc)
+        at = text.find("\n{", end) + 1 if "\n{" in text[end:] else -1
+    assert len(docs) >= 3
+    final = docs[-1]["jobs"][0]["read"]
+    assert final["total_ios"] > docs[0]["jobs"][0]["read"]["total_ios"]
+    stats = parse_fio_output(text).read
+    assert stats is not None and stats.total_ios == final["total_ios"]
+    assert stats.iops == pytest.approx(final["iops"])
+    # a last report cut short is an error, not the interim report before it
+    with pytest.raises(FioParseError, match="truncated or invalid \\(its report"):
+        parse_fio_output(text[: text.rindex('"jobs"')])
+
+
+def test_trims_are_refused_not_dropped() -> None:
+    # Real fio (null engine): 8.9 M trims and no read or write; read as "no I/O" before.
+    with pytest.raises(FioParseError, match=r"fio reported \d+ trims"):
+        parse_fio_output(fixture_text("randtrim_4k_null.json"))
+
+
+def test_a_bad_field_and_bytes_are_parse_errors() -> None:
+    doc = fixture_doc("randread_4k_psync_qd1x2.json")
+    doc["jobs"][0]["read"]["runtime"] = "abc"
+    with pytest.raises(FioParseError, match="bad field"):
+        parse_fio_output(json.dumps(doc))
+    with pytest.raises(FioParseError, match="must be text, not bytes"):
+        parse_fio_output(fixture_text("randread_4k_psync_qd1x2.json").encode())  # type: ignore[arg-type]
 
 
 def test_missing_percentiles_are_none() -> None:

@@ -90,6 +90,18 @@ def test_every_host_has_its_own_figures() -> None:
         result.host("127.0.0.9", 8765)
 
 
+def test_each_hosts_fio_cpu_and_their_sum() -> None:
+    doc = recorded_doc()
+    result = parse_client_output(recorded_text())
+    for entry in result.hosts:
+        raw = raw_entry(doc, entry.host)
+        share = raw["job_runtime"] / raw["read"]["runtime"]  # the jobs of its group
+        assert entry.result.usr_cpu_pct == pytest.approx(raw["usr_cpu"] * share)
+        assert entry.result.sys_cpu_pct == pytest.approx(raw["sys_cpu"] * share)
+    total = sum(h.result.sys_cpu_pct or 0.0 for h in result.hosts)
+    assert total > 0 and result.aggregate.sys_cpu_pct == pytest.approx(total)
+
+
 def test_aggregate_is_fios_all_clients_entry_and_the_sum_of_the_hosts() -> None:
     doc = recorded_doc()
     result = parse_client_output(recorded_text())

@@ -7,8 +7,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from sweeper import operator_room as operator
 from sweeper.configuration import Configuration
-from sweeper.platforms import get_platform, operator
+from sweeper.platforms import get_platform
 from sweeper.platforms.instructions import build_instructions
 from sweeper.platforms.manual import ManualOptions, answer_problems
 

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from sweeper.configuration import Configuration
+from sweeper.operator_room import Answer
 from sweeper.platforms import PLATFORMS, Platform, get_platform
-from sweeper.platforms.operator import Answer
 from sweeper.spec import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, Matrix
 from tests.support.paths import FIXTURES, ROLES
 

@@ -15,7 +15,7 @@ from sweeper.cli.common import err, fail
 from sweeper.errors import InputError, StoreError
 
 if TYPE_CHECKING:
-    from sweeper.platforms.operator import OperatorPrompt
+    from sweeper.operator_room import OperatorPrompt
     from sweeper.store import ResultsStore
     from sweeper.sweep import Progress, Sweeper
 

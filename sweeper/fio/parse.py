@@ -37,7 +37,11 @@ class DirectionStats:
 
     iops: float
     mbps: float  # bw_bytes / 1e6
-    lat_mean_ms: float  # total latency (lat_ns), or completion latency (clat_ns) without samples
+    #: total latency (lat_ns: submission + completion); None where fio did not time it
+    #: (``disable_lat``, ``gtod_reduce``): completion latency is never passed off as total
+    lat_mean_ms: float | None
+    #: percentiles of the total latency (``lat_percentiles=1``, as raidsweep's job files set
+    #: it); None where fio reported completion-latency percentiles only
     lat_p50_ms: float | None
     lat_p95_ms: float | None
     lat_p99_ms: float | None
@@ -87,17 +91,32 @@ class StreamResult:
 
 
 def find_document(text: str) -> dict[str, Any]:
-    """The JSON document in fio's output (which may have lines of its own before it)."""
-    if not isinstance(text, str) or not text.strip():
+    """The JSON document in fio's output (which may have lines of its own around it).
+
+    With ``--status-interval`` fio prints a whole report at every interval, each cumulative,
+    and the last is the run's result: the last document is returned, and one cut short after
+    the earlier ones is an error, never a silent fall back to an interim report."""
+    if not isinstance(text, str):
+        raise FioParseError(f"fio output must be text, not {type(text).__name__}")
+    if not text.strip():
         raise FioParseError("fio output is empty")
     start = _JSON_START.search(text)
     if start is None:
         first = text.strip().splitlines()[0][:200]
         raise FioParseError(f"fio output contains no JSON object (it begins {first!r})")
-    try:
-        document, _ = json.JSONDecoder().raw_decode(text, start.start())
-    except json.JSONDecodeError as exc:
-        raise FioParseError(f"fio JSON output is truncated or invalid: {exc}") from exc
+    decoder = json.JSONDecoder()
+    documents: list[Any] = []
+    while start is not None:
+        try:
+            document, end = decoder.raw_decode(text, start.start())
+        except json.JSONDecodeError as exc:
+            which = f"its report {len(documents) + 1}" if documents else "it"
+            raise FioParseError(
+                f"fio JSON output is truncated or invalid ({which}): {exc}"
+            ) from exc
+        documents.append(document)
+        start = _JSON_START.search(text, end)
+    document = documents[-1]
     if not isinstance(document, dict):
         raise FioParseError("fio JSON output is not an object")
     return document
@@ -109,11 +128,13 @@ def _percentile(stats: Mapping[str, Any], pct: float) -> float | None:
 
 
 def _latency_source(direction: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
-    """(stats for the mean, stats holding the percentiles) of one job's direction."""
+    """(stats for the mean, stats holding the percentiles) of one job's direction: fio's total
+    latency (``lat_ns``) for both, each empty where fio did not measure or report it.
+    ``clat_ns`` is completion latency alone (without the submission); a figure taken from
+    it under a total-latency label would be another measure, so it is never used."""
     lat = direction.get("lat_ns") or {}
-    clat = direction.get("clat_ns") or {}
-    mean_src = lat if lat.get("N", 0) > 0 else clat
-    pct_src = lat if lat.get("percentile") else clat
+    mean_src = lat if lat.get("N", 0) > 0 else {}
+    pct_src = lat if lat.get("percentile") or lat.get("bins") else {}
     return mean_src, pct_src
 
 
@@ -130,15 +151,17 @@ def direction_stats(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionSt
         return None
     total_ios = sum(int(d["total_ios"]) for d in parts)
     sources = [_latency_source(d) for d in parts]
-    weighted = sum(
-        float(m["mean"]) * int(d["total_ios"]) for d, (m, _) in zip(parts, sources, strict=True)
-    )
-    mean_ns = weighted / total_ios
+    mean_ms = None
+    if all(m for m, _ in sources):
+        weighted = sum(
+            float(m["mean"]) * int(d["total_ios"]) for d, (m, _) in zip(parts, sources, strict=True)
+        )
+        mean_ms = weighted / total_ios / _NS_PER_MS
     pcts = histogram_percentiles(jobs, name)
     return DirectionStats(
         iops=sum(float(d["iops"]) for d in parts),
         mbps=sum(float(d["bw_bytes"]) for d in parts) / 1e6,
-        lat_mean_ms=mean_ns / _NS_PER_MS,
+        lat_mean_ms=mean_ms,
         lat_p50_ms=pcts["p50"],
         lat_p95_ms=pcts["p95"],
         lat_p99_ms=pcts["p99"],
@@ -159,9 +182,9 @@ def histogram_percentiles(
     """
     parts = [e[name] for e in entries if int(e[name]["total_ios"]) > 0]
     sources = [_latency_source(d)[1] for d in parts]
-    # every entry's percentiles must come from the same latency (total, or completion only)
-    kinds = {bool((d.get("lat_ns") or {}).get("percentile")) for d in parts}
-    if parts and len(kinds) == 1 and all(isinstance(s.get("bins"), dict) for s in sources):
+    if not parts or not all(sources):  # an entry without total-latency percentiles
+        return dict.fromkeys(_PERCENTILES)
+    if all(isinstance(s.get("bins"), dict) for s in sources):
         bins: Counter[int] = Counter()
         for src in sources:
             for value, count in src["bins"].items():
@@ -267,10 +290,12 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
                 f" ({errno_name(error)})"
             )
     try:
+        check_no_trims(jobs)
         read = direction_stats(jobs, "read")
         write = direction_stats(jobs, "write")
         sync = sync_stats(jobs)
         streams = _streams(jobs) if concurrent_groups else ()
+        usr, sys = cpu_pct(jobs, "usr_cpu"), cpu_pct(jobs, "sys_cpu")
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
         raise FioParseError(f"fio JSON job entry is missing or has a bad field: {exc!r}") from exc
     options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
@@ -282,10 +307,23 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
         fio_version=str(document.get("fio version", "")),
         jobs=len(jobs),
         sync=sync,
-        usr_cpu_pct=cpu_pct(jobs, "usr_cpu"),
-        sys_cpu_pct=cpu_pct(jobs, "sys_cpu"),
+        usr_cpu_pct=usr,
+        sys_cpu_pct=sys,
         streams=streams,
     )
+
+
+def check_no_trims(entries: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse a run that trimmed: raidsweep's figures are reads and writes, and a run's trims
+    left out of them would read as fewer I/Os than it made (or as none at all)."""
+    trims = sum(
+        int(e["trim"].get("total_ios", 0)) for e in entries if isinstance(e.get("trim"), Mapping)
+    )
+    if trims:
+        raise FioParseError(
+            f"fio reported {trims} trims (rw=trim, randtrim or trimwrite): raidsweep measures "
+            "reads and writes only, and would count the run as if it had not trimmed"
+        )
 
 
 def _streams(jobs: Sequence[Mapping[str, Any]]) -> tuple[StreamResult, ...]:

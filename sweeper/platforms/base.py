@@ -17,7 +17,7 @@ from sweeper.errors import InputError
 from sweeper.load import LoadDriver
 
 if TYPE_CHECKING:
-    from sweeper.platforms.operator import OperatorPrompt
+    from sweeper.operator_room import OperatorPrompt
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import Field
 
+from sweeper import operator_room as operator
 from sweeper.configuration import Configuration
 from sweeper.fio.jobfile import check_filename
 from sweeper.fio.runner import FioMissingError, find_fio
@@ -37,7 +38,6 @@ from sweeper.load import (
 from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.load.settings import FioTargetOptions
 from sweeper.locking import LockHeld, hold, lock_record, target_locks
-from sweeper.platforms import operator
 from sweeper.platforms.base import BuildRequest, Platform
 from sweeper.platforms.instructions import build_instructions
 from sweeper.target import inspect_target, target_problems

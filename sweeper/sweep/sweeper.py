@@ -13,8 +13,8 @@ from recommender.classes import load_classes
 from recommender.tradeoffs import merge_hardware
 from sweeper.errors import InputError, StoreError
 from sweeper.locking import LockHeld, describe_holder, hold, holders, lock_record, target_locks
+from sweeper.operator_room import OperatorPrompt
 from sweeper.platforms import get_platform
-from sweeper.platforms.operator import OperatorPrompt
 from sweeper.spec import SweepSpec
 from sweeper.store import ResultsStore
 from sweeper.study import storage_problem
