@@ -191,6 +191,12 @@ def test_trims_are_refused_not_dropped() -> None:
         parse_fio_output(fixture_text("randtrim_4k_null.json"))
 
 
+def test_reads_and_writes_reported_together_are_refused_by_name() -> None:
+    # Real fio with unified_rw_reporting=mixed: one "mixed" direction, no "read" or "write".
+    with pytest.raises(FioParseError, match="unified_rw_reporting=mixed"):
+        parse_fio_output(fixture_text("randrw70_4k_psync_unified_mixed.json"))
+
+
 def test_a_bad_field_and_bytes_are_parse_errors() -> None:
     doc = fixture_doc("randread_4k_psync_qd1x2.json")
     doc["jobs"][0]["read"]["runtime"] = "abc"

@@ -314,8 +314,14 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
 
 
 def check_no_trims(entries: Sequence[Mapping[str, Any]]) -> None:
-    """Refuse a run that trimmed: raidsweep's figures are reads and writes, and a run's trims
-    left out of them would read as fewer I/Os than it made (or as none at all)."""
+    """Refuse a run that trimmed, or whose reads and writes fio reported together: raidsweep's
+    figures are reads and writes apart, and a run's trims left out of them would read as fewer
+    I/Os than it made (or as none at all)."""
+    if any("mixed" in e and "read" not in e for e in entries):
+        raise FioParseError(
+            "fio reported reads and writes together (unified_rw_reporting=mixed): raidsweep "
+            "needs each direction's figures; run without unified_rw_reporting"
+        )
     trims = sum(
         int(e["trim"].get("total_ios", 0)) for e in entries if isinstance(e.get("trim"), Mapping)
     )
