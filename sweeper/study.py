@@ -5,15 +5,18 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import os
+import threading
 import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import optuna
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
+from optuna.storages.journal._file import BaseJournalFileLock
 from optuna.trial import TrialState
 
 from recommender.classes import load_classes
@@ -25,6 +28,8 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 # multivariate/group TPE is what conditional spaces need; its "experimental" label is noise here
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 STUDY_FILE = "study.journal"
+#: the flock(2) file of the journal's appends (JournalFlock)
+JOURNAL_LOCK_FILE = "study.journal.flock"
 #: how long a sweeper waits for the study's lock before it stops with StudyLockedError
 LOCK_TIMEOUT_S = 120.0
 
@@ -68,7 +73,45 @@ def study_storage(spec: SweepSpec, sweep_dir: Path) -> optuna.storages.BaseStora
         finally:
             engine.dispose()
     sweep_dir.mkdir(parents=True, exist_ok=True)
-    return JournalStorage(JournalFileBackend(str(sweep_dir / STUDY_FILE)))
+    lock = cast(BaseJournalFileLock, JournalFlock(sweep_dir / JOURNAL_LOCK_FILE))
+    return JournalStorage(JournalFileBackend(str(sweep_dir / STUDY_FILE), lock_obj=lock))
+
+
+class JournalFlock:
+    """The lock of each append to the study's journal, on flock(2), which the kernel releases
+    when its process ends however it ends. Optuna's own journal locks are files (a symlink,
+    or one made with O_EXCL) that outlive a process killed while holding one: the next
+    sweeper then waits 30 s for Optuna to call it stale. Threads of one process take turns
+    through a thread lock; processes through the file's flock."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._threads = threading.Lock()
+        self._fd: int | None = None
+
+    def acquire(self) -> bool:
+        self._threads.acquire()
+        try:
+            fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+        except BaseException:
+            self._threads.release()
+            raise
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        try:
+            if fd is not None:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+        finally:
+            self._threads.release()
 
 
 def storage_problem(spec: SweepSpec) -> str | None:

@@ -448,6 +448,25 @@ def test_temporaries_of_a_killed_compaction_are_removed(tmp_path: Path) -> None:
     assert len(store.runs("s1", include_failed=True)) == 13
 
 
+def test_files_a_killed_compaction_left_are_merged_once_they_are_many(tmp_path: Path) -> None:
+    # A sweep killed while compacting the whole sweep for the first time: A's part written,
+    # B's six files still loose. A sweep then compacted only the configuration it had just
+    # measured, so B's files stayed loose for good (a resume with nothing to measure
+    # compacted nothing at all).
+    store = ParquetStore(tmp_path / "store", compact_after_runs=6)
+    fill(store)
+    store.compact("s1", A)
+    assert len(run_files(store)) == 6  # B's
+    store.put_run(run_row(config=A, cell="read/1m/qd1x1", rep=2))
+    assert store.compact("s1", A, only_if_large=True) == 7  # seven loose: every one
+    assert run_files(store) == []
+    assert len(store.runs("s1", include_failed=True)) == 14
+    # below the threshold, only the configuration asked for, as before
+    store.put_run(run_row(config=B, cell="read/1m/qd1x1", rep=1))
+    store.put_run(run_row(config=A, cell="read/1m/qd1x1", rep=3))
+    assert store.compact("s1", A, only_if_large=True) == 1 and len(run_files(store)) == 1
+
+
 def test_compaction_leaves_one_part_per_configuration(tmp_path: Path) -> None:
     store = ParquetStore(tmp_path / "store")
     fill(store)

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import signal
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,15 +21,18 @@ from optuna.trial import TrialState
 from sweeper.configuration import enumerate_configurations
 from sweeper.spec import load_spec
 from sweeper.study import (
+    JOURNAL_LOCK_FILE,
     STUDY_FILE,
+    JournalFlock,
     completed_keys,
     enqueue,
     open_study,
     recover,
+    study_storage,
     suggest_configuration,
     waiting_keys,
 )
-from tests.support.paths import QUICK
+from tests.support.paths import QUICK, ROOT
 
 
 def test_enqueue_twice_adds_nothing_and_recovery_reenqueues(tmp_path: Path) -> None:
@@ -146,3 +155,62 @@ def test_enqueued_configurations_keep_their_features_off(tmp_path: Path) -> None
         asked.append(suggest_configuration(trial, space).key)
         study.tell(trial, [1.0] * len(spec.classes))
     assert asked == [c.key for c in configs]
+
+
+def test_a_journal_lock_held_by_a_killed_process_does_not_stall_the_next_sweeper(
+    tmp_path: Path,
+) -> None:
+    # A sweeper killed in the middle of a journal append: with Optuna's lock files the next
+    # one waited 30 s for the lock to be called stale; flock(2) dies with its process.
+    lock_path = tmp_path / JOURNAL_LOCK_FILE
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from sweeper.study import JournalFlock;"
+            " JournalFlock(Path(sys.argv[1])).acquire(); print('held', flush=True);"
+            " time.sleep(600)",
+            str(lock_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    # held: another process cannot take it
+    with open(lock_path) as fh, pytest.raises(BlockingIOError):
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    storage = study_storage(load_spec(QUICK)[0], tmp_path)
+    started = time.monotonic()
+    study = optuna.create_study(study_name="after-kill", storage=storage)
+    study.enqueue_trial({"x": 1})
+    assert time.monotonic() - started < 5
+    assert len(study.get_trials()) == 1
+    assert not (tmp_path / "study.journal.lock").exists()  # Optuna's own lock is not used
+
+
+def test_threads_of_one_sweeper_take_turns_on_the_journal_lock(tmp_path: Path) -> None:
+    lock = JournalFlock(tmp_path / JOURNAL_LOCK_FILE)
+    inside: list[int] = []
+    overlaps: list[int] = []
+
+    def work(i: int) -> None:
+        for _ in range(50):
+            lock.acquire()
+            try:
+                if inside:
+                    overlaps.append(i)
+                inside.append(i)
+                time.sleep(0.0005)
+                inside.remove(i)
+            finally:
+                lock.release()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlaps == []

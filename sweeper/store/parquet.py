@@ -316,14 +316,17 @@ class ParquetStore(ResultsStore):
 
         With ``only_if_large``, what a sweep calls after each configuration: nothing until
         the sweep holds ``compact_after_runs`` run files, then all of them, and from then on
-        each configuration as it finishes.
+        each configuration as it finishes; whenever the files not yet in a part reach
+        ``compact_after_runs`` again (a sweep killed during a compaction left them), all of
+        them.
         """
         runs = self.root / sweep_id / "runs"
-        if only_if_large and not self._parts(sweep_id):
-            count = sum(len(parquet_names(runs / d)) for d in subfolders(runs))
-            if count < self.compact_after_runs:
+        if only_if_large:
+            loose = sum(len(parquet_names(runs / d)) for d in subfolders(runs))
+            if loose >= self.compact_after_runs:
+                config_key = None
+            elif not self._parts(sweep_id):
                 return 0
-            config_key = None
         if config_key:
             names = [self._config_dir_name(sweep_id, config_key)]
         else:

@@ -72,6 +72,8 @@ def run(sw: Sweeper) -> Outcome:
     _write_progress(sw, "running", outcome)
     try:
         _loop(sw, state)
+        if not sw.stop.is_set():
+            _catch_up_compaction(sw)
     except StudyLockedError as exc:
         # Between configurations: stored runs are whole; the sweep resumes when run again.
         outcome.stopped = str(exc)
@@ -84,6 +86,17 @@ def run(sw: Sweeper) -> Outcome:
             _write_progress(sw, final, outcome)
         sw.progress.finish(outcome)
     return outcome
+
+
+def _catch_up_compaction(sw: Sweeper) -> None:
+    """The run files a sweep killed during a compaction left out of the parts, merged at the
+    end of the sweep that resumed it (when there are ``compact_after_runs`` of them), even
+    if nothing was left to measure."""
+    try:
+        sw.store.compact(sw.spec.name, only_if_large=True)
+    except OSError as exc:
+        if exc.errno not in STORE_WRITE_ERRORS:
+            raise
 
 
 def _loop(sw: Sweeper, state: _State) -> None:
