@@ -8,7 +8,10 @@ neighbour (one process spinning on a CPU, as a backup or a build would). Every r
   flagged (goal ≤ 0.05);
 - the baseline: the share of the neighbour's runs the saturation rule alone flags (a load
   host ≥ 90% busy), the only rule before ``other_cpus``;
-- what the neighbour cost: each cell's IOPS beside it against the quiet runs.
+- what the neighbour changed: each cell's IOPS beside it against the quiet runs. They move
+  either way, by up to 40% here: slower where fio waits for a CPU, faster where the spinning
+  CPU keeps the cores out of their idle states. The flag says the figure is not the quiet
+  host's, not by how much it is off.
 
 A machine that is not quiet (the first sweep's runs flagged) makes the false-flag figure
 meaningless: run it alone. Run: .venv/bin/python benchmarks/neighbour_flag.py [-v]
@@ -94,11 +97,11 @@ def main() -> None:
     for cell in CELLS:
         q = quiet[quiet["cell_key"] == cell]
         b = busy[busy["cell_key"] == cell]
-        cost = 1 - statistics.mean(b["iops"]) / statistics.mean(q["iops"])
+        change = statistics.mean(b["iops"]) / statistics.mean(q["iops"]) - 1
         print(
             f"  {cell:20} quiet {statistics.mean(q['iops']):9,.0f} IOPS, host "
             f"{q['host_cpu_pct'].mean():3.0f}%; beside it {statistics.mean(b['iops']):9,.0f} "
-            f"({cost:+.0%} lost), host {b['host_cpu_pct'].mean():3.0f}%"
+            f"({change:+.0%}), host {b['host_cpu_pct'].mean():3.0f}%"
         )
     if "-v" in sys.argv:
         for name, runs in (("quiet", quiet), ("neighbour", busy)):
