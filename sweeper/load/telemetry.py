@@ -127,7 +127,7 @@ def with_other_work(record: Mapping[str, Any], fio_stdout: str) -> dict[str, Any
     out = dict(record)
     try:
         fio_user = cpu_pct(find_document(fio_stdout)["jobs"], "usr_cpu")
-    except (FioParseError, KeyError, TypeError):
+    except (FioParseError, KeyError, TypeError, ValueError):
         fio_user = None
     user, cpus = record.get("host_user_pct"), record.get("cpus")
     if fio_user is None or user is None or not cpus:
