@@ -27,8 +27,8 @@ def status(
     records = [latest_sweep(results, sweep)] if sweep else results.list_sweeps()
     warn_damaged(results)
     if as_json:
-        from recommender.search_evidence import evidence_document
         from recommender.views.documents import status_document
+        from sweeper.evidence_text import evidence_document
 
         statuses = [sweep_status(results, rec["sweep_id"]) for rec in records]
         doc = status_document(statuses)
@@ -39,7 +39,7 @@ def status(
     if not records:
         console.print(f"no sweeps in {store}")
         return
-    from recommender.search_evidence import class_line, headline
+    from sweeper.evidence_text import class_line, headline
 
     table = Table("sweep", "state", "configurations", "runs", "failed runs", "array time")
     decisions = []
