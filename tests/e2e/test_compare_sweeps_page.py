@@ -43,7 +43,9 @@ def test_the_page_compares_the_sweep_with_another_and_shows_its_verdict(tmp_path
             expect(page.get_by_text("Compare sweeps — sweep after-firmware")).to_be_visible()
             expect(page.get_by_text("A = sweep old-array")).to_be_visible()
             expect(page.get_by_role("heading", name=f"Acceptance: {verdict}")).to_be_visible()
-            assert page.get_by_test_id("stDataFrame").count() >= 2  # per class, per cell
+            # per class, per cell: the tables render after the verdict's heading, so wait for
+            # them (count() alone does not wait, and read 0 on a busy machine)
+            expect(page.get_by_test_id("stDataFrame").nth(1)).to_be_visible()
             assert not page.get_by_test_id("stException").count()
         finally:
             browser.close()
