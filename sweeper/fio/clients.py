@@ -38,7 +38,7 @@ from sweeper.fio.parse import (
     FioParseError,
     FioResult,
     FioRunError,
-    check_no_trims,
+    check_directions,
     check_version,
     cpu_pct,
     direction_stats,
@@ -185,11 +185,6 @@ def _with_percentiles(
     return dataclasses.replace(stats, **{f"lat_{key}_ms": value for key, value in pcts.items()})
 
 
-def _cpu_sum(hosts: Sequence[HostResult], field: str) -> float | None:
-    values = [getattr(h.result, field) for h in hosts]
-    return None if any(v is None for v in values) else float(sum(values))
-
-
 def _options(document: Mapping[str, Any], first: Mapping[str, Any]) -> dict[str, str]:
     options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
     options.update({str(k): str(v) for k, v in (first.get("job options") or {}).items()})
@@ -250,7 +245,7 @@ def parse_client_output(
     version = str(document.get("fio version", ""))
     host_entries = [e for key in sorted(per_host) for e in per_host[key]]
     try:
-        check_no_trims(host_entries)
+        check_directions(host_entries)
         hosts = tuple(
             HostResult(
                 host=host,
@@ -301,8 +296,8 @@ def parse_client_output(
         jobs=len(host_entries),
         sync=sync_stats(host_entries),
         # every host's fio together, in percent of one CPU
-        usr_cpu_pct=_cpu_sum(hosts, "usr_cpu_pct"),
-        sys_cpu_pct=_cpu_sum(hosts, "sys_cpu_pct"),
+        usr_cpu_pct=cpu_pct(host_entries, "usr_cpu"),
+        sys_cpu_pct=cpu_pct(host_entries, "sys_cpu"),
     )
     return ClientResults(
         hosts=hosts, aggregate=aggregate, aggregate_source=source, fio_version=version

@@ -110,10 +110,8 @@ def find_document(text: str) -> dict[str, Any]:
         try:
             document, end = decoder.raw_decode(text, start.start())
         except json.JSONDecodeError as exc:
-            which = f"its report {len(documents) + 1}" if documents else "it"
-            raise FioParseError(
-                f"fio JSON output is truncated or invalid ({which}): {exc}"
-            ) from exc
+            where = f" (its report {len(documents) + 1})" if documents else ""
+            raise FioParseError(f"fio JSON output is truncated or invalid{where}: {exc}") from exc
         documents.append(document)
         start = _JSON_START.search(text, end)
     document = documents[-1]
@@ -290,7 +288,7 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
                 f" ({errno_name(error)})"
             )
     try:
-        check_no_trims(jobs)
+        check_directions(jobs)
         read = direction_stats(jobs, "read")
         write = direction_stats(jobs, "write")
         sync = sync_stats(jobs)
@@ -313,7 +311,7 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
     )
 
 
-def check_no_trims(entries: Sequence[Mapping[str, Any]]) -> None:
+def check_directions(entries: Sequence[Mapping[str, Any]]) -> None:
     """Refuse a run that trimmed, or whose reads and writes fio reported together: raidsweep's
     figures are reads and writes apart, and a run's trims left out of them would read as fewer
     I/Os than it made (or as none at all)."""
