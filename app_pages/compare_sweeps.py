@@ -13,7 +13,7 @@ import streamlit as st
 from app_pages import _frame
 from recommender.acceptance_io import check_rows, sweep_acceptance, verdict_for
 from recommender.data import sweep_classes
-from recommender.sweepcompare import compare_sweeps
+from recommender.sweepcompare import CHANGE_NOTE, FIGURE_LABELS, compare_sweeps
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
 from sweeper.untrusted import path_problem
@@ -89,15 +89,11 @@ def render() -> None:
         cells = cells[cells["verdict"].isin(["better", "worse"])]
     st.caption(f"{len(cells)} of {len(comparison.cells)} cell figures shown.")
     _frame.table(
-        cells,
+        cells.assign(figure=cells["figure"].map(FIGURE_LABELS)),
         {"a": "%.4g", "b": "%.4g"}
         | {c: "%+.1f" for c in ("change_pct", "change_lo_pct", "change_hi_pct")},
     )
-    st.caption(
-        "change = B / A − 1 in %, geometric means over the repetitions, 95% Welch interval on "
-        "the logarithms; better/worse when the interval excludes no change (lower latency is "
-        "better); unknown with fewer than two repetitions on a side."
-    )
+    st.caption(f"Changes in %. {CHANGE_NOTE[0].upper()}{CHANGE_NOTE[1:]}.")
     _acceptance(store_a)
 
 

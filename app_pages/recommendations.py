@@ -14,6 +14,7 @@ import streamlit as st
 from app_pages import _frame, _predictions
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
+from recommender.evidence import SHARE_MEANING
 from recommender.recommendations import ClassRecommendation
 from recommender.report import render_report
 from recommender.scoring import FORMULA
@@ -148,8 +149,7 @@ def render() -> None:
         st.markdown(
             f"Recommended **{rec.best['config_key']}** against the runner-up "
             f"**{rec.runner_up['config_key']}**, per cell "
-            f"({views.metric_unit(wclass.metric)}, mean over repetitions); the share is how "
-            "much of the score difference the cell makes."
+            f"({views.metric_unit(wclass.metric)}, mean over repetitions); {SHARE_MEANING}."
         )
         _frame.table(
             views.evidence_table(rec.evidence),

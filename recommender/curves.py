@@ -220,9 +220,15 @@ def curve_points(runs: pd.DataFrame) -> list[CurvePoint]:
 
 
 def curves_table(
-    runs: pd.DataFrame, latency_limit_ms: float | None = None, drop_pct: float = 5.0
+    runs: pd.DataFrame,
+    latency_limit_ms: float | None = None,
+    drop_pct: float = 5.0,
+    *,
+    stop_rule: bool = True,
 ) -> pd.DataFrame:
-    """Speed, Optimum and Maximum of every curve (two or more concurrencies) in ``runs``."""
+    """Speed, Optimum and Maximum of every curve (two or more concurrencies) in ``runs``;
+    with ``stop_rule``, where a sweep under the rule (``latency_limit_ms``, ``drop_pct``)
+    stopped the curve (``stopped``), else ``stopped`` is None throughout."""
     rows = []
     if runs.empty:
         return pd.DataFrame(columns=CURVE_COLUMNS)
@@ -240,10 +246,11 @@ def curves_table(
             continue
         summary = analyse_curve(points)
         stopped = None
-        for k in range(2, len(points) + 1):  # where a sweep with this rule stopped
-            stopped = should_stop(points[:k], latency_limit_ms, drop_pct)
-            if stopped:
-                break
+        if stop_rule:
+            for k in range(2, len(points) + 1):  # where a sweep with this rule stopped
+                stopped = should_stop(points[:k], latency_limit_ms, drop_pct)
+                if stopped:
+                    break
         rows.append(
             {
                 "config_key": config_key,
@@ -263,8 +270,11 @@ def curves_table(
 
 
 def sweep_curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> pd.DataFrame:
-    """``curves_table`` under the stop rule of a stored sweep spec's matrix (``curve_stop``)."""
-    rule = matrix.get("curve_stop") or {}
+    """``curves_table`` under the stop rule of a stored sweep spec's matrix (``curve_stop``):
+    a sweep without one stopped no curve."""
+    rule = matrix.get("curve_stop")
+    if not rule:
+        return curves_table(runs, stop_rule=False)
     limit = rule.get("latency_limit")
     return curves_table(
         runs,

@@ -1,8 +1,11 @@
 """The evidence behind a recommendation: which cells decided it against the runner-up.
 
 The score is a weighted geometric mean, so the log of the ratio of two scores splits exactly
-into one term per cell: ln(S_a / S_b) = Σ_i w_i · ln(m_ia / m_ib) / Σ_i w_i. A cell's share of
-that sum is how much it decided the order; the cells with the largest terms are the evidence.
+into one term per cell: ln(S_a / S_b) = Σ_i w_i · ln(m_ia / m_ib) / Σ_i w_i. A cell's share is
+its term over the terms' absolute values summed (``contribution_pct``: + for the recommended,
+− for the runner-up; the shares' absolute values add up to 100%). It is a share of what the
+cells pulled either way, not of the net difference: cells that pull against each other would
+give shares of the net far above 100%. The cells with the largest terms are the evidence.
 Pure functions over run tables and the ranked table.
 """
 
@@ -14,6 +17,11 @@ import pandas as pd
 
 from recommender.classes import WorkloadClass
 
+#: what a cell's share (``contribution_pct``) means, in every surface alike
+SHARE_MEANING = (
+    "the share is the cell's weighted log ratio over all the cells' in absolute value: "
+    "+ where the recommended configuration is ahead, − where the runner-up is"
+)
 EVIDENCE_COLUMNS = [
     "cell",
     "weight",
@@ -32,8 +40,8 @@ def _cell_means(runs: pd.DataFrame, key: str, metric: str) -> pd.DataFrame:
 
 
 def evidence(runs: pd.DataFrame, wclass: WorkloadClass, best: str, runner_up: str) -> pd.DataFrame:
-    """Per class cell: both configurations' mean figures, their ratio and the cell's share of
-    the score difference (largest share first)."""
+    """Per class cell: both configurations' mean figures, their ratio and the cell's signed
+    share of the pull between them (largest share first)."""
     a = _cell_means(runs, best, wclass.metric)
     b = _cell_means(runs, runner_up, wclass.metric)
     total_w = sum(c.weight for c in wclass.cells)

@@ -17,7 +17,7 @@ from recommender.classes import METRIC_UNITS, WorkloadClass
 from recommender.evidence import EVIDENCE_COLUMNS, evidence
 from recommender.features import feature_impact
 from recommender.scoring import rank_classes
-from recommender.tiebreak import MARGIN_COLUMNS, break_tie, limit_margins
+from recommender.tiebreak import MARGIN_COLUMNS, SCORE, TieBreak, break_tie, limit_margins
 from recommender.tradeoffs import pareto_tradeoffs, with_tradeoffs
 
 
@@ -34,6 +34,9 @@ class ClassRecommendation:
     impact: pd.DataFrame
     #: how a tie at the top was broken, in words (empty: no tie)
     tie_break_note: str = ""
+    #: why the runner-up stands behind, in words (a tie-break, a broken limit, fewer cells
+    #: measured, or the cell that pulled most for the recommended one)
+    runner_up_reason: str = ""
     #: the recommended configuration's worst figure and margin per limit
     margins: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MARGIN_COLUMNS))
 
@@ -76,12 +79,38 @@ class ClassRecommendation:
             text += "; no configuration keeps every limit"
         if self.runner_up is not None:
             r = self.runner_up
-            gap = 100 * (b["score"] / r["score"] - 1) if r["score"] else float("nan")
-            text += f"; runner-up {r['config_key']} {r['score']:,.0f} ({gap:+.1f}%)"
-            if not self.evidence.empty:
-                top = self.evidence.iloc[0]
-                text += f", decided mostly by {top['cell']} (×{top['ratio']:.2f})"
+            text += f"; runner-up {r['config_key']} {r['score']:,.0f}"
+            if r["score"]:
+                text += f" ({100 * (b['score'] / r['score'] - 1):+.1f}%)"
+            if self.runner_up_reason:
+                text += f", {self.runner_up_reason}"
         return text
+
+
+def runner_up_reason(
+    best: pd.Series, runner: pd.Series, tie: TieBreak | None, evidence_rows: pd.DataFrame
+) -> str:
+    """Why ``runner`` stands behind ``best``: the tie-break criterion that put it there, the
+    limit it breaks, the cells it lacks, or else the cell that pulled most for ``best`` (never
+    a cell where ``best`` is behind)."""
+    if tie is not None and tie.decided_by not in (None, SCORE):
+        tied = set(tie.order["config_key"])
+        if runner["config_key"] in tied and best["config_key"] in tied:
+            by = tie.decided_by
+            return (
+                f"put behind by the tie-break on {by.label} "
+                f"({by.text(float(runner[by.column]))} against {by.text(float(best[by.column]))})"
+            )
+    if bool(best["meets_limits"]) and not bool(runner["meets_limits"]):
+        broken = str(runner["violations"]).split("; ")[0]
+        return f"which breaks a limit ({broken})" if broken else "which breaks a limit"
+    if int(runner["cells_measured"]) < int(best["cells_measured"]):
+        return "measured on fewer of the class's cells"
+    ahead = evidence_rows[evidence_rows["contribution_pct"] > 0]
+    if ahead.empty:
+        return ""
+    top = ahead.iloc[0]
+    return f"decided mostly by {top['cell']} (×{top['ratio']:.2f})"
 
 
 def class_recommendations(
@@ -101,13 +130,15 @@ def class_recommendations(
         part = full[full["class"] == wclass.name].copy()
         part["tradeoff_front"] = pareto_tradeoffs(part) if len(part) else pd.Series(dtype=bool)
         best = runner = None
+        tie: TieBreak | None = None
         note = ""
         if len(part):
             top = part[part["rank"] == part["rank"].iloc[0]]
-            tie = break_tie(top, wclass.tie_break)
-            note = tie.note() if wclass.tie_break else ""
+            broken = break_tie(top, wclass.tie_break)
+            tie = broken if wclass.tie_break else None
+            note = broken.note() if tie else ""
             rest = part.drop(index=top.index)
-            order = pd.concat([tie.order, rest]) if wclass.tie_break else part
+            order = pd.concat([tie.order, rest]) if tie else part
             best = order.iloc[0]
             runner = order.iloc[1] if len(order) > 1 else None
         ev = (
@@ -124,6 +155,9 @@ def class_recommendations(
                 evidence=ev,
                 impact=impact[impact["class"] == wclass.name].reset_index(drop=True),
                 tie_break_note=note,
+                runner_up_reason=runner_up_reason(best, runner, tie, ev)
+                if best is not None and runner is not None
+                else "",
                 margins=limit_margins(runs, wclass, best["config_key"])
                 if best is not None
                 else pd.DataFrame(columns=MARGIN_COLUMNS),

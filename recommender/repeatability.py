@@ -17,6 +17,7 @@ COLUMNS = [
     "ci_hi",
     "outlier_repetitions",
     "unsteady_repetitions",
+    "steady_judged",
 ]
 
 
@@ -30,7 +31,8 @@ def cell_statistics(runs: pd.DataFrame, metric: str = "iops") -> pd.DataFrame:
             continue
         s = summarize(values.to_numpy())
         reps = grp.loc[values.index, "repetition"].to_numpy()
-        unsteady = grp.loc[grp.get("steady", pd.Series(dtype=object)) == False, "repetition"]  # noqa: E712
+        steady = grp["steady"] if "steady" in grp else pd.Series(None, index=grp.index)
+        unsteady = grp.loc[steady == False, "repetition"]  # noqa: E712
         rows.append(
             {
                 "config_key": config_key,
@@ -43,6 +45,8 @@ def cell_statistics(runs: pd.DataFrame, metric: str = "iops") -> pd.DataFrame:
                 "ci_hi": s.ci_hi,
                 "outlier_repetitions": [int(reps[i]) for i in s.outliers],
                 "unsteady_repetitions": [int(r) for r in unsteady],
+                # runs whose steady state was judged (None: no per-second log to judge by)
+                "steady_judged": int(steady.notna().sum()),
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -66,6 +70,8 @@ def repeatability_summary(
         "cells_above_cv_limit": int((stats["cv_pct"] > cv_limit_pct).sum()),
         "cells_with_outliers": int(stats["outlier_repetitions"].map(bool).sum()),
         "cells_with_unsteady_runs": int(stats["unsteady_repetitions"].map(bool).sum()),
+        # a cell none of whose runs was judged is neither steady nor unsteady: said apart
+        "cells_steady_not_judged": int((stats["steady_judged"] == 0).sum()),
         "flagged": [
             {
                 "configuration": r.config_key,

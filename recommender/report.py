@@ -15,10 +15,11 @@ from markupsafe import Markup
 
 from recommender.acceptance_io import markdown_lines, report_section
 from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_points
+from recommender.classes import METRIC_UNITS
 from recommender.curves import sweep_curves
 from recommender.data import load_recommendations
 from recommender.drift import drift_table
-from recommender.evidence import EVIDENCE_COLUMNS
+from recommender.evidence import EVIDENCE_COLUMNS, SHARE_MEANING
 from recommender.features import IMPACT_COLUMNS, impact_summary
 from recommender.importance import class_importances
 from recommender.matrix_text import matrix_more
@@ -27,7 +28,7 @@ from recommender.recommendations import ClassRecommendation
 from recommender.scoring import FORMULA, SCORE_COLUMNS
 from recommender.search_evidence import report_section as search_section
 from recommender.telemetry_summary import SUMMARY_COLUMNS, telemetry_summary
-from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts
+from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts, hardware_text
 from recommender.views import (
     CONFIGURATION,
     HEATMAP_METRICS,
@@ -41,6 +42,7 @@ from recommender.views import (
     rank_label,
     run_concurrencies,
 )
+from recommender.views.markdown import markdown_table
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
 from sweeper.store.parquet import atomic_write_bytes
@@ -96,6 +98,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                 "name": wclass.name,
                 "description": wclass.description,
                 "metric": wclass.metric,
+                "unit": METRIC_UNITS[wclass.metric],
                 "cells": [(c.cell, c.weight) for c in wclass.cells],
                 "limits": class_limits_text(wclass.limits),
                 "rows": part.to_dict("records"),
@@ -152,12 +155,13 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "recommendations": recs,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "formula": FORMULA,
+        "share_meaning": SHARE_MEANING,
         "tradeoff_formula": TRADEOFF_FORMULA,
         "sections": sections,
         "heatmaps": heatmaps,
         "curves": curves,
         "pareto": pareto_set(ranked).reset_index().to_dict("records") if len(ranked) else [],
-        "hardware": hardware_facts(record),
+        "hardware": hardware_text(hardware_facts(record)),
         "prices": spec.get("prices"),
         "impact": impact_summary(
             pd.concat([r.impact for r in recs], ignore_index=True) if recs else pd.DataFrame()
@@ -310,12 +314,7 @@ def render_markdown(
 ) -> str:
     """The report as Markdown: decisions, per-class rankings with trade-offs and evidence."""
 
-    def md(df: pd.DataFrame) -> str:
-        if not len(df):
-            return "_none_"
-        shown = df.map(lambda v: text(v) if isinstance(v, str) else v)
-        return shown.to_markdown(index=False, floatfmt=",.4g")
-
+    md = markdown_table
     text = markdown_html_text  # user text (descriptions, names, keys) is never markup
     out = [
         f"# raidsweep report: {text(record['sweep_id'])}",
@@ -362,7 +361,8 @@ def render_markdown(
         ev = pd.DataFrame(s["evidence"])
         if len(ev):
             runner = s["runner_up"]["config_key"]
-            out += [f"Evidence against the runner-up {text(runner)}:", "", md(ev), ""]
+            out += [f"Evidence against the runner-up {text(runner)} ({SHARE_MEANING}):"]
+            out += ["", md(ev), ""]
     if len(tables["features"]):
         out += ["## Feature impact", "", md(tables["features"]), ""]
     out += ["## Disclosure", ""]
@@ -373,7 +373,7 @@ def render_markdown(
         f"{m['repetitions']} repetitions; working set {m['working_set']}{m['more']}",
         "- load host: " + "; ".join(f"{k}: {v}" for k, v in ctx["host"].items()),
         "- tools: " + "; ".join(f"{k} {v}" for k, v in ctx["tools"].items()),
-        "- hardware: " + "; ".join(f"{k} {v}" for k, v in ctx["hardware"].items()),
+        "- hardware: " + "; ".join(ctx["hardware"]),
         "",
         "The HTML report holds the heatmaps, curves, job files and storage facts.",
         "",

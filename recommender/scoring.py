@@ -9,16 +9,17 @@ repetitions are aligned by number. The score shown is the mean of S_kr over repe
 95% Student-t interval. A geometric mean keeps every cell's relative change equally visible
 whatever its absolute size (4k IOPS and 64k IOPS differ by an order of magnitude).
 
-Ranks are competition ranks (1, =1, =1, 4) over the configurations in order of mean score:
-going down that order, a configuration whose 95% interval overlaps the interval of a rank's
-first configuration (its *leader*) joins the first such rank, shown ``=N`` (tied with the
-configuration ranked N); one that overlaps no leader above it leads a new rank, numbered by its
+Ranks are competition ranks (1, =1, =1, 4) over the configurations in order of mean score,
+and the rows stay in that order: going down it, a configuration whose 95% interval overlaps the
+interval of the current rank's first configuration (its *leader*) joins that rank, shown ``=N``
+(tied with the configuration ranked N); one that does not leads a new rank, numbered by its
 position. So every ``=N`` row's interval overlaps the row ranked N, every leader's interval
-overlaps no leader above it, and a leader's number is its row in the table. Configurations
-measured on fewer of the class's cells than others (stopped early by pruning, or still running)
-are ranked after all measured on every cell, since a score over a subset of cells is not
-comparable; and configurations that break a service-level limit in any cell after all that
-keep them; the numbers go on counting rows.
+misses the leader's of the rank above, a leader's number is its row in the table, and a lower
+mean never stands above a higher one (within the parts below). Configurations measured on fewer
+of the class's cells than others (stopped early by pruning, or still running) are ranked after
+all measured on every cell, since a score over a subset of cells is not comparable; and
+configurations that break a service-level limit in any cell after all that keep them; the
+numbers go on counting rows.
 """
 
 from __future__ import annotations
@@ -233,7 +234,9 @@ def _limits_all(
         for config, (_, cell), value in zip(top.index, top, highest, strict=True):
             worst[config].append(f"{limit.metric} {format_ms(value)} ms ({cell})")
         for (config, cell), v in means[means > limit.max_ms].items():
-            violations[config].append(f"{cell}: {limit.metric} {format_ms(v)} ms > {limit.max}")
+            violations[config].append(
+                f"{cell}: {limit.metric} {format_ms(v)} ms > {limit.max_ms:g} ms"
+            )
     return [violations[k] for k in configs], ["; ".join(worst[k]) for k in configs]
 
 
@@ -252,14 +255,11 @@ def rank(scored: pd.DataFrame) -> pd.DataFrame:
         part = scored[tier].sort_values("score", ascending=False, kind="stable")
         if part.empty:
             continue  # an empty part would turn the rank column into floats
-        group = _overlap_groups(part["score_lo"].to_numpy(), part["score_hi"].to_numpy())
-        part = part.assign(_group=group, _order=np.arange(len(part)))
-        part = part.sort_values(["_group", "_order"], kind="stable")
-        leads = ~part["_group"].duplicated().to_numpy()
+        group = _sequential_ranks(part["score_lo"].to_numpy(), part["score_hi"].to_numpy())
+        leads = np.r_[True, group[1:] != group[:-1]]
         position = offset + 1 + np.arange(len(part))
         # A rank's number is its leader's position; the rows after the leader are tied.
-        part["rank"] = pd.Series(np.where(leads, position, 0), index=part.index).replace(0, np.nan)
-        part["rank"] = part["rank"].ffill().astype(int)
+        part["rank"] = position[group]
         part["tied"] = ~leads
         offset += len(part)
         out.append(part)
@@ -267,21 +267,17 @@ def rank(scored: pd.DataFrame) -> pd.DataFrame:
     return ranked[RANK_COLUMNS].reset_index(drop=True)
 
 
-def _overlap_groups(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Per row (in order of score, best first), the index of the rank it joins: the first
-    leader whose interval [lo, hi] overlaps the row's, or a new rank it leads."""
-    group = np.empty(len(lo), dtype=int)
-    leaders: list[int] = []
+def _sequential_ranks(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per row (in order of score, best first), the row index of its rank's leader: the
+    current leader when the row's interval [lo, hi] overlaps the leader's, else the row
+    itself (a new rank)."""
+    leader = np.empty(len(lo), dtype=int)
+    current = 0
     for i in range(len(lo)):
-        if leaders:
-            lead = np.asarray(leaders)
-            overlaps = (lo[lead] <= hi[i]) & (lo[i] <= hi[lead])
-            if overlaps.any():
-                group[i] = int(np.argmax(overlaps))
-                continue
-        group[i] = len(leaders)
-        leaders.append(i)
-    return group
+        if i == 0 or not (lo[current] <= hi[i] and lo[i] <= hi[current]):
+            current = i
+        leader[i] = current
+    return leader
 
 
 def rank_classes(runs: pd.DataFrame, classes: list[WorkloadClass]) -> pd.DataFrame:

@@ -30,6 +30,21 @@ from recommender.sweepstats import (
 
 #: the figures compared per cell: throughput, and the p99 latency of each direction
 CELL_FIGURES = ("iops", "mbps", "read_lat_p99", "write_lat_p99")
+#: each figure as a table shows it, with its unit
+FIGURE_LABELS = {
+    "iops": "IOPS",
+    "mbps": "MB/s",
+    "read_lat_p99": "p99 read ms",
+    "write_lat_p99": "p99 write ms",
+}
+#: how the figures and the change are computed, under every comparison shown
+CHANGE_NOTE = (
+    "change = B / A − 1 of the geometric means over the repetitions, with its 95% Welch "
+    "interval on the logarithms; A and B are arithmetic means (as recommend gives them), so "
+    "where repetitions spread widely B / A of the figures shown is not the change; "
+    "better/worse: the interval excludes no change (for latency, lower is better); "
+    "unknown: fewer than two repetitions on a side"
+)
 #: how a pair of configurations came to be compared
 SAME, RECOMMENDED, CHOSEN = "same configuration", "recommended", "chosen"
 

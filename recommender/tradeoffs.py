@@ -69,6 +69,29 @@ def hardware_facts(record: dict[str, Any]) -> dict[str, Any]:
     return merge_hardware(facts, spec.get("hardware") or {})
 
 
+def hardware_text(facts: dict[str, Any]) -> list[str]:
+    """The hardware facts in words, one ``name value`` per fact: RAID groups as data+redundancy
+    drives (``raid5 7+1``), any other mapping as its pairs, numbers without trailing zeros."""
+
+    def value(key: str, v: Any) -> str:
+        if key == "raid_groups" and isinstance(v, dict):
+            return ", ".join(
+                f"{level} {g.get('data', '?')}+{g.get('redundancy', '?')}"
+                if isinstance(g, dict)
+                else f"{level} {g}"
+                for level, g in v.items()
+            )
+        if isinstance(v, dict):
+            return ", ".join(f"{k} {value(str(k), x)}" for k, x in v.items())
+        if isinstance(v, list | tuple):
+            return ", ".join(value(key, x) for x in v)
+        if isinstance(v, float):
+            return f"{v:g}"
+        return str(v)
+
+    return [f"{k} {value(str(k), v)}" for k, v in facts.items()]
+
+
 def merge_hardware(platform_facts: dict[str, Any], spec_facts: dict[str, Any]) -> dict[str, Any]:
     """Platform facts, overridden by every fact the spec gives."""
     out = dict(platform_facts)

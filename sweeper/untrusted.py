@@ -9,7 +9,6 @@ are validated, so ``--check`` and the real run act on the same, already-checked 
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -105,6 +104,7 @@ def markdown_text(text: str) -> str:
 
 
 def markdown_html_text(text: str) -> str:
-    """``text`` for a Markdown file that may be rendered anywhere: HTML escaped (``<img`` is
-    ``&lt;img``) and Markdown's markup escaped."""
-    return markdown_text(html.escape(text, quote=False))
+    """``text`` for a Markdown file that may be rendered anywhere: what could start HTML
+    escaped (``<img`` is ``&lt;img``, ``&`` is ``&amp;``; a ``>`` alone opens nothing and
+    stays readable: ``29 ms > 20 ms``) and Markdown's markup escaped."""
+    return markdown_text(text.replace("&", "&amp;").replace("<", "&lt;"))

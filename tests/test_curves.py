@@ -16,7 +16,9 @@ from recommender.curves import (
     NO_KNEE,
     CurvePoint,
     analyse_curve,
+    curves_table,
     should_stop,
+    sweep_curves,
 )
 from sweeper.spec import Matrix
 from sweeper.sweep.measure import curve_stop
@@ -253,3 +255,17 @@ def test_cells_that_differ_beyond_concurrency_are_curves_of_their_own() -> None:
     runs = pd.DataFrame(rows)
     assert curve_stop(sweep, runs, plain) is not None  # 9 ms > 5 ms
     assert curve_stop(sweep, runs, synced) is None
+
+
+def test_a_sweep_without_a_stop_rule_stopped_no_curve(quick_store) -> None:
+    """The quick sweep has no ``curve_stop``: every point of every curve was measured, so no
+    curve reads "stopped", although its throughput falls past the rule's default 5%."""
+    record = quick_store.get_sweep("quick")
+    runs = quick_store.runs("quick")
+    assert record["spec"]["matrix"].get("curve_stop") is None
+    table = sweep_curves(runs, record["spec"]["matrix"])
+    assert len(table) and table["stopped"].isna().all()
+    # the same curves judged by the default rule do stop: the test can fail
+    assert curves_table(runs)["stopped"].notna().any()
+    with_rule = {**record["spec"]["matrix"], "curve_stop": {"throughput_drop_pct": 5}}
+    assert sweep_curves(runs, with_rule)["stopped"].notna().any()

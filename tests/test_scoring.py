@@ -81,7 +81,7 @@ def test_breaking_a_limit_ranks_below_all_that_keep_it_and_names_the_cell() -> N
     assert list(ranked["config_key"]) == ["steady", "fast-but-slow-tail"]
     bad = ranked.iloc[1]
     assert not bad["meets_limits"]
-    assert "randread/8k/qd1x16: read_lat_p99 35.00 ms > 20ms" in bad["violations"]
+    assert "randread/8k/qd1x16: read_lat_p99 35.00 ms > 20 ms" in bad["violations"]
 
 
 def test_missing_cells_are_named_and_the_rest_scored() -> None:
@@ -147,7 +147,7 @@ def test_a_limit_for_some_cells_judges_only_those() -> None:
     assert bool(score_class(df, CLS.model_copy(update={"limits": [only_write]}))["meets_limits"][0])
     everywhere = only_write.model_copy(update={"cells": None})
     scored = score_class(df, CLS.model_copy(update={"limits": [everywhere]}))
-    assert scored["violations"][0] == "randread/8k/qd1x16: read_lat_p99 5.00 ms > 2ms"
+    assert scored["violations"][0] == "randread/8k/qd1x16: read_lat_p99 5.00 ms > 2 ms"
 
 
 def test_flash_gets_the_stricter_data_file_target() -> None:
@@ -161,7 +161,7 @@ def test_flash_gets_the_stricter_data_file_target() -> None:
     df = runs("a", [1000, 1000], [10, 10], p99=8.0)
     df["cell_key"] = df["cell_key"].replace({"write/4k/qd1x1": "randrw70/8k/qd1x16"})
     assert bool(score_class(df, hdd)["meets_limits"].iloc[0])
-    assert "read_lat_p99 8.00 ms > 5ms" in score_class(df, flash)["violations"].iloc[0]
+    assert "read_lat_p99 8.00 ms > 5 ms" in score_class(df, flash)["violations"].iloc[0]
 
 
 def test_a_score_over_fewer_cells_ranks_after_complete_ones() -> None:

@@ -16,9 +16,9 @@ from sweeper.units import format_size
 TIE_MARK = "="
 #: what a rank means, in every surface (CLI, report, app, CSV) alike
 RANK_CAPTION = (
-    "Rank: competition ranking by mean score (1, =1, =1, 4). "
+    "Rank: competition ranking by mean score (1, =1, =1, 4), rows in order of mean score. "
     f"'{TIE_MARK}N' is tied with the configuration ranked N: their 95% intervals overlap. "
-    "A rank without '=' overlaps no rank without '=' above it, and its number is its row. "
+    "A rank without '=' does not overlap the rank just above it, and its number is its row. "
     "Limit breakers, and configurations measured on fewer cells, rank after the rest"
 )
 #: the label of the ``config_key`` column in every table shown

@@ -74,7 +74,13 @@ def compare(
     and whether it is significantly better or worse. Pairs each class's recommended
     configurations and every configuration both sweeps measured (or --config-a/--config-b)."""
     from recommender.data import sweep_classes
-    from recommender.sweepcompare import CHOSEN, Pairing, compare_document, compare_sweeps
+    from recommender.sweepcompare import (
+        CHANGE_NOTE,
+        CHOSEN,
+        Pairing,
+        compare_document,
+        compare_sweeps,
+    )
     from sweeper.store import open_store
 
     results_a = open_store(store)
@@ -110,15 +116,12 @@ def compare(
         return
     _print_classes(comparison.classes)
     _print_cells(comparison.cells, all_cells)
-    console.print(
-        "[dim]change = B / A − 1 (geometric means over the repetitions) with its 95% Welch "
-        "interval on the logarithms; better/worse: the interval excludes no change (for "
-        "latency, lower is better); unknown: fewer than two repetitions on a side[/]"
-    )
+    console.print(f"[dim]{CHANGE_NOTE}[/]", highlight=False)
 
 
 def _pct(x: float) -> str:
-    return f"{x:+.0f}" if abs(x) >= 100 else f"{x:+.1f}"
+    # a change that rounds to nothing reads +0.0, never -0.0
+    return f"{round(x) + 0.0:+.0f}" if abs(x) >= 100 else f"{round(x, 1) + 0.0:+.1f}"
 
 
 def _pair_heading(config_a: str, config_b: str, why: str = "") -> str:
@@ -164,6 +167,8 @@ def _print_classes(frame: pd.DataFrame) -> None:
 def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
     """Per pair of configurations, each cell's figures in A and B and the change (only the
     significant ones unless ``all_cells``)."""
+    from recommender.sweepcompare import FIGURE_LABELS
+
     shown = frame if all_cells else frame[frame["verdict"].isin(["better", "worse"])]
     if len(shown):
         console.print("[bold underline]per cell[/]")
@@ -173,8 +178,9 @@ def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
         stacked = []
         for r in part.itertuples():
             a, b, change, verdict = _num(r.a), _num(r.b), _change(r), _verdict(r.verdict)
-            table.add_row(escape(r.cell), r.figure, a, b, change, verdict)
-            stacked += _stack((escape(f"{r.cell} {r.figure}"), a, b, change, verdict))
+            figure = FIGURE_LABELS.get(str(r.figure), str(r.figure))
+            table.add_row(escape(r.cell), figure, a, b, change, verdict)
+            stacked += _stack((escape(f"{r.cell} {figure}"), a, b, change, verdict))
         console.print(fitted(table, stacked))
     rest = len(frame) - len(shown)
     if rest:

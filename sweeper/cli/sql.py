@@ -150,6 +150,17 @@ def _chunks(con: duckdb.DuckDBPyConnection, text: str) -> Iterator[pd.DataFrame]
             yield chunk
 
 
+def _nulls_as_sql(frame: pd.DataFrame) -> pd.DataFrame:
+    """SQL's NULL printed as NULL in every column (pandas prints None, NaN or <NA> by type;
+    float columns take ``na_rep``, the others are replaced here)."""
+    out = frame.copy()
+    for col in out.columns:
+        values = out[col]
+        if values.dtype.kind != "f" and values.isna().any():
+            out[col] = values.astype(object).where(values.notna(), "NULL")
+    return out
+
+
 def _write(chunks: Iterator[pd.DataFrame], output: str) -> None:
     """csv and json stream chunk by chunk; a table gathers at most ``TABLE_ROWS`` rows."""
     if output == "csv":
@@ -172,8 +183,13 @@ def _write(chunks: Iterator[pd.DataFrame], output: str) -> None:
         if len(chunk) > room:
             more = True
             break
-    frame = pd.concat(frames, ignore_index=True)
-    text = frame.to_string(index=False) if len(frame) else "\n".join([*frame.columns, "(no rows)"])
+    frame = _nulls_as_sql(pd.concat(frames, ignore_index=True))
+    # columns past the terminal's width continue below, as pandas splits a wide frame
+    text = (
+        frame.to_string(index=False, na_rep="NULL", line_width=console.width)
+        if len(frame)
+        else "\n".join([*frame.columns, "(no rows)"])
+    )
     console.print(text, highlight=False, markup=False, soft_wrap=True)
     if more:
         err.print(

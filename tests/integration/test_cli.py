@@ -39,7 +39,7 @@ def test_recommend_prints_each_class_in_rank_order(quick_store: ParquetStore) ->
         positions = [out.index(k, out.index(f"{cls} — ")) for k in part["config_key"]]
         assert positions == sorted(positions), f"{cls} rows out of rank order"
         assert f"→ {cls}: {part['config_key'].iloc[0]}" in flat  # the decision line
-    assert "> 20ms" in out  # a broken limit in full (the wide table says "ok" for the rest)
+    assert "> 20 ms" in out  # a broken limit in full (the wide table says "ok" for the rest)
     from recommender.pareto import pareto_set
 
     front = pareto_set(ranked)

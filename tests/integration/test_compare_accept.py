@@ -129,6 +129,10 @@ def test_compare_text_at_80_columns_stacks_its_rows_whole(stores: Stores) -> Non
     # every figure the wide table prints is in the stacked text, no word folded
     for name in ("randread/", "redo_log (IOPS)", "better"):
         assert name in wide.stdout and name in narrow.stdout
+    # each figure with its unit, as the runs' tables head them; no change reads -0.0
+    for out in (wide.stdout, narrow.stdout):
+        assert "MB/s" in out and "p99 read ms" in out and "p99 write ms" in out
+        assert " mbps" not in out and "read_lat_p99" not in out and "-0.0" not in out
 
 
 @pytest.mark.parametrize(

@@ -174,3 +174,19 @@ def test_no_rows_still_names_the_columns(
     query = "SELECT 1 AS x, 2 AS y WHERE false"
     result = cli("sql", "--store", compacted.root, query, "--format", output, columns=200)
     assert result.returncode == 0 and result.stdout == expected, result.stdout
+
+
+def test_a_table_prints_null_and_fits_the_terminal(compacted: ParquetStore) -> None:
+    """SQL's NULL reads NULL in every column type (pandas wrote None, NaN or <NA>), and a
+    table wider than the terminal continues below instead of running past it."""
+    query = (
+        "SELECT cell_key, steady, telemetry_flag, iops, write_lat_p99_ms, config_key, "
+        "NULL::INTEGER AS n FROM runs WHERE write_lat_p99_ms IS NULL LIMIT 3"
+    )
+    result = cli("sql", "--store", compacted.root, query, columns=80)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, result.stdout
+    assert "NULL" in result.stdout
+    for word in ("None", "NaN", "<NA>"):
+        assert word not in result.stdout, result.stdout

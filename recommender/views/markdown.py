@@ -1,0 +1,66 @@
+"""Tables as Markdown with the figures spelled as the HTML report and the CLI spell them:
+the same format per column, never scientific notation for a score, a dash for no figure."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from sweeper.untrusted import markdown_html_text
+
+#: per column, how its figures are written (the HTML report's formats)
+FIGURE_FORMATS: dict[str, str] = {
+    "score": ",.0f",
+    "score_lo": ",.0f",
+    "score_hi": ",.0f",
+    "score_off": ",.0f",
+    "score_on": ",.0f",
+    "recommended": ",.0f",
+    "runner_up": ",.0f",
+    "key_value": ",.0f",
+    "drives": ",.0f",
+    "cv_pct": ".1f",
+    "kept_pct": ".1f",
+    "usable_tb": ",.1f",
+    "usable_share": ".0%",
+    "loss_risk_per_year": ".1e",
+    "cost_per_unit": ",.2f",
+    "ratio": ".3f",
+    "contribution_pct": "+.0f",
+    "weight": "g",
+}
+
+
+def figure(value: Any, spec: str | None = None) -> str:
+    """One figure: by ``spec``, else thousands grouped and at most four significant digits
+    below 1,000; a dash for a missing or infinite one."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return "–"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return str(value)
+    if not math.isfinite(float(value)):
+        return "–"
+    if spec is not None:
+        return format(value, spec)
+    return format(value, ",.0f") if abs(value) >= 1000 else format(value, ".4g")
+
+
+def markdown_table(frame: pd.DataFrame, text: Callable[[str], str] = markdown_html_text) -> str:
+    """``frame`` as a Markdown table: figures by ``FIGURE_FORMATS``, text through ``text``
+    (user text is never markup)."""
+    if not len(frame):
+        return "_none_"
+    shown = pd.DataFrame(
+        {
+            col: [
+                text(v) if isinstance(v, str) else figure(v, FIGURE_FORMATS.get(str(col)))
+                for v in frame[col]
+            ]
+            for col in frame.columns
+        }
+    )
+    return shown.to_markdown(index=False, disable_numparse=True)
