@@ -246,5 +246,7 @@ def _print_pareto(recs: list[ClassRecommendation]) -> None:
             f"[bold]Pareto set across {names}[/] (no other configuration is better in every class):"
         )
         for key, row in front.iterrows():
-            figures = " · ".join(f"{c} {v:,.0f}" for c, v in row.items())
+            figures = " · ".join(
+                f"{c} {v:,.0f}" if v == v else f"{c} – (breaks a limit)" for c, v in row.items()
+            )
             console.print(f"  {key}  [dim]{figures}[/]", highlight=False)
