@@ -118,7 +118,7 @@ def analyse_curve(points: Sequence[CurvePoint]) -> CurveSummary:
     top = max(range(len(curve)), key=lambda i: (curve[i].iops, -i))  # ties: fewest outstanding
     maximum = curve[top]
     if len(curve) < MIN_KNEE_POINTS:
-        note = f"{len(curve)} point(s): too few to find a knee (needs {MIN_KNEE_POINTS})"
+        note = f"too few points to find a knee: {len(curve)} of the {MIN_KNEE_POINTS} it needs"
         return CurveSummary(speed, None, maximum, NO_KNEE, note, tuple(curve))
     knee = _kneedle(curve)
     if knee is not None:
@@ -162,8 +162,8 @@ def should_stop(
         if last.iops < floor:
             fell = 100 * (1 - last.iops / best.iops)
             return (
-                f"throughput fell {fell:.1f}% from {best.iops:.0f} IOPS at {best.outstanding}"
-                f" outstanding to {last.iops:.0f} IOPS at {last.outstanding} (limit"
+                f"throughput fell {fell:.1f}% from {best.iops:,.0f} IOPS at {best.outstanding}"
+                f" outstanding to {last.iops:,.0f} IOPS at {last.outstanding} (limit"
                 f" {drop_pct:g}%)"
             )
     return None

@@ -151,7 +151,7 @@ def test_one_or_two_points_have_no_knee(n_points: int) -> None:
     points = saturating(capacity=80_000, ns=[1, 2][:n_points])
     summary = analyse_curve(points)
     assert summary.optimum is None and summary.method == NO_KNEE
-    assert "too few to find a knee" in summary.note
+    assert "too few points to find a knee" in summary.note
     assert summary.speed == points[0] and summary.maximum == points[-1]
 
 
@@ -188,7 +188,7 @@ def test_stop_when_throughput_falls() -> None:
     assert should_stop(curve[:4], latency_limit_ms=None) is None
     reason = should_stop(curve[:5], latency_limit_ms=None)
     assert reason is not None
-    assert "fell 10.0% from 80000 IOPS at 8 outstanding to 72000 IOPS at 16" in reason
+    assert "fell 10.0% from 80,000 IOPS at 8 outstanding to 72,000 IOPS at 16" in reason
     assert should_stop(curve[:5], latency_limit_ms=None, drop_pct=15.0) is None
 
 

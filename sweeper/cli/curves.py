@@ -51,7 +51,10 @@ def curves(
 
     stacked = []  # each curve as a few lines where the table is wider than the terminal
     for r in table_df.itertuples():
-        optimum = point(r.optimum) + ("" if r.method == "kneedle" else f" ({r.method})")
+        if r.optimum is None:
+            optimum = f"– ({r.note})"  # why there is none
+        else:
+            optimum = point(r.optimum) + ("" if r.method == "kneedle" else f" ({r.method})")
         row = (str(len(r.points)), point(r.speed), optimum, point(r.maximum))
         table.add_row(r.config_key, _curve(r), *row)
         stacked += [

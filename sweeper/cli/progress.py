@@ -7,27 +7,46 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Column
 
 from sweeper.units import format_duration
 
+#: the widths that never shrink: the longer label, the elapsed time, the gaps between columns
+_LABEL, _ELAPSED, _GAPS = len("configurations"), len("0:00:00"), 4
+
 
 class BarProgress:
-    """Progress bar: configurations and runs done, array time used, ETA in array time."""
+    """Progress bar: configurations and runs done, array time used, ETA in array time.
+
+    Every column but the text after the counts has a fixed width, so on a narrow terminal
+    (80 columns) that text is cut with an ellipsis, never the counts or the elapsed time."""
 
     def __init__(self, console: Console):
-        self.bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            console=console,
+        self.console = console
+        self.bar = self._columns(1)
+        self.plan = None
+
+    def _columns(self, total_runs: int) -> Progress:
+        counts = 2 * len(str(max(total_runs, 1))) + 1  # "1134/1134"
+        width = self.console.width
+        bar = max(10, min(40, width - 70))
+        info = max(10, min(64, width - _LABEL - bar - counts - _ELAPSED - _GAPS))
+        return Progress(
+            TextColumn("[bold]{task.description}", table_column=Column(width=_LABEL)),
+            BarColumn(bar_width=bar),
+            MofNCompleteColumn(table_column=Column(width=counts, no_wrap=True, justify="right")),
+            TextColumn(
+                "{task.fields[info]}",
+                table_column=Column(width=info, no_wrap=True, overflow="ellipsis"),
+            ),
+            TimeElapsedColumn(table_column=Column(width=_ELAPSED, no_wrap=True)),
+            console=self.console,
             transient=False,
         )
-        self.plan = None
 
     def start(self, plan: Any, done_runs: int, done_configs: int, used_s: float) -> None:
         self.plan = plan
+        self.bar = self._columns(int(plan.runs))
         self.bar.start()
         self.configs = self.bar.add_task(
             "configurations", total=len(plan.configurations), completed=done_configs, info=""
