@@ -192,6 +192,7 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         ),
         "host": host,
         "tools": tools,
+        "reproducibility": disclosure["reproducibility"],
         "spec_yaml": html.escape(json.dumps(spec, indent=2)),
         "job_files": disclosure["job_files"],
         "measurement": to_yaml(disclosure["measurement"]),
@@ -373,6 +374,10 @@ def render_markdown(
         f"{m['repetitions']} repetitions; working set {m['working_set']}{m['more']}",
         "- load host: " + "; ".join(f"{k}: {v}" for k, v in ctx["host"].items()),
         "- tools: " + "; ".join(f"{k} {v}" for k, v in ctx["tools"].items()),
+        *(
+            text(f"- {r['question']}: {r['answer']} ({r['source']})")
+            for r in ctx["reproducibility"]
+        ),
         "- hardware: " + "; ".join(ctx["hardware"]),
         "",
         "The HTML report holds the heatmaps, curves, job files and storage facts.",

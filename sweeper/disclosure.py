@@ -14,6 +14,7 @@ import pandas as pd
 import yaml
 
 from recommender.repeatability import cell_statistics, repeatability_summary
+from sweeper.reproducibility import checklist
 from sweeper.units import format_duration
 
 
@@ -69,7 +70,7 @@ def sweep_disclosure(store: Any, record: dict[str, Any]) -> dict[str, Any]:
                 "facts": _json(c["facts"]),
             }
         )
-    return {
+    out = {
         "sweep": sweep_id,
         "description": record.get("description", ""),
         "platform": record.get("platform"),
@@ -97,6 +98,11 @@ def sweep_disclosure(store: Any, record: dict[str, Any]) -> dict[str, Any]:
         "configurations": configurations,
         "job_files": job_files,
         "spec": spec,
+    }
+    # last: the checklist reads the record above
+    return out | {
+        "environment": spec.get("environment") or {},
+        "reproducibility": checklist(out),
     }
 
 

@@ -260,6 +260,7 @@ def test_the_field_walk_finds_every_section() -> None:
         "hardware",
         "prices",
         "acceptance",
+        "environment",
     }
     assert {p for p, _ in LEAVES} == {"sim", "local", "manual", "ansible", "linux_md", "vsan"}
     assert len(LEAVES) > 80

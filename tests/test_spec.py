@@ -123,6 +123,19 @@ BAD = [
     (mutate(("inventory",), "no/such/inventory"), "inventory: 'no/such/inventory' does not exist"),
     (mutate(("study", "mode"), "random"), "study.mode: Input should be 'grid' or 'optimize'"),
     (mutate(("study", "budget"), "soon"), "study.budget: 'soon' is not a budget"),
+    (
+        mutate(("environment",), {"Fabric": "two switches"}),
+        "environment.Fabric: 'Fabric' is not a name for a fact",
+    ),
+    (
+        mutate(("environment",), {"fabric": "two\nswitches"}),
+        "environment.fabric: holds the control character '\\n'",
+    ),
+    (
+        mutate(("environment",), {"hba": "x" * 501}),
+        "environment.hba: String should have at most 500 characters",
+    ),
+    (mutate(("environment",), {"hba": 32}), "environment.hba: Input should be a valid string"),
 ]
 
 
@@ -221,3 +234,14 @@ def test_every_shipped_example_passes_check_and_writes_nothing(
     assert proc.returncode == 0, proc.stderr
     assert "nothing was changed (--check)" in proc.stdout
     assert not (tmp_path / "s").exists() and sorted(Path("/var/tmp").iterdir()) == before
+
+
+def test_environment_facts_are_text_and_leave_the_fingerprint(tmp_path: Path) -> None:
+    """Facts about the fabric are kept as given and do not make a resumed sweep another one."""
+    data = quick_data()
+    data["inventory"] = str(ROOT / "inventories/sim/hosts.yml")
+    plain, _ = load_spec(write_spec(tmp_path, data, "a.yaml"))
+    data["environment"] = {"fabric": "  two switches, <b>single</b> zoning  ", "multipath": "dm"}
+    stated, _ = load_spec(write_spec(tmp_path, data, "b.yaml"))
+    assert stated.environment == {"fabric": "two switches, <b>single</b> zoning", "multipath": "dm"}
+    assert stated.fingerprint() == plain.fingerprint()

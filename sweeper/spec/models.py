@@ -18,6 +18,9 @@ from pydantic import (
 from sweeper import rank_forms
 from sweeper.models import StrictModel
 from sweeper.spec.acceptance import Acceptance, spec_problems
+from sweeper.spec.environment import ENTRIES_MAX as ENVIRONMENT_MAX
+from sweeper.spec.environment import Key as EnvironmentKey
+from sweeper.spec.environment import Value as EnvironmentValue
 from sweeper.spec.fields import no_duplicates
 from sweeper.spec.matrix import Matrix
 from sweeper.spec.warm_start import WarmStart
@@ -274,6 +277,10 @@ class SweepSpec(StrictModel):
     #: the gates the sweep must clear for hand-over (after matrix and classes: checked
     #: against them)
     acceptance: Acceptance | None = None
+    #: facts raidsweep cannot gather (fabric, multipath software, HBAs), stated as text
+    environment: dict[EnvironmentKey, EnvironmentValue] = Field(
+        default_factory=dict, max_length=ENVIRONMENT_MAX
+    )
 
     @field_validator("name")
     @classmethod
@@ -302,7 +309,8 @@ class SweepSpec(StrictModel):
     def fingerprint(self) -> str:
         """Hash of what decides the runs' addresses and meaning (not name or description)."""
         data = self.model_dump(
-            mode="json", exclude={"name", "description", "hardware", "prices", "acceptance"}
+            mode="json",
+            exclude={"name", "description", "hardware", "prices", "acceptance", "environment"},
         )
         # Keys added later leave the hash of sweeps that do not use them as it was.
         for section, key, default in _LATER_KEYS:
