@@ -49,9 +49,29 @@ def figure(value: Any, spec: str | None = None) -> str:
     return format(value, ",.0f") if abs(value) >= 1000 else format(value, ".4g")
 
 
+#: column headings as the HTML report words them (the CSV files keep the column names)
+HEADINGS: dict[str, str] = {
+    "config_key": "configuration",
+    "score_lo": "95% CI low",
+    "score_hi": "95% CI high",
+    "cv_pct": "CV %",
+    "repetitions": "reps",
+    "usable_tb": "usable TB",
+    "usable_share": "usable",
+    "loss_risk_per_year": "loss risk / yr",
+    "cost_per_unit": "cost / unit",
+    "violations": "limits broken",
+    "runner_up": "runner-up",
+    "contribution_pct": "share %",
+    "score_off": "score off",
+    "score_on": "score on",
+    "kept_pct": "kept %",
+}
+
+
 def markdown_table(frame: pd.DataFrame, text: Callable[[str], str] = markdown_html_text) -> str:
     """``frame`` as a Markdown table: figures by ``FIGURE_FORMATS``, text through ``text``
-    (user text is never markup)."""
+    (user text is never markup), columns headed by ``HEADINGS``."""
     if not len(frame):
         return "_none_"
     shown = pd.DataFrame(
@@ -63,4 +83,9 @@ def markdown_table(frame: pd.DataFrame, text: Callable[[str], str] = markdown_ht
             for col in frame.columns
         }
     )
-    return shown.to_markdown(index=False, disable_numparse=True)
+    shown.columns = [HEADINGS.get(str(c), str(c)) for c in frame.columns]
+    align = [
+        "right" if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool else "left"
+        for c in frame.columns
+    ]
+    return shown.to_markdown(index=False, disable_numparse=True, colalign=align)
