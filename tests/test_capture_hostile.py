@@ -210,6 +210,16 @@ CASES: list[tuple[str, Callable[[Lines], int], str]] = [
     ("counter-bool", _edit(_sample(2), _set("diskstats", "loop0", 1, value=True)), "loop0.1"),
     ("counter-float", _edit(_sample(2), _set("diskstats", "loop0", 2, value=1.5)), "loop0.2"),
     ("counters-short", _edit(_sample(2), lambda r: r["diskstats"]["loop0"].pop()), "loop0"),
+    (
+        "counters-past-the-header",
+        _edit(_sample(2), lambda r: r["diskstats"]["loop0"].extend([0] * 6)),
+        "diskstats.loop0: 17 counters where the header's diskstats_fields name 11",
+    ),
+    (
+        "end-note-control",
+        _edit(lambda lines: len(lines) - 1, _set("end", "notes", value=["gone\x1b[2J"])),
+        "end.notes.0",
+    ),
     ("counter-5000-digits", _text(_sample(2), "[", "[" + "9" * 5000 + ","), "not JSON"),
     ("sample-extra-key", _edit(_sample(2), _set("extra", value=1)), "extra"),
     ("sample-no-t", _edit(_sample(2), lambda r: r.pop("t")), "t"),

@@ -25,6 +25,7 @@ from sweeper.load.telemetry import (
     parse_disk,
     series_figures,
     telemetry_flag,
+    window_figures,
     with_other_work,
 )
 from sweeper.store import RUN_SCHEMA
@@ -68,6 +69,37 @@ def test_a_direct_read_on_the_device_agrees_with_the_block_layer() -> None:
     rec, iops, mbps = _recorded("randread")
     assert abs(rec["disk_iops"] - iops) / iops * 100 <= AGREEMENT_PCT
     assert "block layer" not in (telemetry_flag(rec, iops, mbps) or "")
+
+
+def _snapshots(name: str) -> list[Snapshot]:
+    device = (RECORDED / "device").read_text().strip()
+    out = []
+    for path in sorted((RECORDED / name).glob("*.tel"), key=lambda p: int(p.stem)):
+        first, _, rest = path.read_text().partition("\n")
+        out.append(Snapshot(float(first), parse_cpu(rest), parse_disk(rest, device)))
+    return out
+
+
+def test_the_kernels_32_bit_milliseconds_wrap_without_breaking_the_figures() -> None:
+    """read_ms, write_ms, io_ticks and time_in_queue are 32-bit in /proc/diskstats (``%u``):
+    the recorded direct read with those counters moved so that they pass 2**32 between two
+    snapshots gives the same figures as recorded."""
+    a, b = _snapshots("randread")[0], _snapshots("randread")[-1]
+    assert a.disk is not None and b.disk is not None
+    wrapping = (3, 7, 9, 10)
+    assert all(b.disk[i] > a.disk[i] for i in (3, 9, 10)), "the recorded run kept the device busy"
+
+    def moved(s: Snapshot) -> Snapshot:
+        assert s.disk is not None and a.disk is not None
+        disk = list(s.disk)
+        for i in wrapping:  # a's value just below 2**32: b's has wrapped past it
+            disk[i] = (disk[i] + 2**32 - 1 - a.disk[i]) % 2**32
+        return Snapshot(s.t, s.cpu, tuple(disk))
+
+    wrapped = window_figures(moved(a), moved(b))
+    assert moved(b).disk[9] < moved(a).disk[9]  # type: ignore[index]
+    assert wrapped == window_figures(a, b)
+    assert 0 < wrapped["disk_util_pct"] <= 100 and wrapped["disk_queue"] > 0
 
 
 def test_reads_the_cache_answered_are_flagged_on_a_device_not_on_a_file() -> None:

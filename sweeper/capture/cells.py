@@ -148,6 +148,8 @@ def _counted(phase: list[Second], direction: str, label: str) -> tuple[list[Grou
     submitted = done + merges
     if not submitted:
         return [], []
+    if not nbytes:  # no size is made up from no bytes
+        return [], [f"{label}: {submitted:,} requests moved no bytes: no cell is made of them"]
     mean = nbytes / submitted
     sequential, why = inferred_sequential(submitted, merges, mean)
     note = (

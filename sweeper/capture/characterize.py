@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -49,11 +49,13 @@ class PhaseClass:
 
 def characterize(series: list[Second], options: Options) -> tuple[list[PhaseClass], list[str]]:
     """The classes of ``series`` and the notes on the whole capture (idle time dropped)."""
+    series, notes = _trace_kept(series)
+    notes += _flushes(series)
     active, idle = busy(series)
-    notes = [
+    notes.append(
         f"{len(series)} intervals captured, {len(idle)} idle ones dropped as noise "
         f"(fewer requests a second than the idle floor: 5, or 1% of the 95th percentile)"
-    ]
+    )
     found = phases(active, options.min_phase_s)
     if len(found) > 1:
         notes.append(
@@ -65,6 +67,36 @@ def characterize(series: list[Second], options: Options) -> tuple[list[PhaseClas
         name = options.name if len(found) == 1 else f"{options.name}_phase{i}"
         out.append(_phase_class(name, i, len(found), active[phase.start : phase.stop], options))
     return out, notes
+
+
+def _trace_kept(series: list[Second]) -> tuple[list[Second], list[str]]:
+    """The series, its trace set aside when it holds no request at all while diskstats
+    counted some (a line format the reader does not know, or every event lost): the figures
+    then come from the counters alone, as the note says."""
+    traced = [s for s in series if s.groups is not None]
+    seen = sum(g.requests for s in traced for g in s.groups or [])
+    counted = sum(s.requests for s in traced)
+    if not traced or seen or not counted:
+        return series, []
+    note = (
+        f"the block tracer's record holds no request while diskstats counted {counted:,}: "
+        "it is set aside (its lines were not read, or all were lost), and every figure below "
+        "comes from /proc/diskstats alone"
+    )
+    return [replace(s, groups=None, latency=None) for s in series], [note]
+
+
+def _flushes(series: list[Second]) -> list[str]:
+    """What the counters' flushes and writes of no data were taken as."""
+    flushes = sum(s.flushes for s in series)
+    empty = sum(s.empty_writes for s in series)
+    if not empty and not flushes:
+        return []
+    return [
+        f"{flushes:,} flushes (fsync, O_DSYNC) and {empty:,} writes of no data (the kernel "
+        "counts a flush with no data as a write of 0 bytes): not requests of any cell, and "
+        "their time is not counted as requests in flight"
+    ]
 
 
 def _phase_class(

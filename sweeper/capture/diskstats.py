@@ -6,7 +6,8 @@ import os
 import re
 import stat
 
-#: the counters kept of each device, in ``/proc/diskstats`` order after its name
+#: the counters kept of each device, in ``/proc/diskstats`` order after its name: the 11 of
+#: every kernel, the discards' 4 (4.18 and later) and the flushes' 2 (5.5 and later)
 FIELDS = (
     "reads",
     "reads_merged",
@@ -19,7 +20,21 @@ FIELDS = (
     "in_flight",
     "io_ms",
     "weighted_ms",
+    "discards",
+    "discards_merged",
+    "discard_sectors",
+    "discard_ms",
+    "flushes",
+    "flush_ms",
 )
+#: how many of ``FIELDS`` a kernel's lines may hold (``/proc/diskstats`` grew twice)
+WIDTHS = (11, 15, 17)
+#: the counters the kernel prints as 32-bit milliseconds (``%u``, on every kernel and
+#: architecture): they wrap at ``WRAP``, after 49.7 days of one request in flight (sooner for
+#: ``weighted_ms``, the sum over every request in flight). The request and sector counts are
+#: unsigned longs.
+WRAPPING = frozenset({"read_ms", "write_ms", "io_ms", "weighted_ms", "discard_ms", "flush_ms"})
+WRAP = 2**32
 DISKSTATS = "/proc/diskstats"
 SECTOR_BYTES = 512
 #: a block device's name as the kernel gives it in ``/proc/diskstats`` (``sda``, ``nvme0n1p2``,
@@ -34,14 +49,28 @@ def is_device_name(name: str) -> bool:
     return DEVICE_NAME.fullmatch(name) is not None and ".." not in name
 
 
+def width(parts: int) -> int:
+    """How many of ``FIELDS`` a line of ``parts`` words holds (0: not a device's line)."""
+    return max((w for w in WIDTHS if parts - 3 >= w), default=0)
+
+
+def fields(text: str) -> tuple[str, ...]:
+    """The counters this kernel's ``/proc/diskstats`` gives (``FIELDS`` or its first 11 or
+    15; the first 11 when it lists no device)."""
+    widths = [width(len(line.split())) for line in text.splitlines()]
+    return FIELDS[: min((w for w in widths if w), default=WIDTHS[0])]
+
+
 def parse(text: str, devices: list[str] | tuple[str, ...]) -> dict[str, list[int]]:
-    """The counters of each of ``devices`` present in the text of ``/proc/diskstats``."""
+    """The counters of each of ``devices`` present in the text of ``/proc/diskstats``, as
+    many of ``FIELDS`` as its lines hold."""
     wanted = set(devices)
     out: dict[str, list[int]] = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) >= 14 and parts[2] in wanted:
-            out[parts[2]] = [int(x) for x in parts[3:14]]
+        n = width(len(parts))
+        if n and parts[2] in wanted:
+            out[parts[2]] = [int(x) for x in parts[3 : 3 + n]]
     return out
 
 
@@ -72,32 +101,3 @@ def _checked(name: str) -> str:
     if not is_device_name(name):
         raise ValueError(f"the kernel's name {name!r} is not one a capture can hold")
     return name
-
-
-def devices_beneath(path: str) -> set[str]:
-    """The block devices the file system holding ``path`` is written to: its own device, the
-    disk a partition belongs to, and every device beneath a device-mapper or md device."""
-    try:
-        dev = os.stat(path).st_dev
-    except OSError:
-        return set()
-    link = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"
-    if not os.path.exists(link):
-        return set()
-    found: set[str] = set()
-    todo = [os.path.realpath(link)]
-    while todo:
-        place = todo.pop()
-        name = os.path.basename(place)
-        if name in found:
-            continue
-        found.add(name)
-        parent = os.path.dirname(place)
-        if os.path.exists(os.path.join(parent, "partition")) or os.path.exists(
-            os.path.join(place, "partition")
-        ):
-            found.add(os.path.basename(parent))
-        slaves = os.path.join(place, "slaves")
-        if os.path.isdir(slaves):
-            todo += [os.path.realpath(os.path.join(slaves, s)) for s in os.listdir(slaves)]
-    return found

@@ -3,9 +3,10 @@
 Line 1 is the header (``Header``): ``format`` ``raidsweep.capture/1``, the host, its kernel,
 when the capture started, the sampling interval, the devices, the sources (``diskstats``,
 and ``blk-trace`` when the kernel's block tracer was used, else ``trace_note`` says why not)
-and the names of the diskstats counters. Then one line per sample::
+and the names of the diskstats counters (``diskstats.FIELDS``: 17 since Linux 5.5, the first
+15 or 11 on older kernels). Then one line per sample::
 
-    {"tick": 7, "t": 1764055800.25, "diskstats": {"sda": [11 counters]}}
+    {"tick": 7, "t": 1764055800.25, "diskstats": {"sda": [17 counters]}}
 
 ``tick`` counts the samples from 0 (the baseline), ``t`` is seconds since the epoch and
 ``diskstats`` each device's cumulative counters. With blk-trace, a line per tick (written a
@@ -18,7 +19,8 @@ holds the requests queued in the interval ending at that tick's sample (a reader
 may write a tick twice: the lines add up), grouped by
 direction, size in bytes and sequential or not, with their count and summed service seconds,
 and the service-time histogram (``trace.latency_bucket``). The last line is
-``{"end": {…}}``: samples written, the capture's own CPU seconds and why it stopped.
+``{"end": {…}}``: samples written, the capture's own CPU seconds, why it stopped and its
+notes (a device that went away, a tracing setting that could not be put back).
 
 What ``read_capture`` accepts (anything else is an InputError naming the line, the field and
 the problem; at most ten problems are listed):
@@ -30,18 +32,19 @@ the problem; at most ten problems are listed):
   it is left out.
 - Header: ``interval_s`` over 0 and at most 3600, ``duration_s`` over 0; ``devices`` one or
   more distinct device names; ``sources`` distinct, with ``diskstats``; ``diskstats_fields``
-  exactly ``diskstats.FIELDS`` (the counters are read by position); ``sector_bytes`` 512
-  (``/proc/diskstats`` counts 512-byte sectors whatever the device's own sector size);
-  ``host`` and ``kernel`` at most 64 characters (the kernel's own limit), no control
-  characters; ``started`` an ISO 8601 time.
+  exactly ``diskstats.FIELDS`` or its first 15 or 11 (the counters are read by position);
+  ``sector_bytes`` 512 (``/proc/diskstats`` counts 512-byte sectors whatever the device's
+  own sector size); ``host`` and ``kernel`` at most 64 characters (the kernel's own limit),
+  no control characters; ``started`` an ISO 8601 time.
 - A device name (header, samples, trace) is the kernel's name of a block device as
   ``/proc/diskstats`` lists it (``diskstats.DEVICE_NAME``): a letter or digit, then letters,
   digits and ``- _ . : !``, at most 64 characters, no ``..``; those of samples and trace
   lines are among the header's.
 - Samples: ``tick`` 0 for the first, then each one more than the last; ``t`` from 0 to
-  before the year 10000 (a wall clock set back is no error); each device's 11 counters
-  whole numbers from 0 to below 2**64 (the kernel's are unsigned longs). At least two
-  samples.
+  before the year 10000 (a wall clock set back is no error); each device's counters, as
+  many as the header's ``diskstats_fields``, whole numbers from 0 to below 2**64 (the
+  request and sector counts are unsigned longs; the milliseconds, ``diskstats.WRAPPING``,
+  are 32-bit and wrap at 2**32, which ``seconds`` allows for). At least two samples.
 - Trace lines (only when the header's sources name ``blk-trace``): ``tick`` at least 1
   and at most one past the last sample's (a capture stopped between samples writes the
   trace of the interval it was in); per device ``groups`` and ``latency``. A group is
@@ -53,7 +56,9 @@ the problem; at most ten problems are listed):
   ``latency_bucket(trace.STALE_S)`` (the longest service time the tracer matches), values
   counts from 0 to below 2**64.
 - End: ``samples``, ``wall_s`` and ``cpu_s`` from 0, ``stopped`` ``duration`` or
-  ``interrupted``, ``trace_lines`` and ``trace_lost`` counts or null; the last line read.
+  ``interrupted``, ``trace_lines`` and ``trace_lost`` counts or null, ``notes`` (optional)
+  at most ``MAX_NOTES`` texts of at most ``NOTE_CHARS`` characters, no control characters;
+  the last line read.
 """
 
 from __future__ import annotations
@@ -66,7 +71,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
 
-from sweeper.capture.diskstats import FIELDS, is_device_name
+from sweeper.capture.diskstats import FIELDS, WIDTHS, is_device_name
 from sweeper.capture.trace import STALE_S, latency_bucket
 from sweeper.errors import InputError
 from sweeper.models import StrictModel
@@ -75,7 +80,11 @@ FORMAT = "raidsweep.capture/1"
 SOURCES = ("diskstats", "blk-trace")
 #: the problems an InputError lists at most
 MAX_PROBLEMS = 10
-#: a counter of the kernel's (an unsigned long) is below this
+#: the end record's notes (a device that went away, a tracing setting not put back): at most
+#: this many, each at most this long
+MAX_NOTES = 20
+NOTE_CHARS = 400
+#: a counter of the kernel's (an unsigned long, or a 32-bit millisecond count) is below this
 COUNTER_LIMIT = 2**64
 #: the tracer counts 512-byte sectors; a request's size is a 32-bit byte count in the kernel
 TRACE_SECTOR = 512
@@ -126,7 +135,7 @@ def _seconds(value: float) -> float:
 
 DeviceName = Annotated[str, AfterValidator(_device_name)]
 Count = Annotated[int, Field(ge=0, lt=COUNTER_LIMIT)]
-Counters = Annotated[list[Count], Field(min_length=len(FIELDS), max_length=len(FIELDS))]
+Counters = Annotated[list[Count], Field(min_length=min(WIDTHS), max_length=len(FIELDS))]
 Direction = Literal["R", "W"]
 
 
@@ -161,8 +170,11 @@ class Header(StrictModel):
     @field_validator("diskstats_fields")
     @classmethod
     def _known_fields(cls, fields: list[str]) -> list[str]:
-        if fields != list(FIELDS):
-            raise ValueError(f"the counters are read in this order: {', '.join(FIELDS)}")
+        if fields not in [list(FIELDS[:w]) for w in WIDTHS]:
+            raise ValueError(
+                f"the counters are read in this order: {', '.join(FIELDS)} (the first "
+                f"{' or '.join(str(w) for w in WIDTHS[:-1])} on older kernels)"
+            )
         return fields
 
 
@@ -208,6 +220,9 @@ class End(StrictModel):
     cpu_s: float = Field(ge=0)
     trace_lines: Count | None
     trace_lost: Count | None
+    notes: list[Annotated[str, Field(max_length=NOTE_CHARS), AfterValidator(_text)]] = Field(
+        default_factory=list, max_length=MAX_NOTES
+    )
 
 
 class EndLine(StrictModel):
@@ -351,6 +366,7 @@ class _Reader:
                 self.trace.append((number, found))
         elif (sample := self._valid(Sample, record, number, "sample")) is not None:
             self._devices(number, "diskstats", sample["diskstats"])
+            self._widths(number, sample["diskstats"])
             self.samples.append((number, sample))
 
     def _header(self, record: Any) -> None:
@@ -373,6 +389,16 @@ class _Reader:
             if name not in self.header.devices:
                 self.problems.append(
                     f"line {number}: {_place((field, name))}: not one of the header's devices"
+                )
+
+    def _widths(self, number: int, per_device: dict[str, list[int]]) -> None:
+        assert self.header is not None
+        want = len(self.header.diskstats_fields)
+        for name, counters in per_device.items():
+            if len(counters) != want:
+                self.problems.append(
+                    f"line {number}: {_place(('diskstats', name))}: {len(counters)} counters "
+                    f"where the header's diskstats_fields name {want}"
                 )
 
     def _order(self) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.capture import diskstats
-from sweeper.capture.format import Header, dumps
+from sweeper.capture.format import MAX_NOTES, NOTE_CHARS, Header, dumps
 from sweeper.capture.trace import TraceTally
 from sweeper.capture.tracefs import BlockTracer, device_numbers
 
@@ -46,6 +46,8 @@ class _Traced:
 def header_for(
     devices: list[str], duration_s: float, interval_s: float, trace: bool, note: str | None
 ) -> Header:
+    with open(diskstats.DISKSTATS) as stats:
+        fields = diskstats.fields(stats.read())
     return Header(
         host=socket.gethostname(),
         kernel=os.uname().release,
@@ -55,6 +57,7 @@ def header_for(
         devices=devices,
         sources=["diskstats", "blk-trace"] if trace else ["diskstats"],
         trace_note=note,
+        diskstats_fields=list(fields),
     )
 
 
@@ -71,6 +74,7 @@ def record(
     if "blk-trace" in header.sources:
         traced = _Traced(devices, wall0, header.interval_s)
     samples, stopped, tick = 0, "duration", 0
+    notes: list[str] = []
     if traced is not None:
         traced.tracer.start()  # before the file: a tracer the kernel refuses leaves none
     try:
@@ -81,6 +85,7 @@ def record(
         raise
     with fh:
         fh.write(dumps(header.model_dump()))
+        present = set(devices)
         try:
             ticks = int(round(header.duration_s / header.interval_s))
             for tick in range(ticks + 1):
@@ -89,6 +94,8 @@ def record(
                     time.sleep(delay)
                 with open(diskstats.DISKSTATS) as stats:
                     counters = diskstats.parse(stats.read(), devices)
+                notes += comings_and_goings(present, set(counters), tick)
+                present = set(counters)
                 fh.write(dumps({"tick": tick, "t": round(time.time(), 3), "diskstats": counters}))
                 if traced is not None:
                     _write_trace(fh, traced.take(tick - TRACE_LAG), tick)
@@ -99,8 +106,9 @@ def record(
         except KeyboardInterrupt:
             stopped = "interrupted"
         finally:
+            # whatever ended the loop: the tracer put back, the trace and the end written
             if traced is not None:
-                traced.tracer.stop()
+                notes += traced.tracer.stop()
                 _write_trace(fh, traced.take(None), tick)
             end = {
                 "samples": samples,
@@ -109,9 +117,19 @@ def record(
                 "cpu_s": round(time.process_time() - cpu0, 3),
                 "trace_lines": traced.tally.lines if traced is not None else None,
                 "trace_lost": traced.tracer.lost if traced is not None else None,
+                "notes": [note[:NOTE_CHARS] for note in notes[:MAX_NOTES]],
             }
             fh.write(dumps({"end": end}))
     return end
+
+
+def comings_and_goings(before: set[str], now: set[str], tick: int) -> list[str]:
+    """Notes on the observed devices that left ``/proc/diskstats`` at sample ``tick``, or
+    came back (counted again from there: ``seconds`` passes over the interval between)."""
+    return [
+        f"{name} went away at sample {tick} (no longer in /proc/diskstats)"
+        for name in sorted(before - now)
+    ] + [f"{name} came back at sample {tick}" for name in sorted(now - before)]
 
 
 def _write_trace(fh: Any, ticks: dict[int, dict[str, Any]], last: int) -> None:

@@ -46,7 +46,7 @@ def capture(
     """Record the block I/O of DEVICEs: /proc/diskstats every interval and, where the kernel's
     block tracer can be used, every request summed per interval. Reads counters only: nothing
     is written to the observed devices. Ctrl-C ends the capture early and keeps it."""
-    from sweeper.capture import diskstats, tracefs
+    from sweeper.capture import diskstats, placement, tracefs
     from sweeper.capture.sampler import header_for, record
     from sweeper.errors import InputError
     from sweeper.locking import LockHeld, hold, lock_record
@@ -65,17 +65,30 @@ def capture(
             continue
         if name not in names:
             names.append(name)
+    for outer, inner in placement.overlapping(names):
+        problems.append(
+            f"--device: {outer} and {inner} are both chosen, and {outer} holds {inner} (a "
+            f"disk and its partition, or a device stacked on another): {inner}'s I/O would "
+            "be counted twice; observe one of them"
+        )
     if output.exists() or output.is_symlink():
         problems.append(f"--output: {output} exists (a capture is never overwritten)")
     elif not output.parent.is_dir():
         problems.append(f"--output: the folder {output.parent} does not exist")
     else:
-        beneath = diskstats.devices_beneath(str(output.parent)) & set(names)
-        if beneath:
+        try:
+            beneath = placement.devices_beneath(str(output.parent)) & set(names)
+        except placement.Unresolved as exc:
             problems.append(
-                f"--output: {output} would be written to {', '.join(sorted(beneath))}, "
-                "an observed device; write the capture elsewhere"
+                f"--output: cannot tell which block devices {output} would be written to "
+                f"({exc}); write the capture to a file system on a block device, or in memory"
             )
+        else:
+            if beneath:
+                problems.append(
+                    f"--output: {output} would be written to {', '.join(sorted(beneath))}, "
+                    "an observed device; write the capture elsewhere"
+                )
     note = None
     use_trace = False
     if names and trace is not TraceMode.off:
@@ -104,6 +117,8 @@ def capture(
         fail(exc)
     except OSError as exc:  # the kernel refused the tracer, or the file could not be made
         fail(InputError("raidsweep capture", [f"could not start: {exc}"]))
+    for note in end["notes"]:
+        console.print(f"note: {note}", highlight=False, markup=False)
     share = 100 * end["cpu_s"] / end["wall_s"] if end["wall_s"] else 0.0
     console.print(
         f"{end['samples']} samples in {end['wall_s']:.0f} s ({end['stopped']}); the capture "

@@ -44,6 +44,10 @@ STEAL_PCT = 10.0
 #: the block layer's IOPS (or bytes) and fio's may differ by this much, in percent
 AGREEMENT_PCT = 10.0
 _SECTOR = 512
+#: the diskstats fields the kernel prints as 32-bit milliseconds (``%u``: read_ms, write_ms,
+#: io_ticks, time_in_queue), which wrap at 2**32
+_WRAPPING_MS = (3, 7, 9, 10)
+_WRAP = 2**32
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,9 @@ def window_figures(a: Snapshot, b: Snapshot) -> dict[str, Any]:
     if a.disk is None or b.disk is None or dt <= 0:
         return out
     d = [y - x for x, y in zip(a.disk, b.disk, strict=True)]
+    # the milliseconds (read, write, busy, weighted) are 32-bit in the kernel: they wrap
+    for i in _WRAPPING_MS:
+        d[i] %= _WRAP
     reads, rmerged, rsect, rms, writes, wmerged, wsect, wms, _, ticks, weighted = d
     completed = reads + writes
     return out | {

@@ -201,3 +201,145 @@ def test_a_device_left_traced_is_refused_with_the_way_to_free_it(
         assert "sources: diskstats, blk-trace" in " ".join(result.stdout.split())
     finally:
         enable.write_text("0")
+
+
+def _tracing_state() -> dict[str, str]:
+    root = tracefs()
+    assert root is not None
+    names = ["current_tracer", "trace_clock", "buffer_size_kb"]
+    names += [f"options/{p.name}" for p in sorted((root / "options").iterdir())]
+    return {name: (root / name).read_text() for name in names}
+
+
+def test_a_traced_device_that_goes_away_is_noted_and_the_capture_kept(
+    tmp_path: Path, traceable: None
+) -> None:
+    """A zram device removed while traced: the capture goes on, ends as planned (exit 0, its
+    end record noting the device gone), keeps what it recorded, and puts every tracing
+    setting back (it stopped with 'could not start', the tracer left on)."""
+    control = Path("/sys/class/zram-control")
+    if not control.exists():
+        pytest.skip("no zram here")
+    before = _tracing_state()
+    number = control.joinpath("hot_add").read_text().strip()
+    dev = f"/dev/zram{number}"
+    try:
+        Path(f"/sys/block/zram{number}/disksize").write_text("64M")
+        out = tmp_path / "capture.jsonl"
+        proc = start("capture", "-d", dev, "-o", out, "--duration", "6s", "--trace", "on")
+        deadline = time.monotonic() + 30
+        while not out.exists():
+            assert time.monotonic() < deadline and proc.poll() is None, finish(proc)
+            time.sleep(0.05)
+        fio(dev, [["--name=w", "--rw=randwrite", "--bs=4k", "--size=32m"]], 2)
+        time.sleep(0.5)
+        control.joinpath("hot_remove").write_text(number)
+        rc, said = finish(proc)
+    finally:
+        if Path(f"/sys/block/zram{number}").exists():
+            control.joinpath("hot_remove").write_text(number)
+    assert rc == 0, said
+    assert f"zram{number} went away" in said and "Traceback" not in said, said
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    end = lines[-1]["end"]
+    assert end["stopped"] == "duration" and end["trace_lines"] > 1000, end
+    assert any(f"zram{number} went away" in note for note in end["notes"]), end
+    assert _tracing_state() == before
+    result = cli("characterize", out, "-o", tmp_path / "classes", "--min-phase", "2s")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("option", ["blk_classic", "blk_cgroup"])
+def test_the_tracers_line_format_is_set_while_tracing_and_put_back(
+    tmp_path: Path, device: str, traceable: None, option: str
+) -> None:
+    """With a tracefs option that changes the block tracer's lines switched on (blkparse's
+    layout, a cgroup column), a traced capture still reads every request (it read none,
+    and claimed a trace), and the option is on again after."""
+    root = tracefs()
+    assert root is not None
+    place = root / "options" / option
+    found = place.read_text()
+    place.write_text("1")
+    try:
+        before = _tracing_state()
+        out = tmp_path / "capture.jsonl"
+        proc = start("capture", "-d", device, "-o", out, "--duration", "4s", "--trace", "on")
+        deadline = time.monotonic() + 30
+        while not out.exists():
+            assert time.monotonic() < deadline and proc.poll() is None, finish(proc)
+            time.sleep(0.05)
+        fio(device, [["--name=r", "--rw=randread", "--bs=4k", "--rate_iops=500"]], 2)
+        rc, said = finish(proc)
+        assert rc == 0, said
+        assert _tracing_state() == before and place.read_text() == "1\n"
+    finally:
+        place.write_text(found)
+    end = json.loads(out.read_text().splitlines()[-1])["end"]
+    assert end["trace_lines"] >= 1000, end  # 500 reads a second, each queued and completed
+
+
+def _mkfs_mounted(fs: str, dev: str, mnt: Path) -> None:
+    subprocess.run(
+        [f"mkfs.{fs}", "-q" if fs == "ext4" else "-f", dev], check=True, capture_output=True
+    )
+    mnt.mkdir()
+    subprocess.run(["mount", dev, str(mnt)], check=True)
+
+
+@pytest.mark.parametrize("fs", ["ext4", "btrfs"])
+def test_a_capture_file_on_an_observed_device_is_refused(tmp_path: Path, fs: str) -> None:
+    """The output on a file system of the observed device: refused, exit 2, naming it, nothing
+    written, on ext4 and on btrfs (whose files have an anonymous device number, which passed)."""
+    with loop_device(tmp_path / "img", 256) as dev:
+        mnt = tmp_path / "mnt dir"
+        _mkfs_mounted(fs, dev, mnt)
+        try:
+            out = mnt / "sub" / "cap.jsonl"
+            out.parent.mkdir()
+            result = cli("capture", "-d", dev, "-o", out, "--duration", "2s")
+            said = " ".join((result.stdout + result.stderr).split())
+            assert result.returncode == 2, said
+            assert f"would be written to {Path(dev).name}, an observed device" in said, said
+            assert not out.exists()
+        finally:
+            subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_a_disk_and_its_partition_are_not_both_observed(tmp_path: Path) -> None:
+    """A loop device with a partition (an MBR written as fdisk would, added by partx: this
+    kernel reads no partition table itself): observing both counted the partition's I/O
+    twice; refused, exit 2, naming both, nothing written."""
+    image = tmp_path / "img"
+    with open(image, "wb") as fh:
+        fh.truncate(64 * 1024**2)
+        # one primary Linux partition from sector 2048 to the end
+        entry = bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + (2048).to_bytes(4, "little")
+        entry += (64 * 2048 - 2048).to_bytes(4, "little")
+        fh.seek(446)
+        fh.write(entry)
+        fh.seek(510)
+        fh.write(b"\x55\xaa")
+    dev = subprocess.run(
+        ["losetup", "--find", "--show", "-P", str(image)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    try:
+        name = Path(dev).name
+        subprocess.run(["partx", "-a", dev], check=False, capture_output=True)
+        deadline = time.monotonic() + 10
+        while not Path(f"/sys/class/block/{name}p1").exists():
+            assert time.monotonic() < deadline, "the kernel made no partition"
+            time.sleep(0.1)
+        out = tmp_path / "cap.jsonl"
+        result = cli("capture", "-d", dev, "-d", f"{name}p1", "-o", out, "--duration", "2s")
+        said = " ".join((result.stdout + result.stderr).split())
+        assert result.returncode == 2, said
+        assert f"--device: {name} and {name}p1 are both chosen, and {name} holds {name}p1" in said
+        assert not out.exists()
+        result = cli("capture", "-d", f"{name}p1", "-o", out, "--duration", "2s")
+        assert result.returncode == 0, result.stdout + result.stderr
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
