@@ -102,3 +102,20 @@ def test_characterize_refuses_bad_input(tmp_path: Path) -> None:
     )
     _refused(cli("characterize", CAPTURE, "-o", folder, "-d", "sdz"), "--device", "'sdz'")
     assert not folder.exists()
+
+
+def test_characterize_says_what_the_capture_noted(tmp_path: Path) -> None:
+    """The end record's notes (a device that went away) reach the reader, as text: a note
+    that looks like console markup prints as written."""
+    import json
+
+    lines = CAPTURE.read_text().splitlines()
+    end = json.loads(lines[-1])
+    assert "end" in end
+    end["end"]["notes"] = ["device sdz went away after 12 s [bold]x[/bold]"]
+    noted = tmp_path / "noted.jsonl"
+    noted.write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
+    result = cli("characterize", noted, "-o", tmp_path / "c", "--min-phase", "8s")
+    assert result.returncode == 0, result.stderr
+    flat = " ".join(result.stdout.split())
+    assert "the capture noted: device sdz went away after 12 s [bold]x[/bold]" in flat

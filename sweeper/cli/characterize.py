@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from sweeper.cli.common import console, fail, seconds_option
 
@@ -90,6 +91,9 @@ def characterize(
     series = seconds(data, device or None)
     classes, notes = run(series, Options(class_name, min_phase_s, share, room))
     notes += _trace_losses(data.end or {})
+    # what the capture itself noted (a device that went away, a setting not put back): the
+    # file's text, so never markup
+    notes += [escape(f"the capture noted: {n}") for n in (data.end or {}).get("notes") or []]
     if not classes:
         fail(InputError(str(capture), ["has no busy interval: nothing to characterise"]))
     targets = [folder / f"{c.name}.yaml" for c in classes]
