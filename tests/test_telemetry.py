@@ -214,6 +214,7 @@ def test_the_run_record_carries_the_telemetry_and_its_flag() -> None:
     # a run record stores as the store's schema says
     pa.Table.from_pylist([row], schema=RUN_SCHEMA)
     assert row["disk_iops"] == rec["disk_iops"] and row["host_cpu_pct"] == rec["host_cpu_pct"]
+    assert row["other_cpus"] == rec["other_cpus"] is not None  # a column, for sql and the app
     assert row["fio_sys_cpu_pct"] is not None
     assert "the block layer saw" in row["telemetry_flag"]
     disclosure = json.loads(row["disclosure"])

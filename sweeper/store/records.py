@@ -29,6 +29,7 @@ DIRECTION_FIELDS = ("iops", "mbps", *_LATENCY_FIELDS)
 #: the run's telemetry as columns (the rest is in the disclosure)
 TELEMETRY_FIELDS = (
     "host_cpu_pct",
+    "other_cpus",
     "disk_iops",
     "disk_util_pct",
     "disk_await_ms",
@@ -104,6 +105,7 @@ RUN_SCHEMA = pa.schema(
             "steady_slope_pct",
             # Telemetry over the run (disclosure's "telemetry" has the full record per host).
             "host_cpu_pct",  # the load host's CPUs busy (the busiest host's)
+            "other_cpus",  # CPUs other programs kept busy in user mode beside fio (the most)
             "fio_usr_cpu_pct",  # fio's own CPU, percent of one CPU, all jobs (cpu_pct)
             "fio_sys_cpu_pct",
             "disk_iops",  # the target's block layer (/proc/diskstats)
