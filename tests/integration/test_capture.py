@@ -203,6 +203,16 @@ def test_a_device_left_traced_is_refused_with_the_way_to_free_it(
         enable.write_text("0")
 
 
+def _traced_capture(device: str, out: Path, duration: str) -> subprocess.Popen[str]:
+    """A traced capture of ``device`` into ``out``, once it has begun writing."""
+    proc = start("capture", "-d", device, "-o", out, "--duration", duration, "--trace", "on")
+    deadline = time.monotonic() + 30
+    while not out.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, finish(proc)
+        time.sleep(0.05)
+    return proc
+
+
 def _tracing_state() -> dict[str, str]:
     root = tracefs()
     assert root is not None
@@ -226,11 +236,7 @@ def test_a_traced_device_that_goes_away_is_noted_and_the_capture_kept(
     try:
         Path(f"/sys/block/zram{number}/disksize").write_text("64M")
         out = tmp_path / "capture.jsonl"
-        proc = start("capture", "-d", dev, "-o", out, "--duration", "6s", "--trace", "on")
-        deadline = time.monotonic() + 30
-        while not out.exists():
-            assert time.monotonic() < deadline and proc.poll() is None, finish(proc)
-            time.sleep(0.05)
+        proc = _traced_capture(dev, out, "6s")
         fio(dev, [["--name=w", "--rw=randwrite", "--bs=4k", "--size=32m"]], 2)
         time.sleep(0.5)
         control.joinpath("hot_remove").write_text(number)
@@ -264,11 +270,7 @@ def test_the_tracers_line_format_is_set_while_tracing_and_put_back(
     try:
         before = _tracing_state()
         out = tmp_path / "capture.jsonl"
-        proc = start("capture", "-d", device, "-o", out, "--duration", "4s", "--trace", "on")
-        deadline = time.monotonic() + 30
-        while not out.exists():
-            assert time.monotonic() < deadline and proc.poll() is None, finish(proc)
-            time.sleep(0.05)
+        proc = _traced_capture(device, out, "4s")
         fio(device, [["--name=r", "--rw=randread", "--bs=4k", "--rate_iops=500"]], 2)
         rc, said = finish(proc)
         assert rc == 0, said
