@@ -158,7 +158,7 @@ def render() -> None:
                 "recommended": "%.1f",
                 "runner-up": "%.1f",
                 "ratio": "%.3f",
-                "share of the decision %": "%.1f",
+                "share %": "%+.0f",
             },
         )
 

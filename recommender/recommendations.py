@@ -8,6 +8,7 @@ performance kept with snapshots or data reduction on.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,9 @@ from recommender.features import feature_impact
 from recommender.scoring import rank_classes
 from recommender.tiebreak import MARGIN_COLUMNS, SCORE, TieBreak, break_tie, limit_margins
 from recommender.tradeoffs import pareto_tradeoffs, with_tradeoffs
+
+#: a ratio of figures past which a percentage says nothing (a runner-up that measured ~0)
+_FAR = 1e4
 
 
 @dataclass
@@ -80,7 +84,7 @@ class ClassRecommendation:
         if self.runner_up is not None:
             r = self.runner_up
             text += f"; runner-up {r['config_key']} {r['score']:,.0f}"
-            if r["score"]:
+            if r["score"] > 0 and b["score"] / r["score"] < _FAR:
                 text += f" ({100 * (b['score'] / r['score'] - 1):+.1f}%)"
             if self.runner_up_reason:
                 text += f", {self.runner_up_reason}"
@@ -110,6 +114,8 @@ def runner_up_reason(
     if ahead.empty:
         return ""
     top = ahead.iloc[0]
+    if not math.isfinite(top["ratio"]) or top["ratio"] >= _FAR:
+        return f"decided mostly by {top['cell']} (where the runner-up measured almost nothing)"
     return f"decided mostly by {top['cell']} (×{top['ratio']:.2f})"
 
 

@@ -213,6 +213,7 @@ def _curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> dict[str, Any]:
             "optimum": r.optimum,
             "maximum": r.maximum,
             "method": r.method,
+            "note": r.note if r.optimum is None else "",  # why there is no Optimum
             # where a sweep of this curve would have stopped (else nothing: NaN in the frame)
             "stopped": r.stopped if isinstance(r.stopped, str) else None,
         }
@@ -349,6 +350,7 @@ def render_markdown(
     leading = [c for c in SCORE_COLUMNS if c not in ("class", "tied")]
     shown = [*leading, "drives", "usable_tb", "usable_share", "loss_risk_per_year"]
     shown += ["cost_per_unit", "violations"]
+    currency = (ctx.get("prices") or {}).get("currency", "USD")
     for s in ctx["sections"]:
         part = rankings[rankings["class"] == s["name"]].copy()
         part["rank"] = [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)]
@@ -358,7 +360,9 @@ def render_markdown(
         out += [text(f"Cells (weight): {cells}. Limits: {s['limits']}."), ""]
         if s["missing"]:
             out += [text(f"Not measured: {s['missing']}."), ""]
-        out += [md(part[shown]), ""]
+        unit = s["unit"]
+        heads = {"score": f"score ({unit})", "cost_per_unit": f"{currency} / {unit}"}
+        out += [md(part[shown], headings=heads), ""]
         ev = pd.DataFrame(s["evidence"])
         if len(ev):
             runner = s["runner_up"]["config_key"]

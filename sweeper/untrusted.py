@@ -87,6 +87,8 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: image (``[``, ``![``), an HTML tag or autolink (``<``), code, emphasis, a table cell,
 #: Streamlit's LaTeX (``$``); with those escaped, the rest is text
 _MARKDOWN = re.compile(r"([\\`*\[\]!|<$])")
+#: a '>' that opens a line (after blanks): Markdown's block quote
+_QUOTE_START = re.compile(r"^([ \t]*)>", re.MULTILINE)
 
 
 def csv_cell(value: Any) -> Any:
@@ -107,4 +109,6 @@ def markdown_html_text(text: str) -> str:
     """``text`` for a Markdown file that may be rendered anywhere: what could start HTML
     escaped (``<img`` is ``&lt;img``, ``&`` is ``&amp;``; a ``>`` alone opens nothing and
     stays readable: ``29 ms > 20 ms``) and Markdown's markup escaped."""
-    return markdown_text(text.replace("&", "&amp;").replace("<", "&lt;"))
+    escaped = markdown_text(text.replace("&", "&amp;").replace("<", "&lt;"))
+    # a '>' opening a line would open a block quote: escaped there, left readable elsewhere
+    return _QUOTE_START.sub(r"\1\\>", escaped)

@@ -78,3 +78,9 @@ def test_the_quick_sweep_names_only_cells_the_recommended_wins(quick_store: Parq
         cell = r.runner_up_reason.split("decided mostly by ")[1].split(" (")[0]
         row = r.evidence[r.evidence["cell"] == cell].iloc[0]
         assert row["ratio"] > 1 and row["contribution_pct"] > 0, r.sentence()
+
+
+def test_a_runner_up_that_measured_nothing_reads_so() -> None:
+    ev = _evidence(("randread/8k/qd1x16", float("inf"), 100.0))
+    text = runner_up_reason(_row("a", 100), _row("b", 1e-7), None, ev)
+    assert text.endswith("(where the runner-up measured almost nothing)") and "inf" not in text

@@ -191,6 +191,22 @@ class TestStoreContract:
             store.create_sweep("s1", {"sweep_id": "s1", "fingerprint": "bbb"})
         assert [s["sweep_id"] for s in store.list_sweeps()] == ["s1"]
 
+    def test_a_resumed_sweep_takes_the_environment_its_spec_states(
+        self, store: ResultsStore
+    ) -> None:
+        """Facts outside the fingerprint (the fabric) stated on a resume reach the record;
+        everything else stays as registered."""
+        first = {"sweep_id": "s1", "fingerprint": "aaa", "created_at": "1", "spec": {"x": 1}}
+        store.create_sweep("s1", first)
+        stated = {"fabric": "two switches"}
+        again = store.create_sweep(
+            "s1", first | {"created_at": "2", "spec": {"x": 1, "environment": stated}}
+        )
+        assert again["created_at"] == "1" and again["spec"] == {"x": 1, "environment": stated}
+        assert store.get_sweep("s1")["spec"]["environment"] == stated
+        # a resume that states nothing new leaves the record as it is
+        assert store.create_sweep("s1", again | {"created_at": "3"})["created_at"] == "1"
+
     def test_progress_round_trip(self, store: ResultsStore) -> None:
         assert store.read_progress("s1") is None
         store.write_progress("s1", {"state": "running", "runs_total": 10})

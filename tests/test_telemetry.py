@@ -102,6 +102,31 @@ def test_the_kernels_32_bit_milliseconds_wrap_without_breaking_the_figures() -> 
     assert 0 < wrapped["disk_util_pct"] <= 100 and wrapped["disk_queue"] > 0
 
 
+def test_a_wrap_between_the_samples_around_a_window_edge_keeps_the_figures() -> None:
+    """The measured window's edges are interpolated between samples: with the 32-bit
+    counters wrapping between the two samples around an edge, the figures over the window
+    are the recorded ones (the interpolation once mixed values across the wrap and gave a
+    queue of hundreds of thousands)."""
+    samples = _snapshots("randread")
+    assert len(samples) >= 4
+    t0, t1 = samples[1].t, samples[2].t
+    window = ((t0 + t1) / 2, samples[-1].t)
+    base = samples[1].disk
+    assert base is not None
+
+    def moved(s: Snapshot) -> Snapshot:
+        assert s.disk is not None
+        disk = list(s.disk)
+        for i in (3, 7, 9, 10):  # sample 1 just below 2**32: sample 2 has wrapped
+            disk[i] = (disk[i] + 2**32 - 1 - base[i]) % 2**32
+        return Snapshot(s.t, s.cpu, tuple(disk))
+
+    wrapped = series_figures([moved(x) for x in samples], window)
+    plain = series_figures(samples, window)
+    for key in ("disk_util_pct", "disk_queue", "disk_await_ms", "disk_iops"):
+        assert wrapped[key] == pytest.approx(plain[key], rel=1e-9), key
+
+
 def test_reads_the_cache_answered_are_flagged_on_a_device_not_on_a_file() -> None:
     rec, iops, mbps = _recorded("cached")
     assert rec["disk_iops"] < iops / 10

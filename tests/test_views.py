@@ -238,7 +238,7 @@ def test_evidence_and_impact_tables() -> None:
         "recommended",
         "runner-up",
         "ratio",
-        "share of the decision %",
+        "share %",
         "repetitions",
     ]
     impact = pd.DataFrame(

@@ -18,7 +18,8 @@ TIE_MARK = "="
 RANK_CAPTION = (
     "Rank: competition ranking by mean score (1, =1, =1, 4), rows in order of mean score. "
     f"'{TIE_MARK}N' is tied with the configuration ranked N: their 95% intervals overlap. "
-    "A rank without '=' does not overlap the rank just above it, and its number is its row. "
+    "A rank without '=' does not overlap the first row of the rank just above it, and its "
+    "number is its row. "
     "Limit breakers, and configurations measured on fewer cells, rank after the rest"
 )
 #: the label of the ``config_key`` column in every table shown

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -69,9 +69,15 @@ HEADINGS: dict[str, str] = {
 }
 
 
-def markdown_table(frame: pd.DataFrame, text: Callable[[str], str] = markdown_html_text) -> str:
+def markdown_table(
+    frame: pd.DataFrame,
+    text: Callable[[str], str] = markdown_html_text,
+    *,
+    headings: Mapping[str, str] | None = None,
+) -> str:
     """``frame`` as a Markdown table: figures by ``FIGURE_FORMATS``, text through ``text``
-    (user text is never markup), columns headed by ``HEADINGS``."""
+    (user text is never markup), columns headed by ``headings`` (a table's own: a score's
+    unit), else ``HEADINGS``."""
     if not len(frame):
         return "_none_"
     shown = pd.DataFrame(
@@ -83,7 +89,8 @@ def markdown_table(frame: pd.DataFrame, text: Callable[[str], str] = markdown_ht
             for col in frame.columns
         }
     )
-    shown.columns = [HEADINGS.get(str(c), str(c)) for c in frame.columns]
+    heads = {**HEADINGS, **(headings or {})}
+    shown.columns = [text(heads.get(str(c), str(c))) for c in frame.columns]
     align = [
         "right" if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool else "left"
         for c in frame.columns

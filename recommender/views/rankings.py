@@ -108,7 +108,7 @@ EVIDENCE_SHOWN = {
     "recommended": ("recommended", float),
     "runner-up": ("runner_up", float),
     "ratio": ("ratio", float),
-    "share of the decision %": ("contribution_pct", float),
+    "share %": ("contribution_pct", float),
     "repetitions": ("repetitions", str),
 }
 #: the feature impact's columns as shown

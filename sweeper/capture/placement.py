@@ -156,7 +156,8 @@ def _below(names: set[str]) -> set[str]:
             continue
         found.add(name)
         if os.path.exists(os.path.join(place, "partition")):
-            found.add(os.path.basename(os.path.dirname(place)))
+            # the disk is walked too: a partition of md0 or dm-0 reaches md0's members
+            todo.append(os.path.dirname(place))
         slaves = os.path.join(place, "slaves")
         if os.path.isdir(slaves):
             todo += [os.path.realpath(os.path.join(slaves, s)) for s in os.listdir(slaves)]

@@ -6,13 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.table import Column
+from rich.text import Text
 
 from sweeper.units import format_duration
 
 #: the widths that never shrink: the longer label, the elapsed time, the gaps between columns
-_LABEL, _ELAPSED, _GAPS = len("configurations"), len("0:00:00"), 4
+_LABEL, _ELAPSED, _GAPS = len("configurations"), len("100d00h"), 4
+
+
+class _Elapsed(ProgressColumn):
+    """Wall time since the sweep started, as raidsweep writes durations (``34h33m``,
+    ``2d03h``): at most seven characters however long the sweep runs."""
+
+    def render(self, task: Task) -> Text:
+        return Text(format_duration(task.elapsed or 0.0), style="progress.elapsed")
 
 
 class BarProgress:
@@ -39,7 +48,7 @@ class BarProgress:
                 "{task.fields[info]}",
                 table_column=Column(width=info, no_wrap=True, overflow="ellipsis"),
             ),
-            TimeElapsedColumn(table_column=Column(width=_ELAPSED, no_wrap=True)),
+            _Elapsed(table_column=Column(width=_ELAPSED, no_wrap=True, justify="right")),
             console=self.console,
             transient=False,
         )

@@ -14,6 +14,7 @@ external access is off and locked before the query runs (no ``read_csv``, ``COPY
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -184,9 +185,14 @@ def _write(chunks: Iterator[pd.DataFrame], output: str) -> None:
             more = True
             break
     frame = _nulls_as_sql(pd.concat(frames, ignore_index=True))
-    # columns past the terminal's width continue below, as pandas splits a wide frame
     text = (
-        frame.to_string(index=False, na_rep="NULL", line_width=console.width)
+        frame.to_string(
+            index=False,
+            na_rep="NULL",
+            # on a terminal (or with COLUMNS set) columns past its width continue below;
+            # piped, lines stay whole
+            line_width=console.width if console.is_terminal or "COLUMNS" in os.environ else None,
+        )
         if len(frame)
         else "\n".join([*frame.columns, "(no rows)"])
     )

@@ -162,10 +162,32 @@ def _at(samples: list[Snapshot], t: float) -> Snapshot:
     return Snapshot(t, mix(x.cpu, y.cpu), disk)  # type: ignore[arg-type]
 
 
+def _unwrapped(samples: list[Snapshot]) -> list[Snapshot]:
+    """The samples (in time order) with the 32-bit millisecond counters carried past each
+    wrap, so that an edge interpolated between two samples across a wrap lies between them."""
+    out: list[Snapshot] = []
+    offset = dict.fromkeys(_WRAPPING_MS, 0)
+    last: tuple[float, ...] | None = None
+    for s in samples:
+        if s.disk is None:
+            out.append(s)
+            continue
+        disk = list(s.disk)
+        for i in _WRAPPING_MS:
+            if last is not None and disk[i] < last[i]:
+                offset[i] += _WRAP
+        last = s.disk
+        for i in _WRAPPING_MS:
+            disk[i] += offset[i]
+        out.append(Snapshot(s.t, s.cpu, tuple(disk)))
+    return out
+
+
 def series_figures(samples: list[Snapshot], window: tuple[float, float] | None) -> dict[str, Any]:
     """The figures over fio's measured ``window`` (its edges interpolated between the samples
     around them; the whole series when fio gave no window or the samples do not enclose
     it), with the busiest sampled interval's CPU share."""
+    samples = _unwrapped(samples)
     measured = window is not None and len(samples) >= 2 and samples[0].t <= window[0] < window[1]
     if measured:
         assert window is not None

@@ -20,7 +20,8 @@ class ResultsStore(ABC):
     # sweeps -------------------------------------------------------------
     @abstractmethod
     def create_sweep(self, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:
-        """Register a sweep (or return the existing record if the fingerprint matches)."""
+        """Register a sweep (or return the existing record if the fingerprint matches, with
+        the spec's ``environment`` as ``record`` states it: facts outside the fingerprint)."""
 
     @abstractmethod
     def get_sweep(self, sweep_id: str) -> dict[str, Any] | None: ...

@@ -92,10 +92,25 @@ class ParquetStore(ResultsStore):
                     f"(fingerprint {existing.get('fingerprint')} vs {record.get('fingerprint')}); "
                     "give the new spec another name, or remove the old sweep's folder"
                 )
-            return existing
+            return self._restated(path, existing, record)
         data = json.dumps(record, indent=2, sort_keys=True, default=str).encode()
         atomic_write_bytes(path, data, replace=False)
         return self.get_sweep(sweep_id) or record
+
+    def _restated(
+        self, path: Path, existing: dict[str, Any], record: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The existing record, with the facts the spec states outside the fingerprint
+        (``environment``: the fabric, the multipath software) as the resuming spec states
+        them: stating them on a sweep under way is how its disclosure becomes whole."""
+        stated = (record.get("spec") or {}).get("environment") or {}
+        spec = existing.get("spec")
+        if not isinstance(spec, dict) or (spec.get("environment") or {}) == stated:
+            return existing
+        updated = existing | {"spec": spec | {"environment": stated}}
+        data = json.dumps(updated, indent=2, sort_keys=True, default=str).encode()
+        atomic_write_bytes(path, data, replace=True)
+        return updated
 
     def _sweep_folder(self, sweep_id: str) -> Path:
         """The sweep's folder; a name that is not a sweep name (``../x``, a newline) never
