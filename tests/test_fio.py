@@ -285,6 +285,7 @@ def test_job_file_sections_and_options() -> None:
     assert parsed.sections() == ["global", "randread_4k_qd4x2"]
     glob = parsed["global"]
     assert dict(glob) == {
+        "thread": "1",  # every job a thread: stopping fio stops them all
         "ioengine": "libaio",
         "direct": "1",
         "time_based": "1",

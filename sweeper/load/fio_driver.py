@@ -123,7 +123,7 @@ class FioDriver(LoadDriver):
             f"; raidsweep fill: write the working set {passes} time(s) before the runs\n"
             "[fill]\n"
             f"filename={check_filename(self.load.target)}\n"
-            f"rw=write\nbs={bs}\niodepth=16\nioengine=libaio\ndirect=1\n"
+            f"rw=write\nbs={bs}\niodepth=16\nioengine=libaio\ndirect=1\nthread=1\n"
             f"size={size}\nloops={passes}\nrefill_buffers=1\n"
         )
         path = self.state_dir / "jobs" / "fill.fio"

@@ -78,7 +78,7 @@ def zero_job(target: str, size: int) -> str:
         "; raidsweep purge: write zeros over the whole target before the fill\n"
         "[purge]\n"
         f"filename={check_filename(target)}\n"
-        "rw=write\nbs=1m\niodepth=16\nioengine=libaio\ndirect=1\n"
+        "rw=write\nbs=1m\niodepth=16\nioengine=libaio\ndirect=1\nthread=1\n"
         f"size={size}\nzero_buffers=1\n"
     )
 

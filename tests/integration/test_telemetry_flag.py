@@ -42,6 +42,10 @@ def busy_neighbour(loop_device: str) -> Iterator[None]:
             "--time_based",
             "--runtime=300",
             "--readonly",
+            # the job as a thread of this process: a forked job is a session of its own
+            # (fio calls setsid), and it read on alone for the rest of its 300 s after the
+            # test killed its parent, beside the tests that came next
+            "--thread",
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
