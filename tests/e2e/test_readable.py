@@ -131,7 +131,9 @@ def test_report_shows_drives_and_usable_tb(store, rec, tmp_path) -> None:
     assert row + f'<td class="num">{best["usable_gb"] / 1000:,.1f}</td>' in html
     markdown = html_path.with_suffix(".md").read_text()
     header = next(line for line in markdown.splitlines() if line.startswith("| rank"))
-    assert re.search(r"\| config_key +\| +score .*\| +drives +\| +usable_tb +\|", header), header
+    # headed in words, the score with its unit
+    pattern = r"\| configuration +\| +score \((IOPS|MB/s)\) .*\| +drives +\| +usable TB +\|"
+    assert re.search(pattern, header), header
 
 
 @pytest.mark.parametrize("width", [390, 1024, 1440])
