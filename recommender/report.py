@@ -42,7 +42,7 @@ from recommender.views import (
     rank_label,
     run_concurrencies,
 )
-from recommender.views.markdown import markdown_table
+from recommender.views.markdown import figure, markdown_table
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
 from sweeper.store.parquet import atomic_write_bytes
@@ -233,7 +233,7 @@ def _drift(runs: pd.DataFrame, rule: dict[str, Any] | None) -> dict[str, Any] | 
 def render_report(store: Any, record: dict[str, Any], ctx: dict[str, Any] | None = None) -> str:
     template = _env().get_template("report.html.j2")
     ctx = dict(ctx or build_context(store, record))
-    ctx["fmt"] = lambda v, spec=",.0f": format(v, spec) if pd.notna(v) else "–"
+    ctx["fmt"] = lambda v, spec=",.0f": figure(v, spec)  # REPORT.md's figures spelled alike
     return template.render(**ctx)
 
 

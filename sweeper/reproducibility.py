@@ -59,23 +59,18 @@ def checklist(disclosure: Mapping[str, Any]) -> list[dict[str, str]]:
     tool = disclosure.get("tool") or {}
     rows = []
 
-    names = ", ".join(str(h.get("hostname", "?")) for h in hosts)
-    rows.append(
-        _row(QUESTIONS[0], f"{len(hosts)} ({names})", RECORDED)
-        if hosts
-        else _row(QUESTIONS[0], "no run stored yet", MISSING)
-    )
-    if tool.get("name"):
+    def recorded(question: str, answer: str, missing: str = "no run stored yet") -> None:
         rows.append(
-            _row(QUESTIONS[1], f"{tool['name']} {tool.get('version') or ''}".strip(), RECORDED)
+            _row(question, answer, RECORDED) if answer else _row(question, missing, MISSING)
         )
-    else:
-        rows.append(_row(QUESTIONS[1], "no run stored yet", MISSING))
-    systems = sorted({f"{h.get('os', '?')} ({h.get('kernel', '?')})" for h in hosts})
-    rows.append(
-        _row(QUESTIONS[2], "; ".join(systems), RECORDED)
-        if systems
-        else _row(QUESTIONS[2], "no run stored yet", MISSING)
+
+    names = ", ".join(str(h.get("hostname", "?")) for h in hosts)
+    recorded(QUESTIONS[0], f"{len(hosts)} ({names})" if hosts else "")
+    tool_name = f"{tool['name']} {tool.get('version') or ''}".strip() if tool.get("name") else ""
+    recorded(QUESTIONS[1], tool_name)
+    recorded(
+        QUESTIONS[2],
+        "; ".join(sorted({f"{h.get('os', '?')} ({h.get('kernel', '?')})" for h in hosts})),
     )
 
     def stated_or(question: str, keys: tuple[str, ...], found: str = "") -> dict[str, str]:
@@ -100,16 +95,11 @@ def checklist(disclosure: Mapping[str, Any]) -> list[dict[str, str]]:
             f"multipath map in {len(maps)} configuration(s)' facts" if maps else "",
         )
     )
-    ramp = measurement.get("ramp")
-    rows.append(
-        _row(QUESTIONS[5], f"{ramp} before each run's measurement", RECORDED)
-        if ramp is not None
-        else _row(QUESTIONS[5], "not in the spec", MISSING)
+    ramp, interval = measurement.get("ramp"), measurement.get("measurement_interval")
+    recorded(
+        QUESTIONS[5],
+        f"{ramp} before each run's measurement" if ramp is not None else "",
+        "not in the spec",
     )
-    interval = measurement.get("measurement_interval")
-    rows.append(
-        _row(QUESTIONS[6], f"{interval} per run", RECORDED)
-        if interval is not None
-        else _row(QUESTIONS[6], "not in the spec", MISSING)
-    )
+    recorded(QUESTIONS[6], f"{interval} per run" if interval is not None else "", "not in the spec")
     return rows

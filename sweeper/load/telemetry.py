@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sweeper.capture.diskstats import FIELDS, WRAP, WRAPPING
 from sweeper.fio.parse import FioParseError, cpu_pct, find_document, measured_ms
 
 #: a load host at least this busy, averaged over its CPUs and the window, measured itself
@@ -44,10 +45,9 @@ STEAL_PCT = 10.0
 #: the block layer's IOPS (or bytes) and fio's may differ by this much, in percent
 AGREEMENT_PCT = 10.0
 _SECTOR = 512
-#: the diskstats fields the kernel prints as 32-bit milliseconds (``%u``: read_ms, write_ms,
-#: io_ticks, time_in_queue), which wrap at 2**32
-_WRAPPING_MS = (3, 7, 9, 10)
-_WRAP = 2**32
+#: where, among the 11 diskstats fields a snapshot keeps, the kernel's 32-bit milliseconds are
+#: (``%u``: read_ms, write_ms, io_ms, weighted_ms), which wrap at ``WRAP``
+_WRAPPING_MS = tuple(i for i, name in enumerate(FIELDS[:11]) if name in WRAPPING)
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def window_figures(a: Snapshot, b: Snapshot) -> dict[str, Any]:
     d = [y - x for x, y in zip(a.disk, b.disk, strict=True)]
     # the milliseconds (read, write, busy, weighted) are 32-bit in the kernel: they wrap
     for i in _WRAPPING_MS:
-        d[i] %= _WRAP
+        d[i] %= WRAP
     reads, rmerged, rsect, rms, writes, wmerged, wsect, wms, _, ticks, weighted = d
     completed = reads + writes
     return out | {
@@ -175,7 +175,7 @@ def _unwrapped(samples: list[Snapshot]) -> list[Snapshot]:
         disk = list(s.disk)
         for i in _WRAPPING_MS:
             if last is not None and disk[i] < last[i]:
-                offset[i] += _WRAP
+                offset[i] += WRAP
         last = s.disk
         for i in _WRAPPING_MS:
             disk[i] += offset[i]

@@ -71,6 +71,12 @@ RETRY_PAUSE_S = (0.002, 0.25)  # first and longest
 _RUN_FILE = re.compile(rf"{RUN_ID_RE.pattern}(\.failed-[0-9T]+)?\.parquet")
 
 
+def _write_record(path: Path, record: dict[str, Any], *, replace: bool) -> None:
+    """A sweep's record as ``sweep.json``, written whole or not at all."""
+    data = json.dumps(record, indent=2, sort_keys=True, default=str).encode()
+    atomic_write_bytes(path, data, replace=replace)
+
+
 class ParquetStore(ResultsStore):
     """``<root>/<sweep>/runs/*.parquet``, ``configurations/*.parquet``, ``sweep.json``."""
 
@@ -93,8 +99,7 @@ class ParquetStore(ResultsStore):
                     "give the new spec another name, or remove the old sweep's folder"
                 )
             return self._restated(path, existing, record)
-        data = json.dumps(record, indent=2, sort_keys=True, default=str).encode()
-        atomic_write_bytes(path, data, replace=False)
+        _write_record(path, record, replace=False)
         return self.get_sweep(sweep_id) or record
 
     def _restated(
@@ -108,8 +113,7 @@ class ParquetStore(ResultsStore):
         if not isinstance(spec, dict) or (spec.get("environment") or {}) == stated:
             return existing
         updated = existing | {"spec": spec | {"environment": stated}}
-        data = json.dumps(updated, indent=2, sort_keys=True, default=str).encode()
-        atomic_write_bytes(path, data, replace=True)
+        _write_record(path, updated, replace=True)
         return updated
 
     def _sweep_folder(self, sweep_id: str) -> Path:
