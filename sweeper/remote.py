@@ -9,6 +9,7 @@ built from fixed text and ``shlex.quote``.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.fio.runner import FioOutput
+from sweeper.processes import dies_with
 from sweeper.untrusted import template_problem
 
 
@@ -60,6 +62,7 @@ class RemoteHost:
                 errors="replace",
                 timeout=timeout_s,
                 start_new_session=True,  # Ctrl-C stops the sweep after the run, not the run
+                preexec_fn=dies_with(os.getpid()),  # and a killed sweep's ssh ends with it
                 check=False,
             )
         except subprocess.TimeoutExpired as exc:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from sweeper.processes import dies_with
 
 #: percentile_list, lat_percentiles and JSON+ bins are all there from this release on
 MIN_FIO_VERSION = (3, 12)
@@ -81,31 +80,9 @@ def run_fio(
     return run_command(cmd, cwd=job_file.parent, timeout_s=timeout_s)
 
 
-#: Linux's prctl(2) option that signals a child when the thread that started it ends
-_PR_SET_PDEATHSIG = 1
-_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-
-
-def _dies_with(parent: int) -> Callable[[], None] | None:
-    """For the fio child, before it runs fio: SIGKILL when ``parent`` (this raidsweep)
-    ends, however it ends. fio runs in a session of its own (a Ctrl-C is for raidsweep), so
-    nothing else would stop it: a killed sweep's fio would go on driving the target while the
-    resumed sweep measures it, with the target's lock already free."""
-    if _LIBC is None:
-        return None
-    libc = _LIBC
-
-    def arm() -> None:
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:  # raidsweep ended before the signal was armed
-            os._exit(1)
-
-    return arm
-
-
 def run_command(cmd: list[str], *, cwd: Path, timeout_s: float) -> FioOutput:
     """Run one fio command line in its own session; a timeout kills it and says so, and it
-    dies with raidsweep (``_dies_with``). Job files run fio's jobs as threads (``thread``),
+    dies with raidsweep (``dies_with``). Job files run fio's jobs as threads (``thread``),
     so that stopping the fio process stops every job: a forked job is a session of its own
     and outlived its killed parent."""
     started = time.monotonic()
@@ -117,7 +94,7 @@ def run_command(cmd: list[str], *, cwd: Path, timeout_s: float) -> FioOutput:
             errors="replace",
             timeout=timeout_s,
             start_new_session=True,
-            preexec_fn=_dies_with(os.getpid()),  # prctl only, then exec
+            preexec_fn=dies_with(os.getpid()),  # prctl only, then exec
             cwd=cwd,
             check=False,
         )

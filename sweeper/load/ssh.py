@@ -41,6 +41,17 @@ from sweeper.remote import RemoteHost, RemoteHostError
 
 _LOG_MARK = "\n@@raidsweep-log "
 
+#: While fio (``$fp``) runs, once a second: is this shell still the child of the process that
+#: started it (``$p``, the SSH session there)? When raidsweep ends, however it ends, its ssh
+#: dies with it, the session there ends and the shell is handed to another parent: fio is then
+#: stopped, instead of driving the target to the end of its run while a resumed sweep measures
+#: it. (A shell without a terminal gets no hang-up signal when its connection drops.)
+_WATCH = (
+    "( while kill -0 $fp 2>/dev/null; do "
+    "read -r _ _ _ pp _ 2>/dev/null </proc/$$/stat || pp=; "
+    '[ "$pp" = "$p" ] || { kill $fp; exit; }; sleep 1; done ) & w=$!; '
+)
+
 
 class SshFio(FioTransport):
     """Runs each job file with real fio on ``hosts`` (all at once), each on its own copy of
@@ -120,7 +131,9 @@ class SshFio(FioTransport):
         # a marker line, and are written back beside the job file (tagged with the host when
         # there are several) for the steady-state rule. The CPU and block-layer counters are
         # read there before fio starts, each second while it runs (a shell loop that ends
-        # with the run) and after it ends, and travel back the same way.
+        # with the run) and after it ends, and travel back the same way. fio stops when the
+        # connection drops (``_WATCH``); what it prints then goes nowhere (SIGPIPE ignored, so
+        # the folder is still removed).
         limit = int(timeout_s) + 1
         snap = sample = ""
         if watch and self.watched is not None:
@@ -141,7 +154,10 @@ class SshFio(FioTransport):
         script = (
             'd=$(mktemp -d) && cd "$d" && cat > job.fio && '
             + snap
-            + f"timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio; rc=$?; "
+            + f"p=$PPID; timeout -k 10 {limit} {self.fio_name} --output-format=json+ job.fio "
+            + "& fp=$!; "
+            + _WATCH
+            + "wait $fp; rc=$?; kill $w 2>/dev/null; trap '' PIPE; "
             + sample
             + 'for f in *.log *.tel; do [ -e "$f" ] && printf \''
             + _LOG_MARK.replace("\n", "\\n")

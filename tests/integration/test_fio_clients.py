@@ -254,6 +254,75 @@ def test_an_unknown_state_is_refused(make_loadgen: Callable[[], LoadGen]) -> Non
     assert not lg.server_pids()
 
 
+def _session(server: int) -> list[int]:
+    """The live processes of a server's session other than the server: its connections' and
+    their jobs' (a zombie has ended)."""
+    found = []
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != server):
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            if int(stat[3]) == server and stat[0] != "Z":
+                found.append(pid)
+    return found
+
+
+def _reading(pid: int) -> int:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+            if line.startswith("rchar:"):
+                return int(line.split()[1])
+    return -1
+
+
+def _killed_client(lg: LoadGen, job: Path) -> list[int]:
+    """A sweep killed mid-run: its fio client SIGKILLed while every server runs its job.
+    The jobs that run on."""
+    cmd = [find_fio().path, "--output-format=json+"]
+    for host, port in lg.hosts:
+        cmd += [f"--client={host},{port}", str(job)]
+    client = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not all(len(_session(s)) >= 2 for s in lg.server_pids()):  # connection and job
+        assert client.poll() is None and time.monotonic() < deadline, "the jobs never started"
+        time.sleep(0.1)
+    time.sleep(2.0)  # at work
+    client.kill()
+    client.wait()
+    time.sleep(1.0)  # the connections notice and end
+    left = [pid for s in lg.server_pids() for pid in _session(s)]
+    before = {pid: _reading(pid) for pid in left}
+    time.sleep(0.5)
+    return [pid for pid in left if _reading(pid) > before[pid] >= 0]
+
+
+def test_the_jobs_of_a_killed_client_are_stopped_by_start_and_by_stop(
+    make_loadgen: Callable[[], LoadGen], tmp_path: Path
+) -> None:
+    """fio's server runs a job on to the end of its runtime after its client died: a resumed
+    sweep would measure beside it. Starting the servers again stops such jobs (and only
+    them: the servers stay); stopping them stops the servers' jobs too."""
+    lg = make_loadgen()
+    assert lg.play().ok
+    servers = lg.server_pids()
+    job = _job_file(tmp_path / "long.fio", direct=False, runtime_s=120)
+    job.write_text(job.read_text().replace("[global]\n", "[global]\nthread=1\n", 1))
+
+    orphans = _killed_client(lg, job)
+    assert len(orphans) == 3, "each server's job reads on without its client"
+    again = lg.play()
+    assert again.ok, again.error
+    assert again.changed == 3, again.stdout  # per host: its orphaned job stopped
+    assert lg.server_pids() == servers
+    assert not any(Path(f"/proc/{pid}").exists() for pid in orphans)
+    assert lg.play().changed == 0
+
+    assert len(_killed_client(lg, job)) == 3
+    down = lg.play("stopped")
+    assert down.ok, down.error
+    assert not lg.server_pids()
+    assert not any(_session(s) for s in servers)
+
+
 # --- driving the servers ----------------------------------------------------------------------
 
 
