@@ -259,12 +259,13 @@ def test_wait_for_servers_returns_once_they_listen_and_names_those_that_do_not()
     with socket.socket() as listening, socket.socket() as closed:
         listening.bind(("127.0.0.1", 0))
         listening.listen()
-        closed.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        # another address (one fio server per address), bound, never listening: refused
+        closed.bind(("127.0.0.2", 0))
         up = listening.getsockname()
         down = closed.getsockname()
         wait_for_servers([up], timeout_s=2)
         with pytest.raises(FioServerUnreachableError) as info:
             wait_for_servers([up, down], timeout_s=0.3)
     message = str(info.value)
-    assert f"127.0.0.1:{down[1]}" in message and f":{up[1]} " not in message
+    assert f"127.0.0.2:{down[1]}" in message and f":{up[1]} " not in message
     assert "refused" in message.lower()

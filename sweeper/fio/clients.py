@@ -39,11 +39,14 @@ from sweeper.fio.parse import (
     FioResult,
     FioRunError,
     check_directions,
+    check_not_verified,
+    check_one_group,
     check_version,
     cpu_pct,
     direction_stats,
     errno_name,
     find_document,
+    group_streams,
     histogram_percentiles,
     sync_stats,
 )
@@ -101,6 +104,12 @@ def _check_hosts(hosts: Sequence[Host]) -> list[Host]:
         if (host, port) in checked:
             raise ValueError(
                 f"{host}:{port} is named twice; fio could not tell their results apart"
+            )
+        if any(host == other for other, _ in checked):
+            raise ValueError(
+                f"{host} is named twice (ports {dict(checked)[host]} and {port}): fio names "
+                "the interval logs it brings back by address alone, so one server's would "
+                "overwrite the other's; run one fio server per address"
             )
         checked.append((host, port))
     if not checked:
@@ -192,7 +201,7 @@ def _options(document: Mapping[str, Any], first: Mapping[str, Any]) -> dict[str,
 
 
 def parse_client_output(
-    text: str, *, expected_hosts: Sequence[Host] | None = None
+    text: str, *, expected_hosts: Sequence[Host] | None = None, concurrent_groups: bool = False
 ) -> ClientResults:
     """Parse the stdout of ``fio --output-format=json(+) --client=... [--client=...]``.
 
@@ -201,6 +210,9 @@ def parse_client_output(
     hosts' sum), the host's own figures when only one host reported. Raises FioParseError when
     there is no complete client-mode document, and FioRunError naming the host when a job on it
     reports an error, or - with ``expected_hosts`` - when an expected host reported nothing.
+    Several job groups are refused as ``parse_fio_output`` refuses them (they ran one after
+    another), unless ``concurrent_groups`` (a composite cell's job file): then the aggregate
+    keeps each group's figures over every host in ``streams``.
     """
     document = find_document(text)
     check_version(document.get("fio version", ""))
@@ -244,8 +256,18 @@ def parse_client_output(
         raise FioParseError(f"fio JSON 'client_stats' holds {len(all_clients)} {ALL_CLIENTS!r}")
     version = str(document.get("fio version", ""))
     host_entries = [e for key in sorted(per_host) for e in per_host[key]]
+    if not concurrent_groups:
+        check_one_group(host_entries)
+    options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
+    for (host, port), entries in sorted(per_host.items()):
+        for entry in entries:
+            check_not_verified(
+                options | {str(k): str(v) for k, v in (entry.get("job options") or {}).items()},
+                f"fio job {entry.get('jobname', '?')!r} on {host}:{port}",
+            )
     try:
         check_directions(host_entries)
+        streams = group_streams(host_entries) if concurrent_groups else ()
         hosts = tuple(
             HostResult(
                 host=host,
@@ -298,6 +320,7 @@ def parse_client_output(
         # every host's fio together, in percent of one CPU
         usr_cpu_pct=cpu_pct(host_entries, "usr_cpu"),
         sys_cpu_pct=cpu_pct(host_entries, "sys_cpu"),
+        streams=streams,
     )
     return ClientResults(
         hosts=hosts, aggregate=aggregate, aggregate_source=source, fio_version=version

@@ -50,7 +50,9 @@ class FioClients(LocalFio):
             self.hosts = []
             self._started = False
 
-    def run(self, job: Path, timeout_s: float, *, fill: bool = False) -> TransportRun:
+    def run(
+        self, job: Path, timeout_s: float, *, fill: bool = False, concurrent_groups: bool = False
+    ) -> TransportRun:
         assert self.fio is not None, "start() finds fio first"
         # One host fills the shared target: the others would only write the same blocks again.
         hosts = self.hosts[:1] if fill else self.hosts
@@ -58,7 +60,9 @@ class FioClients(LocalFio):
         if fill or out.exit_code != 0:
             return TransportRun(out)
         try:
-            clients = parse_client_output(out.stdout, expected_hosts=hosts)
+            clients = parse_client_output(
+                out.stdout, expected_hosts=hosts, concurrent_groups=concurrent_groups
+            )
         except (FioParseError, FioRunError) as exc:
             return TransportRun(out, error=str(exc))
         per_host = {f"{h.host}:{h.port}": host_figures(h.result) for h in clients.hosts}

@@ -224,7 +224,8 @@ class FioDriver(LoadDriver):
         )
         path = self.state_dir / "jobs" / f"{stem}.fio"
         path.write_text(job_text)
-        return self.transport.run(path, m.ramp + m.runtime + self.load.hang_grace_s), job_text
+        limit = m.ramp + m.runtime + self.load.hang_grace_s
+        return self.transport.run(path, limit, concurrent_groups=bool(cell.others)), job_text
 
     def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
         fio = self.transport.fio

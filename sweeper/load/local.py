@@ -65,7 +65,9 @@ class LocalFio(FioTransport):
             )
         return None
 
-    def run(self, job: Path, timeout_s: float, *, fill: bool = False) -> TransportRun:
+    def run(
+        self, job: Path, timeout_s: float, *, fill: bool = False, concurrent_groups: bool = False
+    ) -> TransportRun:
         assert self.fio is not None, "start() finds fio first"
         if fill or self.watched is None:
             return TransportRun(run_fio(self.fio, job, timeout_s=timeout_s))

@@ -184,7 +184,9 @@ class SshFio(FioTransport):
             ), telemetry
         return FioOutput(stdout, out.stderr, out.exit_code, out.wall_s, out.timed_out), telemetry
 
-    def run(self, job: Path, timeout_s: float, *, fill: bool = False) -> TransportRun:
+    def run(
+        self, job: Path, timeout_s: float, *, fill: bool = False, concurrent_groups: bool = False
+    ) -> TransportRun:
         text = job.read_text()
         with ThreadPoolExecutor(max_workers=len(self.remote)) as pool:
             done = list(

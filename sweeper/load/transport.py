@@ -63,6 +63,10 @@ class FioTransport(ABC):
         return f"{type(self).__name__} cannot discard"
 
     @abstractmethod
-    def run(self, job: Path, timeout_s: float, *, fill: bool = False) -> TransportRun:
+    def run(
+        self, job: Path, timeout_s: float, *, fill: bool = False, concurrent_groups: bool = False
+    ) -> TransportRun:
         """Run the job file once, killing fio after ``timeout_s``. ``fill``: the job writes
-        the working set before the runs (one host suffices for a target they share)."""
+        the working set before the runs (one host suffices for a target they share).
+        ``concurrent_groups``: the job file is a composite cell's, whose job groups run at the
+        same time (for a transport that reads fio's output itself)."""

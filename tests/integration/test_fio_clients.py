@@ -360,15 +360,15 @@ def test_three_hosts_drive_one_load(running: LoadGen, tmp_path: Path) -> None:
 
 
 def test_a_host_where_nothing_listens_is_named(running: LoadGen, tmp_path: Path) -> None:
-    nobody = ("127.0.0.2", free_port(*ADDRESSES))
-    with pytest.raises(FioServerUnreachableError, match=rf"127\.0\.0\.2:{nobody[1]} \("):
+    nobody = ("127.0.0.4", free_port("127.0.0.4"))  # one fio server per address
+    with pytest.raises(FioServerUnreachableError, match=rf"127\.0\.0\.4:{nobody[1]} \("):
         wait_for_servers([nobody], timeout_s=0.5)
     job = _job_file(tmp_path / "job.fio", direct=False, runtime_s=1)
     with pytest.raises(FioServerUnreachableError) as info:
         run_fio_clients(
             find_fio(), [*running.hosts, nobody], job, timeout_s=60, connect_timeout_s=0.5
         )
-    assert f"127.0.0.2:{nobody[1]}" in str(info.value)
+    assert f"127.0.0.4:{nobody[1]}" in str(info.value)
     assert f"127.0.0.1:{running.port}" not in str(info.value)
 
 
