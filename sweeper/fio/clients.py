@@ -89,7 +89,9 @@ class ClientResults:
         raise KeyError(f"no results from {host}:{port}")
 
 
-def _check_hosts(hosts: Sequence[Host]) -> list[Host]:
+def check_hosts(hosts: Sequence[Host]) -> list[Host]:
+    """The (host, port) pairs, checked: each a name or address fio accepts and a TCP port, no
+    pair twice, one server per address. Raises ValueError naming the problem."""
     checked: list[Host] = []
     for item in hosts:
         if not isinstance(item, tuple | list) or len(item) != 2:
@@ -124,7 +126,7 @@ def wait_for_servers(hosts: Sequence[Host], timeout_s: float, *, interval_s: flo
     connection close and exits. Raises FioServerUnreachableError naming every host that
     still does not answer at the deadline, with the last error for each.
     """
-    pending = {host: "not tried" for host in _check_hosts(hosts)}
+    pending = {host: "not tried" for host in check_hosts(hosts)}
     deadline = time.monotonic() + max(0.0, timeout_s)
     while True:
         for host, port in list(pending):
@@ -167,7 +169,7 @@ def run_fio_clients(
     timeout returns a FioOutput with ``timed_out`` (killing the client; each server finishes
     the job's runtime on its own).
     """
-    checked = _check_hosts(hosts)
+    checked = check_hosts(hosts)
     wait_for_servers(checked, connect_timeout_s)
     job = str(job_file.resolve())
     cmd = [fio.path, f"--output-format={output_format}", *extra_args]
@@ -246,7 +248,7 @@ def parse_client_output(
     if not per_host:
         raise FioParseError("fio JSON 'client_stats' holds no host's entries, only sums")
     if expected_hosts is not None:
-        missing = [f"{h}:{p}" for h, p in _check_hosts(expected_hosts) if (h, p) not in per_host]
+        missing = [f"{h}:{p}" for h, p in check_hosts(expected_hosts) if (h, p) not in per_host]
         if missing:
             raise FioRunError(
                 f"fio reported no results from {', '.join(missing)}: the client could not"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sweeper.ansible import run_playbook
-from sweeper.fio.clients import parse_client_output, run_fio_clients
+from sweeper.fio.clients import check_hosts, parse_client_output, run_fio_clients
 from sweeper.fio.parse import FioParseError, FioRunError, host_figures
 from sweeper.fio.runner import Fio
 from sweeper.load.local import LocalFio
@@ -36,6 +36,10 @@ class FioClients(LocalFio):
         self.hosts = [(str(f["loadgen_bind"]), int(f["loadgen_port"])) for f in facts]
         if not self.hosts:
             raise RuntimeError(f"{self.inventory.name} has no hosts in its loadgen group")
+        try:
+            check_hosts(self.hosts)
+        except ValueError as exc:
+            raise RuntimeError(f"{self.inventory.name}, loadgen group: {exc}") from None
         self.load_hosts = [
             {k: f.get(k) for k in ("hostname", "os", "cpus", "fio_version")}
             | {"address": f"{f['loadgen_bind']}:{f['loadgen_port']}"}
