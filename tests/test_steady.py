@@ -69,10 +69,23 @@ def test_parse_skips_blank_lines_and_reads_hex_priority() -> None:
     ]
 
 
+def test_a_log_of_fio_before_3_18_without_its_priority_column_reads_alike() -> None:
+    """fio 3.12-3.17 wrote no priority (it came with 3.18's per-command priorities): the
+    recorded log with that column taken off is the same samples, without a priority."""
+    recorded = text(JOB1)
+    old = "\n".join(line.rsplit(",", 1)[0] for line in recorded.splitlines() if line.strip())
+    assert all(line.count(",") == 3 for line in old.splitlines())
+    new_samples, old_samples = parse_interval_log(recorded), parse_interval_log(old)
+    assert [(s.time_ms, s.value, s.direction, s.block_size) for s in old_samples] == [
+        (s.time_ms, s.value, s.direction, s.block_size) for s in new_samples
+    ]
+    assert {s.priority for s in old_samples} == {None}
+
+
 @pytest.mark.parametrize(
     ("bad_line", "problem"),
     [
-        ("2000, 5, 1, 0", "expected 5 or 6 comma-separated columns, got 4"),
+        ("2000, 5, 1", "expected 4, 5 or 6 comma-separated columns, got 3"),
         ("2000, 5, 1, 0, 0, 0, 0", "got 7"),
         ("2000, fast, 1, 0, 0", "value 'fast' is not a number"),
         ("2000, nan, 1, 0, 0", "not a finite number"),

@@ -25,10 +25,12 @@ _REL_TOL = 1e-9
 class LogSample:
     """One line of a fio interval log.
 
-    fio 3.x writes ``time, value, direction, block size, priority`` and, with
+    fio 3.18 and later write ``time, value, direction, block size, priority`` and, with
     ``log_offset=1``, ``time, value, direction, block size, offset, priority`` (checked with
-    fio 3.33; ``log_prio=1`` prints the priority in hex, e.g. ``0x0000``). So a 5-column line
-    has no offset. With ``log_avg_msec`` fio writes 0 for block size and offset.
+    fio 3.33; ``log_prio=1`` prints the priority in hex, e.g. ``0x0000``). Before 3.18 (its
+    per-command priority logging) fio wrote no priority: ``time, value, direction, block
+    size``, 4 columns. raidsweep's job files never set ``log_offset``, so a 5-column line has
+    no offset. With ``log_avg_msec`` fio writes 0 for block size and offset.
     """
 
     time_ms: int
@@ -70,18 +72,19 @@ def _int_field(token: str, lineno: int, name: str) -> int:
 def parse_interval_log(text: str) -> list[LogSample]:
     """Parse one fio interval log (IOPS, bandwidth or latency) into samples, in file order.
 
-    Blank lines are skipped. A line without 5 or 6 comma-separated columns, or with a field
-    that is not a number, raises ValueError naming the line number and the problem: a log cut
-    short or mixed up with other output must not quietly become a different curve.
+    Blank lines are skipped. A line without 4 (fio before 3.18), 5 or 6 comma-separated
+    columns, or with a field that is not a number, raises ValueError naming the line number
+    and the problem: a log cut short or mixed up with other output must not quietly become a
+    different curve.
     """
     samples: list[LogSample] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         fields = [f.strip() for f in line.split(",")]
-        if len(fields) not in (5, 6):
+        if len(fields) not in (4, 5, 6):
             raise ValueError(
-                f"line {lineno}: expected 5 or 6 comma-separated columns, got {len(fields)}"
+                f"line {lineno}: expected 4, 5 or 6 comma-separated columns, got {len(fields)}"
                 f" ({line.strip()[:80]!r})"
             )
         time_ms = _int_field(fields[0], lineno, "time")
@@ -95,11 +98,13 @@ def parse_interval_log(text: str) -> list[LogSample]:
         if direction not in DIRECTIONS.values():
             raise ValueError(f"line {lineno}: data direction {direction} is not 0, 1 or 2")
         block_size = _int_field(fields[3], lineno, "block size")
+        offset: int | None = None
+        priority: int | None = None
         if len(fields) == 6:
-            offset: int | None = _int_field(fields[4], lineno, "offset")
+            offset = _int_field(fields[4], lineno, "offset")
             priority = _int_field(fields[5], lineno, "priority")
-        else:
-            offset, priority = None, _int_field(fields[4], lineno, "priority")
+        elif len(fields) == 5:
+            priority = _int_field(fields[4], lineno, "priority")
         samples.append(LogSample(time_ms, value, direction, block_size, offset, priority))
     return samples
 
