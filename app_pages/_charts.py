@@ -94,9 +94,9 @@ def grid_heatmap(
                 alt.Tooltip("config_key:N", title="configuration"),
                 alt.Tooltip("column:O", title=x_title),
                 alt.Tooltip("value:Q", title=metric_label, format=",.5~g"),
-                alt.Tooltip("sd:Q", title="sd", format=",.3~g"),
+                alt.Tooltip("interval:N", title="95% interval"),
                 alt.Tooltip("n:Q", title="repetitions"),
-                alt.Tooltip("tied:N", title="tied with the column's best"),
+                alt.Tooltip("tied_text:N", title="interval overlaps the column's best"),
             ],
         )
         .add_params(pick)

@@ -160,7 +160,7 @@ def test_heatmap_by_block_size(monkeypatch, quick):
     rect = spec["layer"][0]
     sizes = [format_size(b) for b in record["spec"]["matrix"]["block_sizes"]]
     assert rect["encoding"]["x"]["sort"] == sizes
-    assert {t["field"] for t in rect["encoding"]["tooltip"]} >= {"value", "sd", "n"}
+    assert {t["field"] for t in rect["encoding"]["tooltip"]} >= {"value", "interval", "n"}
     # A click selects a cell: a point selection over (configuration, column) on the squares.
     (param,) = spec["params"]
     assert param["select"] == {

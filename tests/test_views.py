@@ -159,8 +159,28 @@ def test_score_grid_is_percent_of_each_class_best() -> None:
     frame, order = views.score_grid([_rec("c", _ranked()), _rec("empty", _ranked().iloc[:0])])
     assert order == ["c"]
     assert frame["value"].to_list() == [100.0, 90.0, 10.0]
-    assert frame["sd"].to_list() == [20.0, 5.0, 1.0]
+    # each score's own interval (not symmetric), in % of the best
+    assert frame["lo"].to_list() == [80.0, 85.0, 9.0]
+    assert frame["hi"].to_list() == [120.0, 95.0, 11.0]
     assert views.score_grid([])[1] == []
+
+
+def test_score_grid_marks_tied_only_where_the_intervals_overlap() -> None:
+    """The '=' of the score heatmap is the ranking's own overlap with the best: the score's
+    interval is used as it is, never widened again as if it were a standard deviation."""
+    ranked = _ranked(
+        rank=[1, 2, 2],
+        tied=[False, False, False],
+        config_key=["a", "b", "c"],
+        score=[100.0, 90.0, 96.0],
+        score_lo=[95.0, 88.0, 94.0],
+        score_hi=[105.0, 92.0, 97.0],
+    )
+    frame, _ = views.score_grid([_rec("c", ranked)])
+    shaded = views.shade(frame, per_column=True, higher_is_better=True)
+    assert shaded["tied"].to_list() == [False, False, True]  # b: 88-92 against 95-105
+    assert shaded["label"].to_list() == ["100", "90", "=96"]
+    assert shaded["interval"].to_list() == ["95–105", "88–92", "94–97"]
 
 
 def test_matrix_options_and_block_sizes() -> None:

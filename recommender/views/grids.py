@@ -169,11 +169,15 @@ def score_grid(recs: Iterable[ClassRecommendation]) -> tuple[pd.DataFrame, list[
                     "config_key": part["config_key"].to_numpy(),
                     "column": rec.name,
                     "value": pct.to_numpy(),
-                    # the interval's half-width, in the same % of the best
-                    "sd": (100 * (part["score_hi"] - part["score"]) / best).to_numpy()
+                    # the score's own 95% interval (not symmetric), in the same % of the best
+                    "sd": math.nan,
+                    "n": part["repetitions"].astype(int).to_numpy(),
+                    "lo": (100 * part["score_lo"].astype(float) / best).to_numpy()
                     if best > 0
                     else math.nan,
-                    "n": part["repetitions"].astype(int).to_numpy(),
+                    "hi": (100 * part["score_hi"].astype(float) / best).to_numpy()
+                    if best > 0
+                    else math.nan,
                 }
             )
         )

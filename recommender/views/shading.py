@@ -22,7 +22,10 @@ def shade(frame: pd.DataFrame, *, per_column: bool, higher_is_better: bool) -> p
     """``frame`` (config_key, column, value, sd, n) with ``tone``: the cell's place from worst
     (0) to best (1) over the grid or within its column, ``ink``: the label colour that reads on
     that place of the scale (viridis and inferno run dark → light from 0 to 1), and ``tied``:
-    whether the cell's 95% interval overlaps its column's best cell's."""
+    whether the cell's 95% interval overlaps its column's best cell's. The interval is the
+    frame's own ``lo`` and ``hi`` where it has them (a score's, which is not symmetric), else
+    the mean's t interval from ``sd`` and ``n``; it is kept in ``lo``, ``hi`` and, as words,
+    ``interval``."""
     out = frame.copy()
     value = out["value"].astype(float)
     groups = out["column"] if per_column else pd.Series(0, index=out.index)
@@ -32,7 +35,13 @@ def shade(frame: pd.DataFrame, *, per_column: bool, higher_is_better: bool) -> p
     tone = ((value - lo) / span).fillna(1.0)
     out["tone"] = tone if higher_is_better else 1.0 - tone
     out["ink"] = np.where(out["tone"] >= LIGHT_FROM, DARK_INK, LIGHT_INK)
+    out["lo"], out["hi"] = _bounds(out)
+    out["interval"] = [
+        f"{short_figure(a)}–{short_figure(b)}" if np.isfinite(a) and np.isfinite(b) else "—"
+        for a, b in zip(out["lo"], out["hi"], strict=True)
+    ]
     out["tied"] = _tied_with_best(out, higher_is_better)
+    out["tied_text"] = np.where(out["tied"], "yes", "no")
     out["label"] = [
         ("=" if tied else "") + short_figure(v) for tied, v in zip(out["tied"], value, strict=True)
     ]
@@ -45,14 +54,25 @@ def _half_width(sd: pd.Series, n: pd.Series) -> pd.Series:
     return (tq * sd.astype(float).fillna(0.0) / np.sqrt(n.clip(lower=1))).fillna(0.0)
 
 
-def _tied_with_best(frame: pd.DataFrame, higher_is_better: bool) -> pd.Series:
+def _bounds(frame: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Each cell's 95% interval: its own bounds where the frame gives them, else the mean's."""
     value = frame["value"].astype(float)
     half = _half_width(frame["sd"], frame["n"])
+    lo, hi = value - half, value + half
+    if "lo" in frame and "hi" in frame:
+        lo = frame["lo"].astype(float).where(frame["lo"].notna(), lo)
+        hi = frame["hi"].astype(float).where(frame["hi"].notna(), hi)
+    return lo, hi
+
+
+def _tied_with_best(frame: pd.DataFrame, higher_is_better: bool) -> pd.Series:
+    value = frame["value"].astype(float)
     by_column = value.groupby(frame["column"])
     best_idx = by_column.idxmax() if higher_is_better else by_column.idxmin()
     best = frame["column"].map(best_idx)
-    b_val, b_half = value.loc[best].to_numpy(), half.loc[best].to_numpy()
-    overlap = (value - half <= b_val + b_half) & (b_val - b_half <= value + half)
+    lo, hi = frame["lo"].astype(float), frame["hi"].astype(float)
+    b_lo, b_hi = lo.loc[best].to_numpy(), hi.loc[best].to_numpy()
+    overlap = (lo <= b_hi) & (b_lo <= hi)
     return overlap & (frame.index.to_numpy() != best.to_numpy())
 
 
