@@ -13,6 +13,7 @@ import streamlit as st  # noqa: E402
 
 from app_pages import _common  # noqa: E402
 from recommender import views  # noqa: E402
+from recommender.views.runs import SWEEP_QUERY  # noqa: E402
 from sweeper.untrusted import markdown_text  # noqa: E402
 
 # An emoji favicon is drawn in the page (a data: URL); a page's Material icon would be fetched
@@ -24,6 +25,12 @@ ids = _common.sweep_ids(store.list_sweeps())
 damaged = list(getattr(store, "damaged", []))  # sweeps whose record is damaged: said, unused
 if st.session_state.get("sweep") not in ids:
     st.session_state.pop("sweep", None)  # a sweep that vanished from the store: newest instead
+# A link into the app (a run's details, opened in a new tab) names its sweep: that one is
+# selected, once per link followed, so that the sidebar can still change it.
+linked_sweep = st.query_params.get(SWEEP_QUERY)
+if linked_sweep in ids and linked_sweep != st.session_state.get("sweep_linked"):
+    st.session_state["sweep_linked"] = linked_sweep
+    st.session_state["sweep"] = linked_sweep
 
 with st.sidebar:
     st.title("raidsweep")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages import _frame
 from recommender import views
-from recommender.views.runs import RUN_QUERY, run_telemetry
+from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
 from sweeper.units import format_ms
 
 page = _frame.open_page("Run details")
@@ -77,6 +77,8 @@ if detail.get("telemetry_flag"):
     st.warning(f"Telemetry flag: {detail['telemetry_flag']}", icon=":material/report:")
 st.query_params[RUN_QUERY] = str(detail.get("run_id"))
 st.session_state["run_linked"] = str(detail.get("run_id"))
+st.query_params[SWEEP_QUERY] = str(sweep_id)
+st.session_state["sweep_linked"] = str(sweep_id)
 
 
 def _parsed(text: Any) -> Any:

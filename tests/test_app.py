@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
+import yaml
 from streamlit.testing.v1 import AppTest
 
 from app_pages import _charts
@@ -25,9 +26,13 @@ from recommender.data import heatmap_frame, load_rankings, load_recommendations
 from recommender.importance import class_importances
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
+from recommender.views.runs import run_list
 from sweeper.store import ParquetStore
 from sweeper.units import format_size
 from tests.support.apptest import open_app as _app
+from tests.support.cli import cli
+from tests.support.paths import QUICK
+from tests.support.specs import class_measuring
 
 
 def _ok(at: AppTest) -> AppTest:
@@ -519,3 +524,44 @@ def test_a_missing_value_shows_a_dash_in_every_column(monkeypatch):
     text = shown[0].to_string()
     assert "None" not in text and "nan" not in text.lower(), text
     assert text.count(_frame.MISSING) == 4 and "1234.5" in text and "0.1235" in text, text
+
+
+def test_a_run_link_opens_in_the_runs_own_sweep(monkeypatch, quick, tmp_path):
+    """A run's link (Curves, a heatmap cell's runs) opens a new session, which shows the
+    newest sweep: the link names its sweep, and that one is selected."""
+    store, _record, _ranked, _classes, runs = quick
+    root = tmp_path / "two"
+    shutil.copytree(store.root, root)
+    spec = yaml.safe_load(QUICK.read_text())
+    matrix = {
+        "patterns": ["randread"],
+        "block_sizes": ["4k"],
+        "concurrency": ["1x1"],
+        "engine": "psync",
+        "runtime": "300s",
+        "repetitions": 1,
+        "working_set": "360g",
+    }
+    spec |= {
+        "name": "later",
+        "inventory": str((QUICK.parent / spec["inventory"]).resolve()),
+        "config_space": spec["config_space"]
+        | {"raid_level": ["raid10"], "layout": ["single_rank"]},
+        "matrix": matrix,
+        "classes": [class_measuring(tmp_path, matrix)],
+    }
+    later = tmp_path / "later.yaml"
+    later.write_text(yaml.safe_dump(spec))
+    assert cli("run", later, "--store", root, "-q").returncode == 0
+    run = runs.iloc[0]
+    link = run_list(runs.iloc[:1])["details"].iloc[0]
+    assert link == f"run_details?run={run['run_id']}&sweep=quick"
+
+    at = _app(monkeypatch, root)
+    assert at.selectbox(key="sweep").value == "later"  # the newest, in a session of its own
+    for key, value in (pair.split("=") for pair in link.split("?")[1].split("&")):
+        at.query_params[key] = value
+    at = _page(at, "run_details")
+    assert at.selectbox(key="sweep").value == "quick"
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.text_input(key="run_id").value == run["run_id"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 
@@ -102,11 +103,15 @@ def run_telemetry(detail: dict[str, Any], disclosure: dict[str, Any] | None) -> 
 
 #: the query parameter that opens the Run details page on a run
 RUN_QUERY = "run"
+#: the query parameter that selects the sweep a linked page opens in
+SWEEP_QUERY = "sweep"
 
 
-def run_link(run_id: str) -> str:
-    """The app's address of the Run details page opened on ``run_id`` (relative to the app)."""
-    return f"run_details?{RUN_QUERY}={run_id}"
+def run_link(run_id: str, sweep_id: str | None = None) -> str:
+    """The app's address of the Run details page opened on ``run_id`` (relative to the app),
+    in its sweep: a link opens a new session, which would otherwise show the newest sweep."""
+    query = {RUN_QUERY: run_id} | ({SWEEP_QUERY: sweep_id} if sweep_id else {})
+    return f"run_details?{urlencode(query)}"
 
 
 def run_list(runs: pd.DataFrame) -> pd.DataFrame:
@@ -117,5 +122,9 @@ def run_list(runs: pd.DataFrame) -> pd.DataFrame:
     out = runs[have].rename(columns=cols).reset_index(drop=True)
     if "telemetry flag" in out:
         out["telemetry flag"] = out["telemetry flag"].fillna("").astype(str)
-    out["details"] = [run_link(str(r)) for r in runs["run_id"]]
+    sweeps = runs["sweep_id"] if "sweep_id" in runs else [None] * len(runs)
+    out["details"] = [
+        run_link(str(r), None if s is None else str(s))
+        for r, s in zip(runs["run_id"], sweeps, strict=True)
+    ]
     return out

@@ -49,7 +49,7 @@ def test_curves_list_their_runs_with_links_to_run_details(
     at.switch_page("app_pages/curves.py").run()
     assert not at.exception, [e.message for e in at.exception]
     listed = at.dataframe[-1].value
-    assert sorted(listed["details"]) == sorted(run_link(r) for r in runs["run_id"])
+    assert sorted(listed["details"]) == sorted(run_link(r, "shown") for r in runs["run_id"])
 
 
 def test_run_details_opens_on_a_linked_run_and_shows_its_telemetry(
