@@ -146,6 +146,11 @@ def table(
     for column in shown.columns:
         if column not in printf and column not in column_config and shown[column].isna().any():
             printf[column] = _as_text
+    # Streamlit draws an empty cell as its own grey "None" whatever the Styler's na_rep says:
+    # a column with a gap goes as its text (sorting it then sorts the text).
+    for column in [c for c in printf if c in shown and shown[c].isna().any()]:
+        spell = printf.pop(column)
+        shown[column] = [spell(v) for v in shown[column]]
     styler = shown.style.format({c: f for c, f in printf.items() if c in shown}, na_rep=MISSING)
     if flags.any():
         # One call for the whole table, not one per row.

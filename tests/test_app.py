@@ -524,6 +524,9 @@ def test_a_missing_value_shows_a_dash_in_every_column(monkeypatch):
     text = shown[0].to_string()
     assert "None" not in text and "nan" not in text.lower(), text
     assert text.count(_frame.MISSING) == 4 and "1234.5" in text and "0.1235" in text, text
+    # The browser draws a null cell as a grey "None" whatever the Styler says: none is sent.
+    data = getattr(shown[0], "data", shown[0])
+    assert not data.isna().to_numpy().any(), data
 
 
 def test_a_run_link_opens_in_the_runs_own_sweep(monkeypatch, quick, tmp_path):

@@ -122,6 +122,11 @@ def run_list(runs: pd.DataFrame) -> pd.DataFrame:
     out = runs[have].rename(columns=cols).reset_index(drop=True)
     if "telemetry flag" in out:
         out["telemetry flag"] = out["telemetry flag"].fillna("").astype(str)
+    if "steady" in out:  # as Run details says it
+        out["steady"] = [
+            "not judged" if v is None or pd.isna(v) else ("yes" if v else "no")
+            for v in out["steady"]
+        ]
     sweeps = runs["sweep_id"] if "sweep_id" in runs else [None] * len(runs)
     out["details"] = [
         run_link(str(r), None if s is None else str(s))
