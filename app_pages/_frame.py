@@ -5,6 +5,7 @@ provisional banner, the class chooser, the live refresh, and a table with its nu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,8 +89,25 @@ MISSING = "—"
 BROKEN_ROW = "background-color: #fde2e2"
 
 
+#: a printf conversion with sprintf-js's "," flag (thousands grouped), which Python's % lacks
+_GROUPED = re.compile(r"%,([0-9.]*[dfeg])")
+
+
 def _printf(fmt: str) -> Callable[[Any], str]:
+    """The text Streamlit's printf ``fmt`` gives a value (``%,d``/``%,.0f`` grouped)."""
+    grouped = _GROUPED.search(fmt)
+    if grouped is not None:
+        spec = "," + grouped.group(1).replace("d", ".0f")
+        head, tail = fmt[: grouped.start()], fmt[grouped.end() :]
+        return lambda v: MISSING if v is None or pd.isna(v) else head + format(v, spec) + tail
     return lambda v: MISSING if v is None or pd.isna(v) else fmt % v
+
+
+def figure_format(values: pd.Series) -> str:
+    """The printf format that writes a column's figures as the CLI and the report do
+    (``views.figure``): thousands grouped where they reach 1,000, else four digits."""
+    big = bool(len(values)) and float(values.astype(float).abs().max()) >= 1000
+    return "%,.0f" if big else "%.4g"
 
 
 def _as_text(value: Any) -> str:

@@ -66,7 +66,8 @@ def render() -> None:
         "rank": st.column_config.TextColumn("rank", width=RANK_PX),
         "drives": _number("drives", "%d", "drives the configuration's RAID groups take"),
         "usable TB": _number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)", 72),
-        "score": _number("score", "%.1f", f"mean score ({unit})", 72),
+        # as the CLI and the report write it: thousands grouped, else four digits
+        "score": _number(f"score ({unit})", _frame.figure_format(table["score"]), "mean score", 96),
         "usable %": _number("usable %", "%.1f", "usable share of the raw capacity"),
         "rebuild h": _number("rebuild h", "%.2f", "hours to rebuild one drive"),
         "CV %": _number("CV %", "%.2f", "coefficient of variation of the score"),

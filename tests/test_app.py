@@ -26,6 +26,7 @@ from recommender.data import heatmap_frame, load_rankings, load_recommendations
 from recommender.importance import class_importances
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
+from recommender.views.markdown import figure
 from recommender.views.runs import run_list
 from sweeper.store import ParquetStore
 from sweeper.units import format_size
@@ -568,3 +569,18 @@ def test_a_run_link_opens_in_the_runs_own_sweep(monkeypatch, quick, tmp_path):
     assert at.selectbox(key="sweep").value == "quick"
     assert not at.warning, [w.value for w in at.warning]
     assert at.text_input(key="run_id").value == run["run_id"]
+
+
+def test_the_rankings_score_is_written_as_the_cli_writes_it():
+    """Thousands grouped (3,423), else four digits (35.29): views.figure's spelling, in the
+    printf Streamlit takes (its "," flag) and in the text of a column with a gap."""
+    from app_pages import _frame
+
+    for values in ([3423.4, 612.0], [35.29, 7.1]):
+        fmt = _frame.figure_format(pd.Series(values))
+        shown = [_frame._printf(fmt)(v) for v in values]
+        if max(values) >= 1000:
+            assert shown == [figure(values[0]), "612"]
+        else:
+            assert shown == [figure(v) for v in values]
+    assert _frame._printf("%,d items")(1234567) == "1,234,567 items"

@@ -10,6 +10,7 @@ import pandas as pd
 
 from recommender.recommendations import ClassRecommendation
 from recommender.views.labels import CONFIGURATION, limits_text, rank_label
+from recommender.views.markdown import figure
 
 
 def ranked_all(recs: Iterable[ClassRecommendation]) -> pd.DataFrame:
@@ -67,8 +68,8 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
         CONFIGURATION: part["config_key"].to_numpy(),
         **_size(part),
         "score": part["score"].astype(float).to_numpy(),
-        "95% interval": [
-            f"{lo:,.1f} – {hi:,.1f}"
+        "95% interval": [  # as the CLI and the report write it
+            f"{figure(lo)}–{figure(hi)}"
             for lo, hi in zip(part["score_lo"], part["score_hi"], strict=True)
         ],
         "CV %": part["cv_pct"].astype(float).to_numpy(),
