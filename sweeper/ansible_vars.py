@@ -38,7 +38,15 @@ VAULT_PROMPT = r"Vault password \(raidsweep\):\s*$"
 #: environment variable -> the Ansible variable the secret is handed over as
 SECRET_ENV = {"VSAN_PASSWORD": "vsan_password", "VMWARE_PASSWORD": "vsan_password"}
 #: other names whose values are secrets: blanked in the play's environment, never handed over
-_SECRET_NAME = re.compile(r"(PASSWORD|PASSWD|_PASS$|SECRET|TOKEN|PRIVATE_KEY)", re.IGNORECASE)
+#: (SSHPASS, MYSQL_PWD, ARRAY_API_KEY, DB_PASSPHRASE, MY_CREDENTIALS, GITHUB_AUTH ...; not PWD,
+#: the working folder, nor SSH_AUTH_SOCK, a socket's path)
+_SECRET_NAME = re.compile(
+    r"PASS|SECRET|TOKEN|CREDENTIAL|COOKIE|AUTHORIZATION|PRIVATE_?KEY|API_?KEY|ACCESS_?KEY"
+    r"|_(KEY|PWD|AUTH)$|^(KEY|AUTH)$",
+    re.IGNORECASE,
+)
+#: a value that carries a password in a URL (``http://user:pw@proxy:3128``)
+_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.IGNORECASE)
 
 
 class _Unsafe(str):
@@ -57,7 +65,7 @@ _Dumper.add_representer(_Unsafe, lambda d, v: d.represent_scalar("!unsafe", str(
 _Dumper.add_representer(_Sealed, lambda d, v: d.represent_scalar("!vault", str(v), style="|"))
 
 
-def _secret_name(name: Any) -> bool:
+def secret_name(name: Any) -> bool:
     """Whether a variable of this name holds a secret (a path to one is not one)."""
     return (
         isinstance(name, str)
@@ -100,7 +108,7 @@ def _mark(value: Any, key: Any, sealer: Sealer | None) -> Any:
     if isinstance(value, str):
         if sanctioned(key, value):
             return value
-        if sealer is not None and _secret_name(key):
+        if sealer is not None and secret_name(key):
             return sealer(value)
         return _Unsafe(value)
     if isinstance(value, dict):
@@ -170,10 +178,12 @@ def environment_secrets(environ: dict[str, str] | None = None) -> dict[str, str]
 
 def blanked_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
     """Every secret-looking variable of the environment set to "" (to overlay the copy of the
-    environment ansible-runner gives the play and writes into its artifacts)."""
+    environment ansible-runner gives the play and writes into its artifacts): by its name, or
+    by a value holding a URL with a password."""
     env = os.environ if environ is None else environ
     return {
         name: ""
         for name, value in env.items()
-        if value and (name in SECRET_ENV or _secret_name(name))
+        if value
+        and (name in SECRET_ENV or secret_name(name) or _URL_PASSWORD.search(value) is not None)
     }

@@ -120,6 +120,7 @@ def storage_problem(spec: SweepSpec) -> str | None:
     if not spec.study.storage:
         return None
     from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
     from sqlalchemy.exc import SQLAlchemyError
 
     engine = create_engine(_rdb_url(spec), poolclass=None, connect_args={"connect_timeout": 10})
@@ -128,7 +129,9 @@ def storage_problem(spec: SweepSpec) -> str | None:
             conn.execute(text("SELECT 1"))
     except SQLAlchemyError as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        return f"cannot use the study database {spec.study.storage!r}: {reason}"
+        # where, without the query (nothing secret is let into the spec, but say no more)
+        url = make_url(spec.study.storage).set(query={})
+        return f"cannot use the study database {url.render_as_string()!r}: {reason}"
     finally:
         engine.dispose()
     return None

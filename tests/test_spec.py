@@ -136,6 +136,14 @@ BAD = [
         "environment.hba: String should have at most 500 characters",
     ),
     (mutate(("environment",), {"hba": 32}), "environment.hba: Input should be a valid string"),
+    (
+        mutate(("environment",), {"switch_password": "hunter2"}),
+        "environment.switch_password: 'switch_password' names a secret",
+    ),
+    (
+        mutate(("study", "storage"), "postgresql://rs@db.example/raidsweep?password=hunter2"),
+        "study.storage: the URL holds a password (its 'password' parameter)",
+    ),
 ]
 
 

@@ -23,6 +23,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, StringConstraints
 
+from sweeper.ansible_vars import secret_name
+
 #: the keys the reproducibility checklist reads (any other key is shown as given)
 FABRIC_KEYS = ("fabric", "switches")
 MULTIPATH_KEYS = ("multipath",)
@@ -38,6 +40,11 @@ def _key(value: str) -> str:
         raise ValueError(
             f"{value!r} is not a name for a fact (lower-case letters, digits and '_', "
             "starting with a letter; at most 40)"
+        )
+    if secret_name(value):
+        raise ValueError(
+            f"{value!r} names a secret: the spec is stored with the results and shown in "
+            "reports; state no secrets in it"
         )
     return value
 

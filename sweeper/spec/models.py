@@ -154,6 +154,10 @@ def _stop_rule(v: Any) -> Any:
     return None if v is False else v
 
 
+#: query parameters of a database URL that hold a secret (password, sslpassword, ...)
+_SECRET_QUERY_WORDS = ("password", "secret", "token")
+
+
 class StudySettings(StrictModel):
     mode: Literal["grid", "optimize"] = "grid"
     budget: Annotated[Budget | None, BeforeValidator(_budget)] = None
@@ -213,11 +217,22 @@ class StudySettings(StrictModel):
             raise ValueError(f"{v!r} is not a database URL (postgresql://user@host/db)") from None
         if url.get_backend_name() != "postgresql":
             raise ValueError(f"{url.get_backend_name()!r} storage is not supported: postgresql")
-        if url.password is not None:
-            # The spec is stored with the results and shown in reports: no secrets in it.
+        # The spec is stored with the results and shown in reports: no secrets in it (libpq
+        # also takes a password, and a client key's, as query parameters).
+        secret = [k for k in url.query if any(w in k.lower() for w in _SECRET_QUERY_WORDS)]
+        if url.password is not None or secret:
+            where = f"its {secret[0]!r} parameter" if secret else "its user part"
             raise ValueError(
-                "the URL holds a password; give it in PGPASSWORD or ~/.pgpass, not in the spec"
+                f"the URL holds a password ({where}); give it in PGPASSWORD or ~/.pgpass, not "
+                "in the spec"
             )
+        try:
+            url.get_dialect().import_dbapi()
+        except ImportError:
+            raise ValueError(
+                f"the database driver of {url.drivername!r} is not installed; use "
+                "postgresql:// (psycopg)"
+            ) from None
         return v
 
 

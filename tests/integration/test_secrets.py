@@ -137,6 +137,12 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
     # A password made for this test, so no file older than the test can hold it: the search
     # below reads every file changed since it began.
     began = time.time() - 1  # a file system's times may be coarser than the clock's
+    # Secrets of other tools in the environment, under the names they use: none is raidsweep's
+    # to hand over, and none may reach a file either.
+    others = {
+        name: f"{name.lower()}-{secrets.token_hex(8)}"
+        for name in ("SSHPASS", "MYSQL_PWD", "ARRAY_API_KEY", "DB_PASSPHRASE", "MY_CREDENTIALS")
+    } | {"https_proxy": f"http://me:Px-{secrets.token_hex(8)}@proxy.invalid:3128"}
     with running_vcsim(hosts=6, password=f"Pw-{secrets.token_hex(12)}") as sim:
         spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
         store = tmp_path / "store"
@@ -146,7 +152,7 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
             "--store",
             store,
             "-q",
-            env={"VSAN_PASSWORD": sim.password},
+            env={"VSAN_PASSWORD": sim.password} | others,
             columns=None,
             output=False,
         )
@@ -170,6 +176,9 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
         canary.write_bytes(b"..." + sim.password.encode())
         try:
             hits = _files_holding(sim.password.encode(), [*TEMP_AREAS, store, tmp_path], began)
+            for value in others.values():
+                secret = value.rsplit("@", 1)[0].rsplit(":", 1)[-1].encode()
+                assert _files_holding(secret, [*TEMP_AREAS, store, tmp_path], began) == []
         finally:
             canary.unlink()
         assert hits == [canary], hits

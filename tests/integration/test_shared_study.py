@@ -99,12 +99,31 @@ def test_optuna_dashboard_reads_the_study(tmp_path: Path, postgres: str) -> None
         proc.wait(timeout=10)
 
 
-def test_a_password_in_the_storage_url_is_refused(tmp_path: Path) -> None:
-    spec = _spec(tmp_path, "postgresql://raidsweep:s3cret@127.0.0.1:5/raidsweep", "pw")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://raidsweep:s3cret@127.0.0.1:5/raidsweep",
+        # libpq takes it as a query parameter too, and a client key's password
+        "postgresql://raidsweep@127.0.0.1:5/raidsweep?password=s3cret",
+        "postgresql://raidsweep@127.0.0.1:5/raidsweep?sslmode=require&sslpassword=s3cret",
+    ],
+)
+def test_a_password_in_the_storage_url_is_refused(tmp_path: Path, url: str) -> None:
+    spec = _spec(tmp_path, url, "pw")
     proc = cli("run", spec, "--store", tmp_path / "s", timeout=None)
     assert proc.returncode == 2
     assert "give it in PGPASSWORD or ~/.pgpass" in proc.stderr
+    assert "study.storage" in proc.stderr
     assert "s3cret" not in proc.stderr + proc.stdout
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_driver_that_is_not_installed_is_refused(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "postgresql+psycopg2://raidsweep@127.0.0.1:5/raidsweep", "drv")
+    proc = cli("run", spec, "--check", "--store", tmp_path / "s", timeout=None)
+    assert proc.returncode == 2, proc.stderr
+    assert "'postgresql+psycopg2' is not installed" in proc.stderr
+    assert "Traceback" not in proc.stderr
     assert not (tmp_path / "s").exists()
 
 
