@@ -166,9 +166,10 @@ def load_text(
     return data, root
 
 
-def read_text(path: Path | str) -> str:
-    """The UTF-8 text of a regular file of at most ``MAX_BYTES``. What is not a regular file
-    (a FIFO, a device such as /dev/zero, a socket, a folder) is refused without reading it."""
+def read_text(path: Path | str, *, max_bytes: int = MAX_BYTES, kind: str = "YAML input") -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes``. What is not a regular file
+    (a FIFO, a device such as /dev/zero, a socket, a folder) is refused without reading it;
+    ``kind`` words what the file should be in the messages."""
     name = str(path)
     try:
         st = os.stat(path)
@@ -177,7 +178,7 @@ def read_text(path: Path | str) -> str:
     except OSError as exc:
         raise InputError(name, [f"cannot be read: {exc.strerror}"]) from None
     if stat.S_ISDIR(st.st_mode):
-        raise InputError(name, ["is a directory, not a YAML file"])
+        raise InputError(name, [f"is a directory, not a {kind}"])
     if not stat.S_ISREG(st.st_mode):
         raise InputError(name, [_NOT_REGULAR])
     try:
@@ -189,16 +190,16 @@ def read_text(path: Path | str) -> str:
         st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise InputError(name, [_NOT_REGULAR])
-        if st.st_size > MAX_BYTES:
+        if st.st_size > max_bytes:
             raise InputError(
-                name, [f"is {st.st_size:,} bytes, more than the {MAX_BYTES:,} a YAML input may be"]
+                name, [f"is {st.st_size:,} bytes, more than the {max_bytes:,} a {kind} may be"]
             )
         try:
-            raw = fh.read(MAX_BYTES + 1)
+            raw = fh.read(max_bytes + 1)
         except OSError as exc:
             raise InputError(name, [f"cannot be read: {exc.strerror}"]) from None
-    if len(raw) > MAX_BYTES:
-        raise InputError(name, [f"is more than the {MAX_BYTES:,} bytes a YAML input may be"])
+    if len(raw) > max_bytes:
+        raise InputError(name, [f"is more than the {max_bytes:,} bytes a {kind} may be"])
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

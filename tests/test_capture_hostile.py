@@ -427,3 +427,53 @@ def test_a_wall_clock_set_back_is_read_not_refused(tmp_path: Path) -> None:
     assert len(read_capture(path).samples) == len(read_capture(HERE / "mixed.jsonl").samples)
     result = CliRunner().invoke(app, ["characterize", str(path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder", "huge"])
+def test_what_is_not_a_capture_file_is_refused_without_reading_it(
+    tmp_path: Path, kind: str
+) -> None:
+    """/dev/zero filled the memory until the kernel killed the command, a FIFO waited for
+    ever: only a regular file of a capture's size is read."""
+    import os
+
+    path = {"device": Path("/dev/zero"), "folder": tmp_path}.get(kind, tmp_path / "c.jsonl")
+    if kind == "fifo":
+        os.mkfifo(path)
+    if kind == "huge":
+        with path.open("wb") as fh:
+            fh.truncate(3 * 1024**3)  # sparse: nothing written
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [str(RAIDSWEEP), "characterize", str(path), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    words = {
+        "device": "is not a regular file",
+        "fifo": "is not a regular file",
+        "folder": "is a directory, not a capture",
+        "huge": "more than the 2,147,483,648 a capture may be",
+    }
+    assert words[kind] in result.stderr and str(path) in result.stderr
+    assert not out.exists()
+
+
+def test_an_output_folder_with_template_syntax_is_refused(tmp_path: Path) -> None:
+    capture = FIXTURES / "capture" / "loop_randrw70_8k_qd4.jsonl"
+    if not capture.exists():
+        capture = next((FIXTURES / "capture").glob("*.jsonl"))
+    out = tmp_path / "{{ x }}"
+    result = subprocess.run(
+        [str(RAIDSWEEP), "characterize", str(capture), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--output:" in result.stderr and "template" in result.stderr
+    assert not out.exists()

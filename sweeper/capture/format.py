@@ -75,6 +75,7 @@ from sweeper.capture.diskstats import FIELDS, WIDTHS, is_device_name
 from sweeper.capture.trace import STALE_S, latency_bucket
 from sweeper.errors import InputError
 from sweeper.models import StrictModel
+from sweeper.yamlsource import read_text
 
 FORMAT = "raidsweep.capture/1"
 SOURCES = ("diskstats", "blk-trace")
@@ -296,13 +297,17 @@ def _problems(number: int, exc: ValidationError, whole: str) -> list[str]:
     return out
 
 
+#: the largest capture read: a week of one-second samples of a dozen devices with the block
+#: tracer is a few hundred MB
+MAX_CAPTURE_BYTES = 2 * 1024**3
+
+
 def read_capture(path: Path) -> Capture:
     """The capture in ``path``; InputError naming the line, the field and the problem
     otherwise (the rules: this module's docstring)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), [f"cannot be read: {exc}"]) from None
+    # A regular file only (a FIFO would wait for ever, /dev/zero fill the memory), of a size a
+    # capture of weeks has.
+    text = read_text(path, max_bytes=MAX_CAPTURE_BYTES, kind="capture")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

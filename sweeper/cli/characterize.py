@@ -60,6 +60,7 @@ def characterize(
     from sweeper.capture.format import read_capture
     from sweeper.capture.seconds import seconds
     from sweeper.errors import InputError
+    from sweeper.untrusted import path_problem
 
     problems: list[str] = []
     min_phase_s = seconds_option(min_phase, "--min-phase", problems, 2, None, 30.0)
@@ -71,6 +72,9 @@ def characterize(
             f"--name: {class_name!r} is not a class name (letters, digits, _ . -; at most 48)"
         )
     folder = output if output is not None else capture.with_name(capture.stem + "-classes")
+    # the class files' folder is named in specs, which refuse template syntax and controls
+    if (problem := path_problem(str(folder))) is not None:
+        problems.append(f"--output: {problem}")
     if problems:
         fail(InputError("raidsweep characterize", problems))
     try:
