@@ -75,7 +75,7 @@ def test_characterize_writes_classes_the_loader_takes(tmp_path: Path) -> None:
 
 def test_characterize_refuses_bad_input(tmp_path: Path) -> None:
     folder = tmp_path / "out"
-    _refused(cli("characterize", tmp_path / "none.jsonl", "-o", folder), "cannot be read")
+    _refused(cli("characterize", tmp_path / "none.jsonl", "-o", folder), "file not found")
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n{}\n")
     _refused(cli("characterize", bad, "-o", folder), "line 1: not JSON")
