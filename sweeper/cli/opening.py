@@ -4,6 +4,7 @@ preflight (``open_sweeper``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -92,18 +93,32 @@ def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str,
     cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
     names = []
     known = shipped_class_names()
+    given: dict[str, str] = {}  # class name -> the argument that gave it
     for i, name in enumerate(classes):
         if name in classes[:i]:  # its ranking would be shown twice
             fail(InputError("--class", [f"{name[:200]!r} is given twice"]))
         unknown = unknown_class(name, known)  # a name, not a file: the spec's rule
         if unknown is not None:
             fail(InputError("--class", [unknown]))
+        # a file given on the command line is where the user says: from the working folder
+        # (a spec's class files are found from the spec's folder)
+        where = name if name in known or not Path(name).suffix else os.path.abspath(name)
         try:
-            check_against_sweep(name, cells)
+            wclass = check_against_sweep(where, cells)
         except InputError as exc:
             fail(exc)
-        shipped = name in known
-        names.append(name if shipped else str(class_path(name).resolve()))
+        if wclass.name in given:  # their rankings would mix under one name
+            fail(
+                InputError(
+                    "--class",
+                    [
+                        f"{given[wclass.name][:200]!r} and {name[:200]!r} are both class "
+                        f"{wclass.name!r}: give each class once"
+                    ],
+                )
+            )
+        given[wclass.name] = name
+        names.append(name if name in known else str(class_path(where).resolve()))
     return record | {"spec": record["spec"] | {"classes": names}}
 
 

@@ -152,6 +152,48 @@ def test_a_class_named_twice_is_refused(quick_store: ParquetStore) -> None:
     assert "--class: 1 problem(s) 'redo_log' is given twice" in " ".join(result.output.split())
 
 
+def test_two_classes_of_one_name_are_refused(quick_store: ParquetStore, tmp_path: Path) -> None:
+    """A file whose class is named as a shipped one: their rankings would mix under one name."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("name: redo_log\ncells:\n  - {cell: randread/16k/qd1x16}\n")
+    result = invoke(
+        "recommend",
+        "quick",
+        "--store",
+        str(quick_store.root),
+        "--class",
+        "redo_log",
+        "--class",
+        str(mine),
+    )
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2, said
+    assert "are both class 'redo_log': give each class once" in said
+
+
+def test_a_class_file_given_relative_is_read_from_the_working_folder(
+    quick_store: ParquetStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project ships recommender/classes/data_file.yaml; a user's file of the same
+    relative path in the working folder is the one read."""
+    own = tmp_path / "recommender" / "classes"
+    own.mkdir(parents=True)
+    (own / "data_file.yaml").write_text(
+        "name: mine_reads\ncells:\n  - {cell: randread/16k/qd1x16}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke(
+        "recommend",
+        "quick",
+        "--store",
+        str(quick_store.root),
+        "--class",
+        "recommender/classes/data_file.yaml",
+    )
+    assert result.exit_code == 0, result.output
+    assert "mine_reads" in result.output and "Data files" not in result.output
+
+
 def test_check_refuses_a_name_the_store_holds_for_another_spec(
     quick_store: ParquetStore, tmp_path: Path
 ) -> None:
