@@ -14,7 +14,7 @@ import streamlit as st  # noqa: E402
 from app_pages import _common  # noqa: E402
 from recommender import views  # noqa: E402
 from recommender.views.runs import SWEEP_QUERY  # noqa: E402
-from sweeper.untrusted import markdown_text  # noqa: E402
+from sweeper.untrusted import markdown_prose  # noqa: E402
 
 # An emoji favicon is drawn in the page (a data: URL); a page's Material icon would be fetched
 # from fonts.gstatic.com, and the app loads nothing from outside the machine.
@@ -38,7 +38,7 @@ with st.sidebar:
         sweep_id = st.selectbox("Sweep", ids, key="sweep", help="Newest first")
         record = store.get_sweep(sweep_id) or {}
         st.caption(
-            f"{markdown_text(record.get('description', ''))}  \n"
+            f"{markdown_prose(record.get('description', ''))}  \n"
             f"platform {record.get('platform', '?')} · created {record.get('created_at', '?')[:19]}"
         )
     elif not damaged:

@@ -21,7 +21,7 @@ from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
 from sweeper.status import provisional
 from sweeper.units import format_ms
-from sweeper.untrusted import markdown_text
+from sweeper.untrusted import markdown_prose, markdown_text
 
 page = _frame.open_page("Recommendations")
 names = page.class_names(
@@ -44,7 +44,7 @@ def render() -> None:
         )
         return
     _decision(rec)
-    st.markdown(f"**{markdown_text(wclass.name)}** — {markdown_text(wclass.description)}")
+    st.markdown(f"**{markdown_text(wclass.name)}** — {markdown_prose(wclass.description)}")
     cells = ", ".join(f"{c.cell} (×{c.weight:g})" for c in wclass.cells)
     limits = views.class_limits_text(wclass.limits)
     tie_break = ", ".join(wclass.tie_break) or "none (the higher mean score)"

@@ -47,7 +47,7 @@ from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
 from sweeper.store.parquet import atomic_write_bytes
 from sweeper.units import format_duration, format_ms, format_size
-from sweeper.untrusted import csv_cell, markdown_html_text
+from sweeper.untrusted import csv_cell, markdown_html_prose, markdown_html_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -321,7 +321,7 @@ def render_markdown(
     out = [
         f"# raidsweep report: {text(record['sweep_id'])}",
         "",
-        f"{text(record.get('description', ''))} · "
+        f"{markdown_html_prose(record.get('description', ''))} · "
         f"platform **{text(str(record.get('platform')))}** · "
         f"generated {ctx['generated']} · raidsweep {record.get('raidsweep_version')}",
         "",
@@ -355,7 +355,7 @@ def render_markdown(
         part = rankings[rankings["class"] == s["name"]].copy()
         part["rank"] = [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)]
         part["usable_tb"] = part["usable_gb"] / 1000  # decimal TB, as drive sizes are given
-        out += [f"## {text(s['name'])}", "", text(s["description"]), ""]
+        out += [f"## {text(s['name'])}", "", markdown_html_prose(s["description"]), ""]
         cells = ", ".join(f"{c} ({w:g})" for c, w in s["cells"])
         out += [text(f"Cells (weight): {cells}. Limits: {s['limits']}."), ""]
         if s["missing"]:

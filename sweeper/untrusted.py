@@ -10,7 +10,7 @@ are validated, so ``--check`` and the real run act on the same, already-checked 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sweeper.vocabulary import NAME_RE
@@ -45,6 +45,17 @@ def template_problem(text: str) -> str | None:
 def control_problem(text: str) -> str | None:
     """Why ``text`` cannot name a path or a device (it holds a control character), or None."""
     m = _CONTROL.search(text)
+    return None if m is None else f"holds the control character {m.group()!r}"
+
+
+#: what free text (a description) may not hold: control characters but the line break and
+#: the tab (ESC would colour a terminal, or make a link of OSC 8, where a report is read)
+_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def text_control_problem(text: str) -> str | None:
+    """Why free text cannot be printed and written into reports as it is, or None."""
+    m = _TEXT_CONTROL.search(text)
     return None if m is None else f"holds the control character {m.group()!r}"
 
 
@@ -112,3 +123,29 @@ def markdown_html_text(text: str) -> str:
     escaped = markdown_text(text.replace("&", "&amp;").replace("<", "&lt;"))
     # a '>' opening a line would open a block quote: escaped there, left readable elsewhere
     return _QUOTE_START.sub(r"\1\\>", escaped)
+
+
+#: what opens a block where a line starts: a heading, a list item, a setext underline or a
+#: thematic break, a block quote, an ordered list's number and its '.' or ')'
+_BLOCK_START = re.compile(r"^(?:([#=+>-])|(\d+)([.)]))")
+
+
+def _one_line(text: str, escape: Callable[[str], str]) -> str:
+    escaped = escape(" ".join(text.split()))
+    return _BLOCK_START.sub(
+        lambda m: f"\\{m.group(1)}" if m.group(1) else f"{m.group(2)}\\{m.group(3)}", escaped
+    )
+
+
+def markdown_prose(text: str) -> str:
+    """Free text (a description) as one line of Markdown showing itself: its line breaks and
+    runs of blanks become one space, so that no line of it starts a block (a heading, a list,
+    a code block), and what would open one at its start is escaped; then ``markdown_text``.
+    A description adds no heading or section to what it is shown in."""
+    return _one_line(text, markdown_text)
+
+
+def markdown_html_prose(text: str) -> str:
+    """``markdown_prose`` for a Markdown file that may be rendered anywhere
+    (``markdown_html_text``)."""
+    return _one_line(text, markdown_html_text)

@@ -136,6 +136,11 @@ BAD = [
         "environment.hba: String should have at most 500 characters",
     ),
     (mutate(("environment",), {"hba": 32}), "environment.hba: Input should be a valid string"),
+    (  # a terminal escape (colour, OSC 8 link) where the description is printed and reported
+        mutate(("description",), "Fast\x1b[31m array\x1b]8;;http://x.example/\x1b\\"),
+        "description: holds the control character '\\x1b'",
+    ),
+    (mutate(("description",), "bell\x07"), "description: holds the control character '\\x07'"),
     (
         mutate(("environment",), {"switch_password": "hunter2"}),
         "environment.switch_password: 'switch_password' names a secret",

@@ -13,7 +13,7 @@ from sweeper.inventory import inventory_problems, platform_inventory_problems
 from sweeper.lab import Lab
 from sweeper.platforms import PLATFORMS, platform_problems
 from sweeper.spec.models import SweepSpec
-from sweeper.untrusted import control_problem, strings
+from sweeper.untrusted import control_problem, strings, text_control_problem
 from sweeper.yamlsource import YamlSource, format_loc, validated
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -45,11 +45,12 @@ def seed_problems(spec: SweepSpec) -> list[tuple[list[str | int], str]]:
 
 def _control_problems(source: YamlSource) -> list[tuple[list[str | int], str]]:
     """A control character in a name, path, device, host or option value could start a new
-    line of a job file or a command: refused everywhere but the description."""
+    line of a job file or a command: refused everywhere. The description may have line
+    breaks and tabs, nothing else (it is printed and written into reports)."""
     return [
         (loc, problem)
         for loc, text in strings(source.data)
-        if loc not in _FREE_TEXT and (problem := control_problem(text))
+        if (problem := (text_control_problem if loc in _FREE_TEXT else control_problem)(text))
     ]
 
 
