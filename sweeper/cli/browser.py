@@ -40,9 +40,13 @@ PRELOAD = (
 
 def run_app(
     store: StoreOpt = DEFAULT_STORE,
-    port: Annotated[int, typer.Option(help="Port.")] = 8501,
+    port: Annotated[int, typer.Option(help="Port.", min=1, max=65535)] = 8501,
     address: Annotated[
-        str, typer.Option(help="Address to bind; localhost unless you mean to share it.")
+        str,
+        typer.Option(
+            help="Address to bind; localhost unless you mean to share it.",
+            callback=lambda value: _bindable(value),
+        ),
     ] = "127.0.0.1",
 ) -> None:
     """Serve the browser app (Streamlit) for the store."""
@@ -73,6 +77,24 @@ def run_app(
     console.print(f"raidsweep app: http://{address}:{port}  (Ctrl-C stops it)")
     args = ["run", str(APP_PY), *chain.from_iterable(options.items())]
     streamlit_cli.main(args, prog_name="streamlit")
+
+
+def _bindable(address: str) -> str:
+    """An address this machine has, or a name that resolves to one (exit 2 otherwise, before
+    anything starts)."""
+    import socket
+
+    from sweeper.untrusted import control_problem
+
+    problem = control_problem(address)
+    if problem is None:
+        try:
+            socket.getaddrinfo(address, None, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as exc:
+            problem = f"{address[:100]!r} is not an address of this machine ({exc})"
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return address
 
 
 def _loopback(address: str) -> bool:

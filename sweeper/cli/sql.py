@@ -47,9 +47,15 @@ Timeout = Annotated[
 ]
 
 
+#: the longest --timeout: a week (a timer's end must be a time the system can hold)
+_TIMEOUT_MAX_S = 7 * 86400
+
+
 def _positive(value: float | None) -> float | None:
-    if value is not None and not value > 0:
-        raise typer.BadParameter(f"{value:g} is not a number of seconds above 0")
+    if value is not None and not 0 < value <= _TIMEOUT_MAX_S:
+        raise typer.BadParameter(
+            f"{value:g} is not a number of seconds above 0 and at most {_TIMEOUT_MAX_S:,} (a week)"
+        )
     return value
 
 
