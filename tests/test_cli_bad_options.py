@@ -32,3 +32,39 @@ def test_an_option_no_command_can_use_is_refused(
     assert result.exit_code == 2, out
     assert said in out and "Traceback" not in out
     assert not store.exists()
+
+
+@pytest.mark.parametrize("command", ["down", "status"])
+def test_a_lab_folder_that_is_a_file_is_refused(tmp_path: Path, command: str) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    result = CliRunner().invoke(app, ["lab", command, "--dir", str(afile)])
+    out = " ".join(result.output.replace("│", " ").split())
+    assert result.exit_code == 2, out
+    assert "is not a folder" in out
+    assert afile.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("command", [["status"], ["recommend"], ["curves"]])
+def test_a_store_that_cannot_be_read_is_named_with_exit_2(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """An entry of the store folder that cannot be looked at (here a link to itself; as well
+    a link into a folder the user may not read): the store is named, exit 2, no traceback."""
+    import subprocess
+
+    from tests.support.paths import RAIDSWEEP
+
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "loop").symlink_to(store / "loop")
+    result = subprocess.run(
+        [str(RAIDSWEEP), *command, "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert f"{store}: cannot be read (Too many levels of symbolic links)" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -70,4 +70,13 @@ app.add_typer(lab_app, name="lab")
 
 
 def main() -> None:
-    app()
+    from sweeper.cli.common import fail
+    from sweeper.errors import StoreError
+
+    try:
+        app()
+    except StoreError as exc:  # a store that cannot be read, found deep inside a command
+        try:
+            fail(exc)
+        except typer.Exit as done:
+            raise SystemExit(done.exit_code) from None

@@ -19,9 +19,23 @@ lab_app = typer.Typer(
     no_args_is_help=True,
     help="A throwaway Debian VM (QEMU) with real md and LVM, to try the linux_md platform on.",
 )
+
+
+def _lab_dir(value: Path | None) -> Path | None:
+    """A folder, or a path where one can be made (exit 2 for a file, before anything)."""
+    if value is not None and value.exists() and not value.is_dir():
+        raise typer.BadParameter(f"{value} is not a folder")
+    return value
+
+
 LabDirOpt = Annotated[
     Path | None,
-    typer.Option("--dir", help="Folder of the lab VM.", show_default="~/.cache/raidsweep/lab/vm"),
+    typer.Option(
+        "--dir",
+        help="Folder of the lab VM.",
+        show_default="~/.cache/raidsweep/lab/vm",
+        callback=_lab_dir,
+    ),
 ]
 #: the lab's parameters as ``check_shape`` names them, and the options that set them
 SHAPE_OPTIONS = {"disks": "--disks", "disk_mib": "--disk-size", "memory_mib": "--memory"}

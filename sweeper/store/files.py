@@ -12,6 +12,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sweeper.errors import StoreError
+
 #: a single-row file's texts longer than this many characters are compressed
 _COMPRESS_FROM = 512
 
@@ -85,8 +87,12 @@ def parquet_names(folder: Path) -> list[str]:
 
 
 def subfolders(folder: Path) -> list[str]:
+    """The folders in ``folder`` (none where it is missing or a file); StoreError naming the
+    folder when it cannot be read."""
     try:
         with os.scandir(folder) as entries:
             return [e.name for e in entries if e.is_dir() and not e.name.startswith(".")]
     except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as exc:
+        raise StoreError(f"{folder}: cannot be read ({exc.strerror})") from None
