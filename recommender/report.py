@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import html
 import json
+import os
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -45,7 +48,7 @@ from recommender.views import (
 from recommender.views.markdown import figure, markdown_table
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
-from sweeper.store.parquet import atomic_write_bytes
+from sweeper.store.files import fsync_dir
 from sweeper.units import format_duration, format_ms, format_size
 from sweeper.untrusted import csv_cell, markdown_html_prose, markdown_html_text
 
@@ -237,12 +240,57 @@ def render_report(store: Any, record: dict[str, Any], ctx: dict[str, Any] | None
     return template.render(**ctx)
 
 
-def write_report(store: Any, record: dict[str, Any], path: Path) -> list[Path]:
-    """The HTML report at ``path``; beside it ``<stem>.md`` and ``<stem>-<table>.csv``."""
-    ctx = build_context(store, record)
+def write_report(
+    store: Any, record: dict[str, Any], path: Path, ctx: dict[str, Any] | None = None
+) -> list[Path]:
+    """The HTML report at ``path``; beside it ``<stem>.md`` and ``<stem>-<table>.csv``. All of
+    them or none: each is checked, then written aside, then put in place (``write_all``)."""
+    ctx = ctx if ctx is not None else build_context(store, record)
     path = Path(path)
-    atomic_write_bytes(path, render_report(store, record, ctx).encode("utf-8"), replace=True)
-    return [path, *write_tables(record, path, ctx)]
+    files = {path: render_report(store, record, ctx).encode("utf-8")}
+    files |= table_files(record, path, ctx)
+    return write_all(files)
+
+
+#: how the Markdown report begins: a file of that name that does not is the user's own
+MARKDOWN_HEAD = b"# raidsweep report: "
+
+
+def write_all(files: dict[Path, bytes]) -> list[Path]:
+    """Write every file or none. Refused before anything is written (OSError naming the
+    file): a target that is not a regular file, and a Markdown file there that is not a
+    raidsweep report (the user's ``notes.md`` beside ``-o notes.html``). A write that fails
+    removes what this call wrote aside."""
+    for target in files:
+        if target.exists() and not target.is_file():
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
+        if target.suffix == ".md" and target.is_file():
+            with target.open("rb") as fh:
+                if not fh.read(len(MARKDOWN_HEAD)) == MARKDOWN_HEAD:
+                    raise FileExistsError(
+                        errno.EEXIST, "exists and is not a raidsweep report", str(target)
+                    )
+    aside: dict[Path, Path] = {}
+    try:
+        for target, data in files.items():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".report-", suffix=".tmp")
+            aside[target] = Path(tmp)
+            with os.fdopen(fd, "wb") as fh:
+                os.fchmod(fh.fileno(), 0o644)
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+    except OSError as exc:
+        for tmp in aside.values():
+            tmp.unlink(missing_ok=True)
+        failed = next(reversed(aside), None) if aside else next(iter(files))
+        raise OSError(exc.errno, exc.strerror, str(failed)) from None
+    for target, tmp in aside.items():
+        os.replace(tmp, target)
+    for folder in {t.parent for t in files}:
+        fsync_dir(folder)
+    return list(files)
 
 
 # Markdown and CSV ------------------------------------------------------------------------------
@@ -390,18 +438,15 @@ def render_markdown(
     return "\n".join(out)
 
 
-def write_tables(record: dict[str, Any], html_path: Path, ctx: dict[str, Any]) -> list[Path]:
+def table_files(record: dict[str, Any], html_path: Path, ctx: dict[str, Any]) -> dict[Path, bytes]:
     """Beside the HTML report: ``<stem>.md`` and ``<stem>-<table>.csv`` for each table."""
     html_path = Path(html_path)
     tables = report_tables(ctx["recommendations"])
-    written = []
-    md_path = html_path.with_suffix(".md")
-    atomic_write_bytes(md_path, render_markdown(record, ctx, tables).encode(), replace=True)
-    written.append(md_path)
+    files = {html_path.with_suffix(".md"): render_markdown(record, ctx, tables).encode()}
     for name, df in tables.items():
-        path = html_path.with_name(f"{html_path.stem}-{name}.csv")
         # A cell a spreadsheet would take as a formula is quoted (CSV injection).
         safe = df.map(csv_cell) if len(df) else df
-        atomic_write_bytes(path, safe.to_csv(index=False).encode(), replace=True)
-        written.append(path)
-    return written
+        files[html_path.with_name(f"{html_path.stem}-{name}.csv")] = safe.to_csv(
+            index=False
+        ).encode()
+    return files

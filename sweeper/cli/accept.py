@@ -169,17 +169,16 @@ def _write_report(
     why it is provisional) as its acceptance."""
     acceptance, verdict, note = judged
     from recommender.acceptance_io import section_of
-    from recommender.report import build_context, render_report, write_tables
-    from sweeper.store.files import atomic_write_bytes
+    from recommender.report import build_context, write_report
 
     spec = record["spec"] | {"acceptance": acceptance.model_dump(mode="json")}
     record = record | {"spec": spec}
     ctx = build_context(results, record) | {"acceptance": section_of(verdict, note)}
     try:
-        atomic_write_bytes(path, render_report(results, record, ctx).encode(), replace=True)
-        others = write_tables(record, path, ctx)
+        _, *others = write_report(results, record, path, ctx)
     except OSError as exc:
-        fail(StoreError(f"{path}: cannot be written ({exc.strerror}); choose another --report"))
+        where = exc.filename or path
+        fail(StoreError(f"{where}: cannot be written ({exc.strerror}); choose another --report"))
     out.print(f"report written: {path}", highlight=False, soft_wrap=True)
     for extra in others:
         out.print(f"  and {extra}", highlight=False, soft_wrap=True)

@@ -30,7 +30,8 @@ def report(
     classes: ClassOpt = None,
 ) -> None:
     """Write the self-contained HTML report of a sweep, and beside it the same in Markdown
-    (REPORT.md) and its tables as CSV (REPORT-rankings.csv, -evidence, -features, -decisions)."""
+    (NAME.md for NAME.html) and its tables as CSV (NAME-rankings.csv, -evidence, -features,
+    -decisions): all of them or none."""
     from recommender.report import write_report
 
     results, record = open_sweep(store, sweep, classes)
@@ -39,9 +40,10 @@ def report(
         fail(ValueError(f"--output {target}: the report is HTML; name it *.html"))
     try:
         html_path, *others = write_report(results, record, target)
-    except OSError as exc:  # a read-only or full filesystem
+    except OSError as exc:  # a read-only or full filesystem, a folder or the user's file there
         advice = "write the report elsewhere with --output"
-        fail(StoreError(f"{target}: cannot be written ({exc.strerror}); {advice}"))
+        where = exc.filename or target
+        fail(StoreError(f"{where}: cannot be written ({exc.strerror}); {advice}"))
     warn_damaged(results)
     console.print(f"report written: {html_path}")
     for extra in others:

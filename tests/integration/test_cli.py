@@ -76,6 +76,43 @@ def test_report_command_writes_html(quick_store: ParquetStore, tmp_path: Path) -
     assert target.read_text().startswith("<!doctype html>")
 
 
+@pytest.mark.parametrize("blocker", ["out-rankings.csv", "out.md"])
+def test_a_report_is_written_whole_or_not_at_all(
+    quick_store: ParquetStore, tmp_path: Path, blocker: str
+) -> None:
+    """A folder where one of the report's files goes: nothing is written and that file is
+    named (the HTML and the Markdown were left behind, and the HTML was blamed)."""
+    (tmp_path / blocker).mkdir()
+    result = invoke(
+        "report", "quick", "--store", str(quick_store.root), "-o", str(tmp_path / "out.html")
+    )
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2, said
+    assert f"{tmp_path / blocker}: cannot be written" in said
+    assert sorted(p.name for p in tmp_path.iterdir()) == [blocker]
+
+
+def test_a_users_markdown_file_beside_the_report_is_not_overwritten(
+    quick_store: ParquetStore, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("my notes\n")
+    result = invoke(
+        "report", "quick", "--store", str(quick_store.root), "-o", str(tmp_path / "notes.html")
+    )
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2, said
+    assert f"{notes}: cannot be written (exists and is not a raidsweep report)" in said
+    assert notes.read_text() == "my notes\n" and sorted(tmp_path.iterdir()) == [notes]
+    # a report of its own is replaced as it is written again
+    again = tmp_path / "again.html"
+    for _ in range(2):
+        assert (
+            invoke("report", "quick", "--store", str(quick_store.root), "-o", str(again)).exit_code
+            == 0
+        )
+
+
 @pytest.mark.parametrize("command", ["recommend", "report", "status"])
 def test_unknown_sweep_exits_2(quick_store: ParquetStore, command: str) -> None:
     result = invoke(command, "no-such-sweep", "--store", str(quick_store.root))
