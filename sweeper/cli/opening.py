@@ -44,7 +44,7 @@ def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
             record = results.get_sweep(sweep)
             if record is None:
                 fail(StoreError(f"no sweep {sweep!r} in {results.root}; {_there(results, sweep)}"))
-            return record
+            return _readable(results, record)
         sweeps = results.list_sweeps()
     except StoreError as exc:
         fail(exc)
@@ -53,7 +53,24 @@ def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
         damaged = " (and damaged ones, above)" if getattr(results, "damaged", None) else ""
         hint = "run one with `raidsweep run SPEC`"
         fail(StoreError(f"no sweeps in {results.root}{damaged}; {hint}"))
-    return sweeps[0]
+    return _readable(results, sweeps[0])
+
+
+def _readable(results: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
+    """The record, if its spec's matrix is one this raidsweep reads (exit 2 naming the
+    record otherwise: a damaged record, or one a newer raidsweep wrote)."""
+    from pydantic import ValidationError
+
+    from sweeper.spec import Matrix
+
+    try:
+        Matrix.model_validate(record["spec"]["matrix"])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        path = Path(results.root) / str(record.get("sweep_id")) / "sweep.json"
+        fail(StoreError(f"{path}: damaged (its spec's matrix: {where}: {first['msg']})"))
+    return record
 
 
 def _there(results: ResultsStore, sweep: str) -> str:

@@ -144,4 +144,19 @@ def sweep_record(path: Path, text: str) -> dict[str, Any]:
             f"{path}: names sweep {record.get('sweep_id')!r} but lies in the folder "
             f"{folder!r}; it is not used{RESTORE}"
         )
+    problem = _spec_problem(record.get("spec"))
+    if problem is not None:
+        raise StoreError(f"{path}: damaged ({problem}){RESTORE}")
     return record
+
+
+def _spec_problem(spec: Any) -> str | None:
+    """Why a record's spec cannot be read back (every reader needs its matrix and its
+    classes), or None. Its values are the spec's own to judge (``sweeper.spec``)."""
+    if not isinstance(spec, dict):
+        return "no spec"
+    if not isinstance(spec.get("matrix"), dict):
+        return "its spec has no matrix"
+    if not isinstance(spec.get("classes"), list):
+        return "its spec names no classes"
+    return None

@@ -111,10 +111,19 @@ def test_a_crafted_sweep_record_sends_nothing_outside_the_store(
     _figure("crafted sweep.json")
 
 
-@pytest.mark.parametrize("damage", ["truncated", "not a mapping", "symlink loop", "not UTF-8"])
+@pytest.mark.parametrize(
+    "damage", ["truncated", "not a mapping", "symlink loop", "not UTF-8", "no spec", "no matrix"]
+)
 def test_a_damaged_sweep_record_is_named(store: Path, damage: str) -> None:
     path = store / "tiny" / "sweep.json"
-    if damage == "truncated":
+    if damage in ("no spec", "no matrix"):  # JSON, but not a record raidsweep can read back
+        record = json.loads(path.read_text())
+        if damage == "no spec":
+            del record["spec"]
+        else:
+            del record["spec"]["matrix"]
+        path.write_text(json.dumps(record))
+    elif damage == "truncated":
         path.write_text(path.read_text()[:40])
     elif damage == "not a mapping":
         path.write_text("[1, 2]")
@@ -130,6 +139,30 @@ def test_a_damaged_sweep_record_is_named(store: Path, damage: str) -> None:
         code, out = _cli(command, "tiny", "--store", str(store))
         assert code == 2 and str(path) in out, (command, out)
     _figure(f"sweep.json {damage}")
+
+
+def test_a_record_whose_matrix_this_raidsweep_cannot_read_is_named(store: Path) -> None:
+    """A damaged value, or one a newer raidsweep wrote: exit 2 naming the record and the
+    field (recommend, report and compare ended in a validation traceback)."""
+    path = store / "tiny" / "sweep.json"
+    record = json.loads(path.read_text())
+    record["spec"]["matrix"]["block_sizes"] = ["12q"]
+    path.write_text(json.dumps(record))
+    for command in ("recommend", "report", "curves"):
+        code, out = _cli(command, "tiny", "--store", str(store))
+        assert code == 2, (command, out)
+        assert f"{path}: damaged (its spec's matrix: block_sizes" in out, (command, out)
+        assert "Traceback" not in out
+
+
+def test_an_old_record_without_raidsweep_version_still_reports(store: Path, tmp_path: Path) -> None:
+    path = store / "tiny" / "sweep.json"
+    record = json.loads(path.read_text())
+    del record["raidsweep_version"]
+    path.write_text(json.dumps(record))
+    code, out = _cli("report", "tiny", "--store", str(store), "-o", str(tmp_path / "r.html"))
+    assert code == 0, out
+    assert "(version not recorded)" in (tmp_path / "r.html").read_text()
 
 
 def test_a_swapped_run_file_is_left_out_and_named(store: Path) -> None:
