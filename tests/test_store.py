@@ -182,13 +182,12 @@ class TestStoreContract:
             store.runs("s1", columns=columns)
 
     def test_sweep_records_refuse_another_spec(self, store: ResultsStore) -> None:
-        store.create_sweep("s1", {"sweep_id": "s1", "fingerprint": "aaa", "created_at": "1"})
-        again = store.create_sweep(
-            "s1", {"sweep_id": "s1", "fingerprint": "aaa", "created_at": "2"}
-        )
+        record = {"sweep_id": "s1", "fingerprint": "aaa", "created_at": "1", "spec": {}}
+        store.create_sweep("s1", record)
+        again = store.create_sweep("s1", record | {"created_at": "2"})
         assert again["created_at"] == "1"
         with pytest.raises(StoreError, match="different spec"):
-            store.create_sweep("s1", {"sweep_id": "s1", "fingerprint": "bbb"})
+            store.create_sweep("s1", record | {"fingerprint": "bbb"})
         assert [s["sweep_id"] for s in store.list_sweeps()] == ["s1"]
 
     def test_a_resumed_sweep_takes_the_environment_its_spec_states(

@@ -63,13 +63,16 @@ def _readable(results: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
 
     from sweeper.spec import Matrix
 
+    path = Path(results.root) / str(record.get("sweep_id")) / "sweep.json"
+    if not isinstance(record["spec"].get("classes"), list):
+        fail(StoreError(f"{path}: damaged (its spec names no classes)"))
     try:
-        Matrix.model_validate(record["spec"]["matrix"])
+        Matrix.model_validate(record["spec"].get("matrix"))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        path = Path(results.root) / str(record.get("sweep_id")) / "sweep.json"
-        fail(StoreError(f"{path}: damaged (its spec's matrix: {where}: {first['msg']})"))
+        detail = f"{where}: {first['msg']}" if where else first["msg"]
+        fail(StoreError(f"{path}: damaged (its spec's matrix: {detail})"))
     return record
 
 

@@ -112,16 +112,13 @@ def test_a_crafted_sweep_record_sends_nothing_outside_the_store(
 
 
 @pytest.mark.parametrize(
-    "damage", ["truncated", "not a mapping", "symlink loop", "not UTF-8", "no spec", "no matrix"]
+    "damage", ["truncated", "not a mapping", "symlink loop", "not UTF-8", "no spec"]
 )
 def test_a_damaged_sweep_record_is_named(store: Path, damage: str) -> None:
     path = store / "tiny" / "sweep.json"
-    if damage in ("no spec", "no matrix"):  # JSON, but not a record raidsweep can read back
+    if damage == "no spec":  # JSON, but not a record raidsweep can read back
         record = json.loads(path.read_text())
-        if damage == "no spec":
-            del record["spec"]
-        else:
-            del record["spec"]["matrix"]
+        del record["spec"]
         path.write_text(json.dumps(record))
     elif damage == "truncated":
         path.write_text(path.read_text()[:40])
@@ -145,14 +142,20 @@ def test_a_record_whose_matrix_this_raidsweep_cannot_read_is_named(store: Path) 
     """A damaged value, or one a newer raidsweep wrote: exit 2 naming the record and the
     field (recommend, report and compare ended in a validation traceback)."""
     path = store / "tiny" / "sweep.json"
-    record = json.loads(path.read_text())
-    record["spec"]["matrix"]["block_sizes"] = ["12q"]
-    path.write_text(json.dumps(record))
-    for command in ("recommend", "report", "curves"):
-        code, out = _cli(command, "tiny", "--store", str(store))
-        assert code == 2, (command, out)
-        assert f"{path}: damaged (its spec's matrix: block_sizes" in out, (command, out)
-        assert "Traceback" not in out
+    whole = json.loads(path.read_text())
+    for damage, said in (
+        (lambda r: r["spec"]["matrix"].update(block_sizes=["12q"]), "matrix: block_sizes"),
+        (lambda r: r["spec"].pop("matrix"), "its spec's matrix:"),
+        (lambda r: r["spec"].pop("classes"), "its spec names no classes"),
+    ):
+        record = json.loads(json.dumps(whole))
+        damage(record)
+        path.write_text(json.dumps(record))
+        for command in ("recommend", "report", "curves"):
+            code, out = _cli(command, "tiny", "--store", str(store))
+            assert code == 2, (command, out)
+            assert f"{path}: damaged (" in out and said in out, (command, out)
+            assert "Traceback" not in out
 
 
 def test_an_old_record_without_raidsweep_version_still_reports(store: Path, tmp_path: Path) -> None:
