@@ -32,11 +32,15 @@ def disclose(
     if fmt not in ("yaml", "json"):
         fail(ValueError(f"--format: {fmt!r} is not yaml or json"))
     results = open_store(store)
+    doc = None
     if what is not None and RUN_ID_RE.fullmatch(what):
         doc = run_disclosure(results, what, fio_output=fio_output)
-        if doc is None:
-            fail(StoreError(f"no run {what} in {results.root}"))
-    else:
+        # a sweep may be named with 24 hex digits too: a run first, then that sweep
+        if doc is None and results.get_sweep(what) is None:
+            fail(StoreError(f"no run or sweep {what} in {results.root}"))
+    if doc is None:
+        if fio_output:
+            fail(ValueError("--fio-output: a run's, not a sweep's (give a run id)"))
         doc = sweep_disclosure(results, latest_sweep(results, what))
     if fmt == "json":
         print(json.dumps(doc, indent=2, default=str))

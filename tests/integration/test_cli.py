@@ -262,3 +262,22 @@ def test_curves_at_80_columns_cut_nothing(quick_store: ParquetStore) -> None:
     keys = set(quick_store.runs("quick")["config_key"])
     assert {line.split()[0] for line in result.output.splitlines() if line[:1].isalnum()} >= keys
     assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_a_sweep_named_like_a_run_id_is_disclosed(tmp_path: Path) -> None:
+    """24 hex digits are a valid sweep name: no run of that id, then the sweep of that name."""
+    from tests.support.cli import cli
+    from tests.support.specs import quick_base, write_spec
+
+    spec = quick_base() | {"name": "deadbeef" * 3}
+    spec["config_space"] |= {"raid_level": ["raid10"], "layout": ["single_rank"]}
+    path = write_spec(tmp_path, spec, "hexname")
+    store = tmp_path / "s"
+    assert cli("run", path, "--store", store, "-q").returncode == 0
+    shown = cli("disclose", "deadbeef" * 3, "--store", store)
+    assert shown.returncode == 0, shown.stderr
+    assert "deadbeefdeadbeefdeadbeef" in shown.stdout
+    nothing = cli("disclose", "0" * 24, "--store", store)
+    assert nothing.returncode == 2 and f"no run or sweep {'0' * 24}" in nothing.stderr
+    sweep_fio = cli("disclose", "deadbeef" * 3, "--store", store, "--fio-output")
+    assert sweep_fio.returncode == 2 and "--fio-output: a run's" in sweep_fio.stderr
