@@ -204,7 +204,10 @@ def _decision(rec: ClassRecommendation) -> None:
     note = provisional(page.store, page.sweep_id)
     text = markdown_text(rec.sentence())
     if note:
-        text = f"**{markdown_text(note[0].upper() + note[1:])}.**  \n{text}"
+        # the note quotes a command in backquotes (for the CLI and REPORT.md); here, in bold,
+        # they would show as characters
+        said = note[0].upper() + note[1:].replace("`", "")
+        text = f"**{markdown_text(said)}.**  \n{text}"
     margins = rec.margins
     if len(margins):
         text += "  \n**Margin to each limit** (worst cell mean of the recommended configuration):"
