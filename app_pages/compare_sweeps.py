@@ -13,7 +13,13 @@ import streamlit as st
 from app_pages import _frame
 from recommender.acceptance_io import check_rows, sweep_acceptance, verdict_for
 from recommender.data import sweep_classes
-from recommender.sweepcompare import CHANGE_NOTE, FIGURE_LABELS, compare_sweeps
+from recommender.sweepcompare import (
+    CHANGE_NOTE,
+    NOTHING_IN_COMMON,
+    cell_table,
+    class_table,
+    compare_sweeps,
+)
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
 from sweeper.untrusted import path_problem
@@ -79,20 +85,18 @@ def render() -> None:
         return
     comparison = compare_sweeps(runs_a, runs_b, classes)
     st.markdown(f"**A** = sweep `{sweep_a}`  \n**B** = sweep `{page.sweep_id}`")
+    if comparison.classes.empty and comparison.cells.empty:
+        st.info(f"{NOTHING_IN_COMMON[0].upper()}{NOTHING_IN_COMMON[1:]}.")
+        return
     st.subheader("Per class")
-    figures = {c: "%.1f" for c in ("a", "a_lo", "a_hi", "b", "b_lo", "b_hi")}
-    figures |= {c: "%+.1f" for c in ("change_pct", "change_lo_pct", "change_hi_pct")}
-    _frame.table(comparison.classes, figures)
+    _frame.table(class_table(comparison.classes))
     st.subheader("Per cell")
     cells = comparison.cells
     if not show_all:
         cells = cells[cells["verdict"].isin(["better", "worse"])]
     st.caption(f"{len(cells)} of {len(comparison.cells)} cell figures shown.")
-    _frame.table(
-        cells.assign(figure=cells["figure"].map(FIGURE_LABELS)),
-        {"a": "%.4g", "b": "%.4g"}
-        | {c: "%+.1f" for c in ("change_pct", "change_lo_pct", "change_hi_pct")},
-    )
+    if len(cells):
+        _frame.table(cell_table(cells))
     st.caption(f"Changes in %. {CHANGE_NOTE[0].upper()}{CHANGE_NOTE[1:]}.")
     _acceptance(store_a)
 

@@ -252,3 +252,93 @@ def compare_document(comparison: SweepComparison, a: str, b: str) -> dict[str, o
         "classes": _records(comparison.classes),
         "cells": _records(comparison.cells),
     }
+
+
+# the comparison as words: one spelling for the CLI and the app ------------------------------
+def spell_figure(x: float) -> str:
+    """A compared figure: thousands grouped from 100 up, else three digits; – for none."""
+    if x != x:
+        return "–"
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def spell_pct(x: float) -> str:
+    """A change in %, signed; one that rounds to nothing reads +0.0, never -0.0."""
+    return f"{round(x) + 0.0:+.0f}" if abs(x) >= 100 else f"{round(x, 1) + 0.0:+.1f}"
+
+
+def spell_interval(x: float, lo: float, hi: float) -> str:
+    """A figure with its 95% interval, where it has one."""
+    if lo != lo:
+        return spell_figure(x)
+    return f"{spell_figure(x)} ({spell_figure(lo)} … {spell_figure(hi)})"
+
+
+def spell_change(change: float, lo: float, hi: float) -> str:
+    """The change in % with its 95% interval, or why it has none."""
+    if lo != lo:
+        return f"{spell_pct(change)} (no interval)"
+    return f"{spell_pct(change)} ({spell_pct(lo)} … {spell_pct(hi)})"
+
+
+#: why a comparison shows nothing
+NOTHING_IN_COMMON = "the two sweeps have no configuration pair with cells in common"
+
+
+def class_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per pairing and class, as the CLI words it: the configurations, A and B each with its
+    95% interval, the change in % with its interval, the verdict."""
+    rows = [
+        {
+            "configuration A": r.config_a,
+            "configuration B": r.config_b,
+            "paired as": r.pairing,
+            "class": f"{r[1]} ({r.unit})",
+            "A (95% CI)": spell_interval(r.a, r.a_lo, r.a_hi),
+            "B (95% CI)": spell_interval(r.b, r.b_lo, r.b_hi),
+            "change % (95% CI)": spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
+            "verdict": r.verdict,
+        }
+        for r in frame.itertuples()
+    ]
+    return pd.DataFrame(rows, columns=_CLASS_WORDS)
+
+
+def cell_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per pair of configurations and cell figure, as the CLI words it."""
+    rows = [
+        {
+            "configuration A": r.config_a,
+            "configuration B": r.config_b,
+            "cell": r.cell,
+            "figure": FIGURE_LABELS.get(str(r.figure), str(r.figure)),
+            "A": spell_figure(r.a),
+            "B": spell_figure(r.b),
+            "change % (95% CI)": spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
+            "verdict": r.verdict,
+        }
+        for r in frame.itertuples()
+    ]
+    return pd.DataFrame(rows, columns=_CELL_WORDS)
+
+
+_CLASS_WORDS = [
+    "configuration A",
+    "configuration B",
+    "paired as",
+    "class",
+    "A (95% CI)",
+    "B (95% CI)",
+    "change % (95% CI)",
+    "verdict",
+]
+_CELL_WORDS = [
+    "configuration A",
+    "configuration B",
+    "cell",
+    "figure",
+    "A",
+    "B",
+    "change % (95% CI)",
+    "verdict",
+]

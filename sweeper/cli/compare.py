@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -28,22 +28,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _COLOUR = {"better": "green", "worse": "red"}
-
-
-def _num(x: float) -> str:
-    if x != x:
-        return "–"
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
-
-
-def _with_interval(x: float, lo: float, hi: float) -> str:
-    return _num(x) if lo != lo else f"{_num(x)} ({_num(lo)} … {_num(hi)})"
-
-
-def _change(r: Any) -> str:
-    if r.change_lo_pct != r.change_lo_pct:
-        return f"{_pct(r.change_pct)} (no interval)"
-    return f"{_pct(r.change_pct)} ({_pct(r.change_lo_pct)} … {_pct(r.change_hi_pct)})"
 
 
 def _verdict(text: str) -> str:
@@ -77,6 +61,7 @@ def compare(
     from recommender.sweepcompare import (
         CHANGE_NOTE,
         CHOSEN,
+        NOTHING_IN_COMMON,
         Pairing,
         compare_document,
         compare_sweeps,
@@ -112,16 +97,11 @@ def compare(
         return
     console.print(f"[bold]B = {escape(sweep_b)} against A = {escape(sweep_a)}[/]", highlight=False)
     if comparison.classes.empty and comparison.cells.empty:
-        console.print("the two sweeps have no configuration pair with cells in common")
+        console.print(NOTHING_IN_COMMON)
         return
     _print_classes(comparison.classes)
     _print_cells(comparison.cells, all_cells)
     console.print(f"[dim]{CHANGE_NOTE}[/]", highlight=False)
-
-
-def _pct(x: float) -> str:
-    # a change that rounds to nothing reads +0.0, never -0.0
-    return f"{round(x) + 0.0:+.0f}" if abs(x) >= 100 else f"{round(x, 1) + 0.0:+.1f}"
 
 
 def _pair_heading(config_a: str, config_b: str, why: str = "") -> str:
@@ -146,6 +126,8 @@ def _table(*headings: str) -> Table:
 
 def _print_classes(frame: pd.DataFrame) -> None:
     """Per pairing, each class's score in A and B and the change."""
+    from recommender.sweepcompare import spell_change, spell_interval
+
     console.print("[bold underline]per class (score)[/]")
     for (a, b, why), part in frame.groupby(["config_a", "config_b", "pairing"], sort=False):
         console.print(_pair_heading(str(a), str(b), str(why)), highlight=False)
@@ -154,9 +136,9 @@ def _print_classes(frame: pd.DataFrame) -> None:
         for r in part.itertuples():
             row = (
                 escape(f"{r[1]} ({r.unit})"),
-                _with_interval(r.a, r.a_lo, r.a_hi),
-                _with_interval(r.b, r.b_lo, r.b_hi),
-                _change(r),
+                spell_interval(r.a, r.a_lo, r.a_hi),
+                spell_interval(r.b, r.b_lo, r.b_hi),
+                spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
                 _verdict(r.verdict),
             )
             table.add_row(*row)
@@ -167,7 +149,7 @@ def _print_classes(frame: pd.DataFrame) -> None:
 def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
     """Per pair of configurations, each cell's figures in A and B and the change (only the
     significant ones unless ``all_cells``)."""
-    from recommender.sweepcompare import FIGURE_LABELS
+    from recommender.sweepcompare import FIGURE_LABELS, spell_change, spell_figure
 
     shown = frame if all_cells else frame[frame["verdict"].isin(["better", "worse"])]
     if len(shown):
@@ -177,7 +159,9 @@ def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
         table = _table("cell", "figure", "A", "B", "change % (95% CI)", "verdict")
         stacked = []
         for r in part.itertuples():
-            a, b, change, verdict = _num(r.a), _num(r.b), _change(r), _verdict(r.verdict)
+            a, b = spell_figure(r.a), spell_figure(r.b)
+            change = spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct)
+            verdict = _verdict(r.verdict)
             figure = FIGURE_LABELS.get(str(r.figure), str(r.figure))
             table.add_row(escape(r.cell), figure, a, b, change, verdict)
             stacked += _stack((escape(f"{r.cell} {figure}"), a, b, change, verdict))
