@@ -37,16 +37,9 @@ def test_class_and_cell_tables_are_worded_as_the_cli_prints_them() -> None:
         columns=CLASS_COLUMNS,
     )
     shown = class_table(classes)
-    assert list(shown.columns) == [
-        "configuration A",
-        "configuration B",
-        "paired as",
-        "class",
-        "A (95% CI)",
-        "B (95% CI)",
-        "change % (95% CI)",
-        "verdict",
-    ]
+    for heading in ("class", "A (95% CI)", "B (95% CI)", "change % (95% CI)", "verdict"):
+        assert heading in shown.columns
+    assert not {"config_a", "a_lo", "change_pct"} & set(shown.columns)  # no internal names
     row = shown.iloc[0]
     assert row["class"] == "data_file (IOPS)"
     assert row["A (95% CI)"] == "3,396 (3,219 … 3,573)"

@@ -172,19 +172,14 @@ def test_a_class_file_that_cannot_rank_is_refused(
     assert not out.exists()
 
 
-def test_a_class_named_twice_is_refused(quick_store: ParquetStore) -> None:
-    result = invoke(
-        "recommend",
-        "quick",
-        "--store",
-        str(quick_store.root),
-        "--class",
-        "redo_log",
-        "--class",
-        "data_file",
-        "--class",
-        "redo_log",
+def _recommend_with(store: ParquetStore, *classes: str):
+    return invoke(
+        "recommend", "quick", "--store", str(store.root), *(f"--class={c}" for c in classes)
     )
+
+
+def test_a_class_named_twice_is_refused(quick_store: ParquetStore) -> None:
+    result = _recommend_with(quick_store, "redo_log", "data_file", "redo_log")
     assert result.exit_code == 2
     assert "--class: 1 problem(s) 'redo_log' is given twice" in " ".join(result.output.split())
 
@@ -193,16 +188,7 @@ def test_two_classes_of_one_name_are_refused(quick_store: ParquetStore, tmp_path
     """A file whose class is named as a shipped one: their rankings would mix under one name."""
     mine = tmp_path / "mine.yaml"
     mine.write_text("name: redo_log\ncells:\n  - {cell: randread/16k/qd1x16}\n")
-    result = invoke(
-        "recommend",
-        "quick",
-        "--store",
-        str(quick_store.root),
-        "--class",
-        "redo_log",
-        "--class",
-        str(mine),
-    )
+    result = _recommend_with(quick_store, "redo_log", str(mine))
     said = " ".join(result.output.split())
     assert result.exit_code == 2, said
     assert "are both class 'redo_log': give each class once" in said
