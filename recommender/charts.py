@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from recommender.views.labels import metric_unit
 from recommender.views.shading import DARK_INK, LIGHT_INK, shade, short_figure
 from sweeper.units import format_size
 
@@ -105,7 +106,7 @@ def tradeoff_points(ranked: pd.DataFrame) -> pd.DataFrame:
 def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
     """Score against usable capacity, coloured by data-loss risk per year (the rebuild
     exposure), the trade-off front drawn as filled diamonds and the configurations that break
-    a limit as red-outlined crosses.
+    a limit as red-outlined crosses. ``metric``: the class's, or its unit (IOPS, MB/s).
 
     ``points``: config_key, score, usable_pct, rebuild_h, loss_risk_per_year, front, limits
     (``tradeoff_points``).
@@ -114,7 +115,9 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
         alt.Chart(points)
         .mark_point(size=160, filled=True, opacity=0.9)
         .encode(
-            x=alt.X("score:Q", title=f"score ({metric})", scale=alt.Scale(zero=False)),
+            x=alt.X(
+                "score:Q", title=f"score ({metric_unit(metric)})", scale=alt.Scale(zero=False)
+            ),
             y=alt.Y("usable_pct:Q", title="usable capacity (%)", scale=alt.Scale(zero=False)),
             color=alt.Color(
                 "loss_risk_per_year:Q",
