@@ -144,7 +144,10 @@ class SshFio(FioTransport):
                 "2>/dev/null; }; "
                 f'{{ basename "$(readlink -f {quoted})"; [ -b {quoted} ] && echo block; }} '
                 "> device.tel 2>/dev/null; snap 0.tel; "
-                '( i=1; while [ ! -e done ]; do sleep 1; i=$((i+1)); snap "$i.tel"; done ) & '
+                # ends with the run, and also when this shell or its folder is gone (a
+                # dropped connection): it never samples on alone
+                "( i=1; while [ ! -e done ] && [ -e job.fio ] && kill -0 $$ 2>/dev/null; do "
+                'sleep 1; i=$((i+1)); snap "$i.tel"; done ) & '
                 # at the lowest CPU priority: on a host with few cores fio comes first
                 "renice -n 19 -p $! >/dev/null 2>&1; "
             )

@@ -93,4 +93,6 @@ def test_the_simulated_array_runs_composite_cells(tmp_path: Path) -> None:
     run = store.runs("composite").set_index("cell_key").loc[KEY]
     streams = json.loads(run["streams"])
     assert [s["cell"] for s in streams] == STREAMS
-    assert run["iops"] == pytest.approx(sum(s["iops"] for s in streams))
+    # each rate is fio's group rate (I/Os over the longest runtime); the streams' runtimes
+    # differ by milliseconds, so their rates add up to the run's closely
+    assert run["iops"] == pytest.approx(sum(s["iops"] for s in streams), rel=2e-3)

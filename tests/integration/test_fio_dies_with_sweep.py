@@ -40,6 +40,19 @@ def _fio_on(target: Path) -> list[int]:
     return found
 
 
+def _shells_for(target: Path) -> list[int]:
+    """The shells that run a sweep's job on ``target`` (their command line names it)."""
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[:2] == [b"sh", b"-c"] and str(target).encode() in b" ".join(argv[2:]):
+            found.append(int(pid))
+    return found
+
+
 def test_a_killed_sweep_leaves_no_fio_driving_its_target(tmp_path: Path) -> None:
     target = tmp_path / "target.img"
     target.write_bytes(b"\0" * (32 << 20))
@@ -133,8 +146,13 @@ def test_a_killed_sweep_leaves_no_fio_on_the_host_that_ran_it(tmp_path: Path) ->
             [str(target), str(tmp_path / "state")], lambda: bool(_fio_on(target))
         )
         assert not still and outlived < 5, "fio outlived the sweep that started it there"
+        # nor the shell's loop that samples the counters each second
+        deadline = time.monotonic() + 5
+        while _shells_for(target) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _shells_for(target) == [], "the shell there samples on alone"
     finally:
-        for pid in _fio_on(target):
+        for pid in _fio_on(target) + _shells_for(target):
             os.kill(pid, signal.SIGKILL)
 
 

@@ -46,7 +46,11 @@ def test_the_hosts_jobs_are_one_run_and_each_host_has_its_share(
     shares = out.host_results
     assert sorted(shares) == ["worker-1", "worker-2"]
     assert result.read is not None
-    assert result.read.iops == pytest.approx(sum(s["read"]["iops"] for s in shares.values()))
+    # the run's rate is fio's group rate (the I/Os over the longest runtime): the hosts'
+    # runtimes differ by milliseconds, so their own rates add up to it closely
+    assert result.read.iops == pytest.approx(
+        sum(s["read"]["iops"] for s in shares.values()), rel=2e-3
+    )
     assert runner.fio is not None and runner.fio.path == "worker-1,worker-2:fio"
     assert runner.fio.version.startswith("fio-")
 
