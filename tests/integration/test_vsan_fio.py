@@ -105,7 +105,8 @@ def test_fio_in_the_workers_under_each_policy(tmp_path: Path, lab_vm: Lab) -> No
         shares = json.loads(detail["disclosure"])["load_hosts_results"]
         assert set(shares) == {"DC0_C0_RP0_VM0", "DC0_C0_RP0_VM1"}
         direction = "read" if row["cell_key"].startswith("randread") else "write"
-        # the run is both workers' I/O together
+        # the run is both workers' I/O together, over the longer of their runtimes (fio's
+        # group rate): their own rates add up to it within milliseconds of runtime
         total = sum(s[direction]["iops"] for s in shares.values())
-        assert row["iops"] == pytest.approx(total, rel=1e-6)
+        assert row["iops"] == pytest.approx(total, rel=2e-3)
         assert all(s[direction]["iops"] > 0 for s in shares.values())
