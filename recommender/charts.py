@@ -115,9 +115,7 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
         alt.Chart(points)
         .mark_point(size=160, filled=True, opacity=0.9)
         .encode(
-            x=alt.X(
-                "score:Q", title=f"score ({metric_unit(metric)})", scale=alt.Scale(zero=False)
-            ),
+            x=alt.X("score:Q", title=f"score ({metric_unit(metric)})", scale=alt.Scale(zero=False)),
             y=alt.Y("usable_pct:Q", title="usable capacity (%)", scale=alt.Scale(zero=False)),
             color=alt.Color(
                 "loss_risk_per_year:Q",
