@@ -150,7 +150,7 @@ def test_disclose_prints_the_record_of_a_sweep_and_of_a_run(tmp_path: Path) -> N
     assert rec["run_id"] == run_id and rec["job_file"].startswith("; raidsweep fio job")
     assert rec["fio_json"]["fio version"] == find_fio().version
     missing = cli(*cmd, "0" * 24, timeout=None)
-    assert missing.returncode == 2 and "no run 000000000000000000000000" in missing.stderr
+    assert missing.returncode == 2 and "no run or sweep 000000000000000000000000" in missing.stderr
 
 
 def test_loop_device_allowed_by_name(tmp_path: Path, loop_device: tuple[str, Path]) -> None:
