@@ -184,7 +184,7 @@ def test_a_swapped_run_file_is_left_out_and_named(store: Path) -> None:
     code, out = _cli("recommend", "tiny", "--store", str(store))
     assert code == 0 and f"warning: {victim}" in out, out
     code, out = _cli("disclose", victim.stem, "--store", str(store))
-    assert code == 2 and f"no run {victim.stem}" in out, out
+    assert code == 2 and f"no run or sweep {victim.stem}" in out, out
     _figure("swapped run file")
 
 
