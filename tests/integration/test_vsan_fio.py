@@ -106,7 +106,8 @@ def test_fio_in_the_workers_under_each_policy(tmp_path: Path, lab_vm: Lab) -> No
         assert set(shares) == {"DC0_C0_RP0_VM0", "DC0_C0_RP0_VM1"}
         direction = "read" if row["cell_key"].startswith("randread") else "write"
         # the run is both workers' I/O together, over the longer of their runtimes (fio's
-        # group rate): their own rates add up to it within milliseconds of runtime
+        # group rate): their own rates add up to it within the runtimes' difference (tens of
+        # milliseconds of a 2 s run in the emulated guest: 0.6% measured)
         total = sum(s[direction]["iops"] for s in shares.values())
-        assert row["iops"] == pytest.approx(total, rel=2e-3)
+        assert row["iops"] == pytest.approx(total, rel=0.03)
         assert all(s[direction]["iops"] > 0 for s in shares.values())
