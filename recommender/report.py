@@ -271,8 +271,9 @@ def write_all(files: dict[Path, bytes]) -> list[Path]:
                         errno.EEXIST, "exists and is not a raidsweep report", str(target)
                     )
     aside: dict[Path, Path] = {}
+    target = next(iter(files))
     try:
-        for target, data in files.items():
+        for target, data in files.items():  # a failure names the target it was writing
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".report-", suffix=".tmp")
             aside[target] = Path(tmp)
@@ -284,8 +285,7 @@ def write_all(files: dict[Path, bytes]) -> list[Path]:
     except OSError as exc:
         for tmp in aside.values():
             tmp.unlink(missing_ok=True)
-        failed = next(reversed(aside), None) if aside else next(iter(files))
-        raise OSError(exc.errno, exc.strerror, str(failed)) from None
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     for target, tmp in aside.items():
         os.replace(tmp, target)
     for folder in {t.parent for t in files}:
