@@ -55,8 +55,16 @@ def lab_vm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 def guest_state(lab: Lab) -> str:
-    """Everything a change to the test disks would show: arrays, signatures, mounts, LVM."""
+    """Everything a change to the test disks would show: arrays, signatures, mounts, LVM.
+
+    A stopped md array's block device (size 0) is removed by the kernel's work queue after
+    ``mdadm --stop`` returns, and while udev or lsblk still holds it open; it is waited for (at
+    most 10 s), so a device on its way out does not read as a change. One that stays is shown.
+    """
     return lab.ssh(
+        "udevadm settle; for i in $(seq 100); do left=; for s in /sys/block/md*/size; do "
+        '[ -e "$s" ] && [ "$(cat "$s")" = 0 ] && left=1; done; [ -z "$left" ] && break; '
+        "sleep 0.1; done; "
         "cat /proc/mdstat; lsblk -rno NAME,FSTYPE,LABEL,MOUNTPOINT; "
         "for d in /dev/vd?; do echo $d; wipefs --no-act $d; done; vgs; lvs",
         check=False,
