@@ -68,3 +68,23 @@ def test_a_store_that_cannot_be_read_is_named_with_exit_2(
     assert result.returncode == 2, result.stderr
     assert f"{store}: cannot be read (Too many levels of symbolic links)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--memory", "1000T"], "--memory: 1,048,576,000 MiB is more than this machine can give"),
+        (["--disks", "24", "--disk-size", "100T"], "--disk-size: 24 disk(s) of 104,857,600 MiB"),
+    ],
+)
+def test_a_lab_larger_than_this_machine_is_refused_before_anything(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """The lab's memory must be available now, and its sparse data disks must fit where they
+    are kept once written: refused before any image is built or file made, naming the option."""
+    folder = tmp_path / "lab"
+    result = CliRunner().invoke(app, ["lab", "up", *args, "--dir", str(folder)])
+    out = " ".join(result.output.replace("│", " ").split())
+    assert result.exit_code == 2, out
+    assert said in out and "Traceback" not in out
+    assert not folder.exists()

@@ -4,7 +4,7 @@ line."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.markup import escape
@@ -56,9 +56,8 @@ def lab_up(
     disk_mib, memory_mib = _mib("--disk-size", disk_size), _mib("--memory", memory)
     try:
         lab.check_shape(disks, disk_mib, memory_mib)
-    except ValueError as exc:  # "disk_mib: ..." → "--disk-size: ..."
-        name, _, problem = str(exc).partition(": ")
-        fail(ValueError(f"{SHAPE_OPTIONS.get(name, name)}: {problem}"))
+    except ValueError as exc:
+        _fail_shape(exc)
     vm = lab.Lab(folder)
     started = time.monotonic()
     if not vm.status().running and not (lab.image_dir() / "recipe.json").is_file():
@@ -77,6 +76,8 @@ def lab_up(
         )
     except lab.LabConflict as exc:
         fail(exc)
+    except ValueError as exc:  # more than this machine can give (lab.check_fits)
+        _fail_shape(exc)
     except lab.LabError as exc:
         err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
@@ -111,6 +112,12 @@ def lab_status(folder: LabDirOpt = None) -> None:
         _print_lab(st)
     else:
         console.print(f"lab in {st.folder}: stopped", highlight=False, soft_wrap=True)
+
+
+def _fail_shape(exc: ValueError) -> NoReturn:
+    """Exit 2 with the lab's problem named by its option ("disk_mib: ..." → "--disk-size: ...")."""
+    name, _, problem = str(exc).partition(": ")
+    fail(ValueError(f"{SHAPE_OPTIONS.get(name, name)}: {problem}"))
 
 
 def _mib(option: str, text: str) -> int:

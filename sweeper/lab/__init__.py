@@ -14,7 +14,8 @@ them there, not here.
 
 from sweeper.lab.errors import LabCommandError, LabConflict, LabError
 from sweeper.lab.image import cache_root, debian_mirror, ensure_image, image_dir, recipe, recipe_key
-from sweeper.lab.vm import Lab, LabStatus, check_shape, default_vm_dir
+from sweeper.lab.shape import check_fits, check_shape
+from sweeper.lab.vm import Lab, LabStatus, default_vm_dir
 
 __all__ = [
     "Lab",
@@ -23,6 +24,7 @@ __all__ = [
     "LabError",
     "LabStatus",
     "cache_root",
+    "check_fits",
     "check_shape",
     "debian_mirror",
     "default_vm_dir",

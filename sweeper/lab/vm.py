@@ -24,6 +24,7 @@ from pathlib import Path
 from sweeper.lab.errors import LabCommandError, LabConflict, LabError
 from sweeper.lab.image import HOSTNAME, KEY_NAME, ROOT_LABEL, cache_root, ensure_image
 from sweeper.lab.inventory import inventory_text
+from sweeper.lab.shape import check_fits, check_shape
 from sweeper.lab.tools import require_tools, run_tool
 
 SSH_OPTIONS = (
@@ -38,9 +39,6 @@ SSH_OPTIONS = (
     "-o",
     "IdentitiesOnly=yes",
 )
-MAX_DISKS = 24  # q35's root bus has about 28 free PCI slots: one each, plus root and network
-MIN_DISK_MIB = 8
-MIN_MEMORY_MIB = 512
 BOOT_TIMEOUT_S = 180.0
 #: the tools the VM needs, and the Debian package each comes from
 RUN_TOOLS = {
@@ -172,6 +170,7 @@ class Lab:
                 )
             current.already_running = True
             return current
+        check_fits(disks, disk_mib, memory_mib, self.folder)
         require_tools(RUN_TOOLS)
         image = ensure_image(progress)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -370,13 +369,3 @@ class Lab:
         paths += [Path(p) for p in glob.glob(str(self.folder / "data*.img"))]
         for path in paths:
             path.unlink(missing_ok=True)
-
-
-def check_shape(disks: int, disk_mib: int, memory_mib: int) -> None:
-    """ValueError naming the parameter when the lab's shape is out of range."""
-    if not 1 <= disks <= MAX_DISKS:
-        raise ValueError(f"disks: {disks} is not between 1 and {MAX_DISKS}")
-    if disk_mib < MIN_DISK_MIB:
-        raise ValueError(f"disk_mib: {disk_mib} MiB is less than {MIN_DISK_MIB} MiB")
-    if memory_mib < MIN_MEMORY_MIB:
-        raise ValueError(f"memory_mib: {memory_mib} MiB is less than {MIN_MEMORY_MIB} MiB")
