@@ -48,6 +48,7 @@ from sweeper.fio.parse import (
     find_document,
     group_streams,
     histogram_percentiles,
+    job_options,
     sync_stats,
 )
 from sweeper.fio.runner import Fio, FioOutput, run_command
@@ -196,12 +197,6 @@ def _with_percentiles(
     return dataclasses.replace(stats, **{f"lat_{key}_ms": value for key, value in pcts.items()})
 
 
-def _options(document: Mapping[str, Any], first: Mapping[str, Any]) -> dict[str, str]:
-    options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
-    options.update({str(k): str(v) for k, v in (first.get("job options") or {}).items()})
-    return options
-
-
 def parse_client_output(
     text: str, *, expected_hosts: Sequence[Host] | None = None, concurrent_groups: bool = False
 ) -> ClientResults:
@@ -260,13 +255,8 @@ def parse_client_output(
     host_entries = [e for key in sorted(per_host) for e in per_host[key]]
     if not concurrent_groups:
         check_one_group(host_entries)
-    options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
     for (host, port), entries in sorted(per_host.items()):
-        for entry in entries:
-            check_not_verified(
-                options | {str(k): str(v) for k, v in (entry.get("job options") or {}).items()},
-                f"fio job {entry.get('jobname', '?')!r} on {host}:{port}",
-            )
+        check_not_verified(document, entries, f" on {host}:{port}")
     try:
         check_directions(host_entries)
         streams = group_streams(host_entries) if concurrent_groups else ()
@@ -277,7 +267,7 @@ def parse_client_output(
                 result=FioResult(
                     read=direction_stats(entries, "read"),
                     write=direction_stats(entries, "write"),
-                    job_options=_options(document, entries[0]),
+                    job_options=job_options(document, entries[0]),
                     fio_version=version,
                     jobs=len(entries),
                     sync=sync_stats(entries),
@@ -315,7 +305,7 @@ def parse_client_output(
     aggregate = FioResult(
         read=read,
         write=write,
-        job_options=_options(document, host_entries[0]),
+        job_options=job_options(document, host_entries[0]),
         fio_version=version,
         jobs=len(host_entries),
         sync=sync_stats(host_entries),

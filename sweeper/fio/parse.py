@@ -12,7 +12,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -309,13 +309,8 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
         usr, sys = cpu_pct(jobs, "usr_cpu"), cpu_pct(jobs, "sys_cpu")
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
         raise FioParseError(f"fio JSON job entry is missing or has a bad field: {exc!r}") from exc
-    options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
-    for job in jobs:
-        check_not_verified(
-            options | {str(k): str(v) for k, v in (job.get("job options") or {}).items()},
-            f"fio job {job.get('jobname', '?')!r}",
-        )
-    options.update({str(k): str(v) for k, v in (jobs[0].get("job options") or {}).items()})
+    check_not_verified(document, jobs)
+    options = job_options(document, jobs[0])
     return FioResult(
         read=read,
         write=write,
@@ -329,15 +324,28 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
     )
 
 
-def check_not_verified(options: Mapping[str, str], where: str) -> None:
-    """Refuse a run that verified what it wrote: fio reports its verify pass's reads as the
-    job's reads, which raidsweep would count as reads made beside the writes."""
-    verify = str(options.get("verify", "0")).strip().lower()
-    if verify not in ("", "0", "none") and str(options.get("do_verify", "1")).strip() != "0":
-        raise FioParseError(
-            f"{where} verified the data it wrote (verify={options['verify']}): fio reports the "
-            "verify pass's reads as the job's reads; run without verify"
-        )
+def job_options(document: Mapping[str, Any], job: Mapping[str, Any]) -> dict[str, str]:
+    """A job's options as fio ran it: the document's global options, then the job's own."""
+    options = {str(k): str(v) for k, v in (document.get("global options") or {}).items()}
+    options.update({str(k): str(v) for k, v in (job.get("job options") or {}).items()})
+    return options
+
+
+def check_not_verified(
+    document: Mapping[str, Any], jobs: Iterable[Mapping[str, Any]], where: str = ""
+) -> None:
+    """Refuse a run with a job that verified what it wrote (``where``: e.g. " on host:port"):
+    fio reports its verify pass's reads as the job's reads, which raidsweep would count as
+    reads made beside the writes."""
+    for job in jobs:
+        options = job_options(document, job)
+        verify = options.get("verify", "0").strip().lower()
+        if verify not in ("", "0", "none") and options.get("do_verify", "1").strip() != "0":
+            raise FioParseError(
+                f"fio job {job.get('jobname', '?')!r}{where} verified the data it wrote "
+                f"(verify={options['verify']}): fio reports the verify pass's reads as the "
+                "job's reads; run without verify"
+            )
 
 
 def check_directions(entries: Sequence[Mapping[str, Any]]) -> None:
