@@ -290,6 +290,9 @@ def test_a_waiting_play_whose_sweeper_died_ends_and_builds_nothing(tmp_path: Pat
     assert not (private / HANDOVER_FILE).exists()
 
 
+# ansible-runner's own thread then fails to write the play's status into the removed folder
+# (FileNotFoundError in its thread, after the play has ended): expected here, not a defect.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_waiting_play_whose_folder_was_removed_ends_and_builds_nothing(tmp_path: Path) -> None:
     """Its sweeper lives on (the app, a test process) but the play's folder was cleaned away,
     abandon marker and all: the play ends, as it does when its sweeper dies, not at the
