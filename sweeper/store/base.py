@@ -92,7 +92,17 @@ class ResultsStore(ABC):
 
     # progress -----------------------------------------------------------
     @abstractmethod
-    def write_progress(self, sweep_id: str, progress: dict[str, Any]) -> None: ...
+    def write_progress(
+        self, sweep_id: str, progress: dict[str, Any], worker: str | None = None
+    ) -> None:
+        """Keep the progress record of the sweep's sweeper (``worker``: one of several)."""
 
     @abstractmethod
-    def read_progress(self, sweep_id: str) -> dict[str, Any] | None: ...
+    def read_progress(self, sweep_id: str) -> dict[str, Any] | None:
+        """The sweep's progress as one record, read from every sweeper's; None if none ran."""
+
+    @abstractmethod
+    def forget_ended_workers(self, sweep_id: str) -> None:
+        """Drop the records of workers no longer running: a sweeper without ``--worker``
+        takes over their configurations (it recovers every worker's), so their old states
+        no longer tell the sweep's."""

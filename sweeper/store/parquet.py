@@ -42,6 +42,7 @@ from sweeper.store.files import (
     subfolders,
     table_bytes,
 )
+from sweeper.store.progress import ended_worker_files, merged, progress_file, read_records
 from sweeper.store.reading import query_files
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress, run_columns
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, read_snapshot, write_snapshot
@@ -438,17 +439,22 @@ class ParquetStore(ResultsStore):
         return removed
 
     # progress -----------------------------------------------------------
-    def write_progress(self, sweep_id: str, progress: dict[str, Any]) -> None:
+    def write_progress(
+        self, sweep_id: str, progress: dict[str, Any], worker: str | None = None
+    ) -> None:
         data = json.dumps(progress, indent=1, default=str).encode()
-        atomic_write_bytes(self.root / sweep_id / "progress.json", data, replace=True)
-        if progress.get("state") == "finished":
+        atomic_write_bytes(progress_file(self.root / sweep_id, worker), data, replace=True)
+        if progress.get("state") == "finished" and (
+            (self.read_progress(sweep_id) or {}).get("state") == "finished"
+        ):
             # One file for the readers of the finished sweep (1,080 run files take DuckDB
             # 1.5 s to read). Only a help to them: without it, they read the parts.
             with contextlib.suppress(OSError, duckdb.Error, pa.ArrowException):
                 self.snapshot(sweep_id)
 
     def read_progress(self, sweep_id: str) -> dict[str, Any] | None:
-        try:
-            return json.loads((self.root / sweep_id / "progress.json").read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            return None
+        return merged(read_records(self.root / sweep_id))
+
+    def forget_ended_workers(self, sweep_id: str) -> None:
+        for path in ended_worker_files(self.root / sweep_id):
+            path.unlink(missing_ok=True)

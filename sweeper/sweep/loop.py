@@ -68,6 +68,8 @@ def run(sw: Sweeper) -> Outcome:
     known = KnownRuns(sw.store, sw.spec.name, study) if wants_runs else None
     state = _State(study, outcome, done, known, PlaysAhead(sw.inventory, sw.stop.is_set))
     outcome.runs_stored_before = len(done)
+    if sw.worker is None:  # it recovered every worker's configurations: their states are its
+        sw.store.forget_ended_workers(sw.spec.name)
     sw.progress.start(sw.plan, len(done), len(done_configs), outcome.array_s)
     _write_progress(sw, "running", outcome)
     try:
@@ -406,4 +408,6 @@ def _sweep(sw: Sweeper) -> Sweep:
 
 
 def _write_progress(sw: Sweeper, state: str, outcome: Outcome) -> None:
-    sw.store.write_progress(sw.spec.name, progress_record(state, sw.plan, outcome))
+    sw.store.write_progress(
+        sw.spec.name, progress_record(state, sw.plan, outcome), worker=sw.worker
+    )

@@ -151,3 +151,46 @@ def test_postgres_workers_distinct_run_the_same_twice_not(
     failed = study.get_trials(deepcopy=False, states=(TrialState.FAIL,))
     assert not [t for t in failed if "being measured" not in t.user_attrs.get("error", "")]
     assert set(stored_configurations(store, "pgworkers").values()) == {1}
+
+
+def _status(store: Path, sweep: str) -> dict[str, Any]:
+    rc, out = _finish(_start("status", sweep, "--store", str(store), "--json"))
+    assert rc == 0, out
+    return next(s for s in json.loads(out)["sweeps"] if s["sweep"] == sweep)
+
+
+def _measuring(store: Path, sweep: str, worker: str) -> bool:
+    """Whether ``worker`` measures a configuration of ``sweep`` now (its study being made
+    meanwhile is not there yet)."""
+    try:
+        trials = journal_study(store, sweep).get_trials(deepcopy=False)
+    except (KeyError, FileNotFoundError):
+        return False
+    return any(
+        t.state == TrialState.RUNNING and t.user_attrs.get("worker") == worker for t in trials
+    )
+
+
+def test_a_worker_killed_mid_configuration_leaves_the_sweep_interrupted(tmp_path: Path) -> None:
+    """Two workers on one store (the study in its journal file): the second is killed while it
+    measures a configuration, the first runs out of configurations and ends. The sweep has not
+    finished (the first's ``finished`` had been the sweep's); the killed worker resumes its own
+    configuration and then it has."""
+    spec, store = _spec(tmp_path, "workers"), tmp_path / "store"
+    args = ["run", str(spec), "--store", str(store), "-q", "--worker"]
+    first, second = _start(*args, "a"), _start(*args, "b")
+    wait_held(store / "workers", ".run-b.lock", second)
+    deadline = time.monotonic() + 120
+    while not _measuring(store, "workers", "b"):
+        assert time.monotonic() < deadline and second.poll() is None, _finish(second)
+        time.sleep(0.05)
+    os.killpg(second.pid, signal.SIGKILL)
+    second.wait(timeout=30)
+    assert _finish(first)[0] == 0
+    seen = _status(store, "workers")
+    assert seen["state"] == "interrupted", seen
+    assert seen["configurations_done"] < seen["configurations_total"] == 6, seen
+    rc, out = _finish(_start(*args, "b"))
+    assert rc == 0, out
+    seen = _status(store, "workers")
+    assert seen["state"] == "finished" and seen["configurations_done"] == 6, seen
