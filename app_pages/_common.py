@@ -84,12 +84,8 @@ def require_sweep() -> tuple[ParquetStore, dict[str, Any]]:
 def signature(store: ParquetStore, sweep_id: str) -> tuple[int, ...]:
     """Changes whenever a run or a configuration is stored, runs are compacted (fewer files,
     one more part: a count of files alone could come back to an earlier value) or the
-    progress file of the sweep is written."""
-    try:
-        progress_mtime = (store.root / sweep_id / "progress.json").stat().st_mtime_ns
-    except FileNotFoundError:
-        progress_mtime = 0
-    return (*store.version(sweep_id), progress_mtime)
+    progress record of any of its sweepers is written."""
+    return (*store.version(sweep_id), *store.progress_version(sweep_id))
 
 
 # The runs of a sweep are the largest thing the app holds (100,000 rows for a large sweep):

@@ -42,7 +42,13 @@ from sweeper.store.files import (
     subfolders,
     table_bytes,
 )
-from sweeper.store.progress import ended_worker_files, merged, progress_file, read_records
+from sweeper.store.progress import (
+    ended_worker_files,
+    merged,
+    progress_file,
+    read_records,
+    records_version,
+)
 from sweeper.store.reading import query_files
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress, run_columns
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, read_snapshot, write_snapshot
@@ -454,6 +460,10 @@ class ParquetStore(ResultsStore):
 
     def read_progress(self, sweep_id: str) -> dict[str, Any] | None:
         return merged(read_records(self.root / sweep_id))
+
+    def progress_version(self, sweep_id: str) -> tuple[int, ...]:
+        """Changes whenever a progress record of the sweep is written."""
+        return records_version(self.root / sweep_id)
 
     def forget_ended_workers(self, sweep_id: str) -> None:
         for path in ended_worker_files(self.root / sweep_id):

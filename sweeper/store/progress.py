@@ -82,3 +82,14 @@ def ended_worker_files(sweep_dir: Path) -> list[Path]:
         ):
             ended.append(progress_file(sweep_dir, worker))
     return ended
+
+
+def records_version(sweep_dir: Path) -> tuple[int, ...]:
+    """Changes whenever any sweeper's progress record is written (their times of change)."""
+    version = []
+    for path in [sweep_dir / SINGLE, *sorted(sweep_dir.glob("progress-*.json"))]:
+        try:
+            version.append(path.stat().st_mtime_ns)
+        except (FileNotFoundError, NotADirectoryError):
+            version.append(0)
+    return tuple(version)
