@@ -2,10 +2,11 @@
 folder, and the answer (the LUN as the host sees it) comes back from the interactive prompt
 of ``raidsweep run``, from ``raidsweep ready`` anywhere, or from the app.
 
-Files in ``<sweep>/array/operator/``: ``waiting.json`` (the configuration waited for, its
-place in the sweep, the instructions, the answers refused so far) and ``answer.json`` (the
-operator's answer, until the sweep takes it; each taken answer is kept under ``answers/``).
-Both are written whole or not at all (atomic rename), so a crash never leaves half of one.
+Files in ``<sweep>/array/operator/`` (``<sweep>/array-W/operator/`` for ``--worker W``):
+``waiting.json`` (the configuration waited for, its place in the sweep, the instructions, the
+answers refused so far) and ``answer.json`` (the operator's answer, until the sweep takes it;
+each taken answer is kept under ``answers/``). Both are written whole or not at all (atomic
+rename), so a crash never leaves half of one.
 """
 
 from __future__ import annotations
@@ -69,6 +70,19 @@ class OperatorPrompt(Protocol):
 def room(state_dir: Path) -> Path:
     """The folder of the operator's files for a platform state folder."""
     return state_dir / "operator"
+
+
+def waiting_rooms(sweep_dir: Path) -> list[tuple[Path, Waiting]]:
+    """Each operator's room of the sweep that waits, with what it waits for: the sweep's own
+    (``array/``) and each worker's (``array-W/``: with ``--worker W`` every worker drives its
+    own array, so each may wait for its own configuration)."""
+    states = [sweep_dir / "array", *sorted(sweep_dir.glob("array-*"))]
+    found = []
+    for state in states:
+        waiting = waiting_in(room(state))
+        if waiting is not None:
+            found.append((room(state), waiting))
+    return found
 
 
 def _write(path: Path, doc: dict[str, object]) -> None:

@@ -52,7 +52,8 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
     if state == "running" and not pid_alive(progress.get("pid")):
         state = "interrupted"
     used = array_seconds(runs, store.configurations(sweep_id))
-    waiting = operator.waiting_in(operator.room(store.sweep_dir(sweep_id) / "array"))
+    rooms = operator.waiting_rooms(store.sweep_dir(sweep_id))
+    waiting = rooms[0][1] if rooms else None
     return SweepStatus(
         sweep_id=sweep_id,
         state=state,

@@ -241,13 +241,14 @@ def answer_waiting_sweep(
     if spec.get("platform") != "manual":
         why = f"runs on platform {spec.get('platform')!r}: only manual sweeps wait for an operator"
         return None, [("sweep", why)]
-    room = operator.room(sweep_dir / "array")
-    waiting = operator.waiting_in(room)
-    if waiting is None:
+    rooms = operator.waiting_rooms(sweep_dir)
+    if not rooms:
         return None, [("sweep", "is not waiting for the operator")]
-    if waiting.config_key != config_key:
-        why = f"the sweep waits for {waiting.config_key}, not {config_key}"
-        return waiting, [("configuration", why)]
+    asked = [(room, waiting) for room, waiting in rooms if waiting.config_key == config_key]
+    if not asked:
+        waited = " and ".join(waiting.config_key for _, waiting in rooms)
+        return rooms[0][1], [("configuration", f"the sweep waits for {waited}, not {config_key}")]
+    room, waiting = asked[0]
     opts = manual_options(spec.get("platform_options") or {})
     problems = answer_problems(target, opts, working_set)
     if problems:

@@ -211,3 +211,33 @@ def test_the_operator_answers_at_the_prompt(tmp_path: Path, luns: list[str]) -> 
     facts = json.loads(row.facts)
     assert facts["lun"]["realpath"] == luns[1]
     assert facts["operator"] == {"note": "built by hand at the console", "via": "prompt"}
+
+
+def test_two_workers_each_wait_for_their_own_configuration(tmp_path: Path, luns: list[str]) -> None:
+    """A manual sweep run by two workers on one store: each posts the configuration it waits
+    for in its own room, `raidsweep ready` answers each by its configuration, and the sweep
+    finishes with both measured once."""
+    store = tmp_path / "store"
+    spec = _spec(tmp_path, luns[:2], ["raid5", "raid10"])
+    workers = {w: start("run", spec, "--store", store, "-q", "--worker", w) for w in "ab"}
+    rooms = {w: store / "by-hand" / f"array-{w}" / "operator" / "waiting.json" for w in "ab"}
+    try:
+        _wait(lambda: all(path.is_file() for path in rooms.values()))
+        waited = {w: json.loads(path.read_text())["config_key"] for w, path in rooms.items()}
+        assert set(waited.values()) == {"raid5/single_rank/wb-ra", "raid10/single_rank/wb-ra"}
+        assert "waiting for the operator: build" in (_status(store).get("waiting") or "")
+        for lun, key in zip(luns[:2], waited.values(), strict=True):
+            answered = cli("ready", "by-hand", key, "--target", lun, "--store", store)
+            assert answered.returncode == 0, answered.stderr
+        for proc in workers.values():
+            code, output = finish(proc)
+            assert code == 0, output
+    finally:
+        for proc in workers.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    configs = ParquetStore(store).configurations("by-hand")
+    assert sorted(configs["config_key"]) == sorted(waited.values())
+    assert set(configs["status"]) == {"successful"}
+    status = _status(store)
+    assert status["state"] == "finished" and status["waiting"] is None
