@@ -54,10 +54,15 @@ from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress, run_col
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, read_snapshot, write_snapshot
 from sweeper.store.trust import (
     COMPACTED,
+    CONFIG_LAYOUT,
     RESTORE,
+    RUN_LAYOUT,
+    damaged_parts,
     is_run,
     keys_of_part,
     misplaced,
+    note_written,
+    part_problem,
     reason,
     runs_query,
     sweep_record,
@@ -76,6 +81,14 @@ COMPACT_AFTER_RUNS = 1500
 READ_ATTEMPTS = 40
 RETRY_PAUSE_S = (0.002, 0.25)  # first and longest
 _RUN_FILE = re.compile(rf"{RUN_ID_RE.pattern}(\.failed-[0-9T]+)?\.parquet")
+
+
+def _may_hold(part: Path, run_id: str) -> bool:
+    """Whether the compacted ``part`` holds run ``run_id`` (True when it cannot tell)."""
+    try:
+        return any(k[0] == run_id for k in keys_of_part(part))
+    except StoreError:
+        return True
 
 
 def _write_record(path: Path, record: dict[str, Any], *, replace: bool) -> None:
@@ -206,7 +219,10 @@ class ParquetStore(ResultsStore):
             # Failed attempts are kept beside the address, never in its place.
             stamp = row["finished_at"].strftime("%Y%m%dT%H%M%S%f")
             path = path.with_name(f"{address.run_id}.failed-{stamp}.parquet")
-        return atomic_write_bytes(path, table_bytes(row, RUN_SCHEMA), replace=False)
+        written = atomic_write_bytes(path, table_bytes(row, RUN_SCHEMA), replace=False)
+        if written:
+            note_written(path, RUN_SCHEMA)
+        return written
 
     def has_run(self, address: RunAddress) -> bool:
         # The run file first, the parts second: a compaction writes the part before it
@@ -248,14 +264,18 @@ class ParquetStore(ResultsStore):
         params: list[Any] | None = None,
         config_key: str | None = None,
     ) -> tuple[pa.Table, list[Path]]:
-        """The query's result, and the files listed for it (the unreadable ones included)."""
-        unreadable: set[Path] = set()
+        """The query's result, and the files listed for it (the damaged ones included). A
+        file that is not whole Parquet (truncated, garbage), or whose columns are not what
+        raidsweep writes (``trust.Layout``), is left out and said in ``damaged``."""
+        layout = RUN_LAYOUT if table == "runs" else CONFIG_LAYOUT
+        left_out: set[Path] = set()
         for attempt in range(READ_ATTEMPTS):
             listed = self._files(sweep_id, table, config_key)
-            files = [f for f in listed if f not in unreadable]
+            damaged, exact = damaged_parts([f for f in listed if f not in left_out], layout)
+            self._leave_out(left_out, damaged)
+            files = [f for f in listed if f not in left_out]
             try:
-                schema = RUN_SCHEMA if table == "runs" else CONFIG_SCHEMA
-                return query_files(files, schema, sql, params), listed
+                return query_files(files, layout.schema, sql, params, exact=exact), listed
             except (duckdb.IOException, duckdb.InvalidInputException):
                 # A listed file was compacted away before DuckDB opened it: list again (its
                 # part is there by now).
@@ -264,13 +284,17 @@ class ParquetStore(ResultsStore):
                         raise
                     time.sleep(min(RETRY_PAUSE_S[0] * 2**attempt, RETRY_PAUSE_S[1]))
                     continue
-                # A file that is not whole Parquet (truncated, garbage): left out, said.
+                # A file that is not whole Parquet past its footer: left out, said.
                 bad = unreadable_files(files)
                 if not bad:
                     raise
-                unreadable |= set(bad)
-                self.damaged += [f"{f}: {why}; left out" for f, why in bad.items()]
+                self._leave_out(left_out, bad)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _leave_out(self, left_out: set[Path], damaged: dict[Path, str]) -> None:
+        """Add the ``damaged`` files to those a read leaves out, each said in ``damaged``."""
+        left_out |= set(damaged)
+        self.damaged += [f"{f}: {why}; left out" for f, why in damaged.items()]
 
     def _read_runs(
         self, sweep_id: str, wanted: list[str], include_failed: bool, config_key: str | None
@@ -313,25 +337,44 @@ class ParquetStore(ResultsStore):
         return table.num_rows
 
     def run_detail(self, run_id: str) -> dict[str, Any] | None:
+        """The run's record; StoreError naming the file when the run has no good record to
+        show but a file that may hold it is damaged (not Parquet, or its columns)."""
         if not re.fullmatch(r"[0-9a-f]{24}", run_id):
             return None
         # The run's own files first, then the parts (a file compacted away meanwhile is in
         # a part by then); its good run if any, else its latest failed attempt.
         rows: list[dict[str, Any]] = []
+        damaged: list[str] = []
         for pattern in (f"*/runs/*/{run_id}.parquet", f"*/runs/*/{run_id}.failed-*.parquet"):
             for path in self.root.glob(pattern):
-                with contextlib.suppress(FileNotFoundError, pa.ArrowException):
-                    # only what is the run its name says (a swapped file is not)
-                    rows += [r for r in pq.read_table(path).to_pylist() if is_run(r, run_id)]
+                with contextlib.suppress(FileNotFoundError):
+                    rows += self._rows_of_run(path, run_id, damaged)
         if not any(r["status"] == "ok" for r in rows):
             for part in self.root.glob(f"*/{COMPACTED}/*.parquet"):
                 with contextlib.suppress(FileNotFoundError):
-                    if any(k[0] == run_id for k in keys_of_part(part)):
-                        found = pq.read_table(part, filters=[("run_id", "=", run_id)])
-                        rows += found.to_pylist()
+                    rows += self._rows_of_run(part, run_id, damaged, part=True)
+            if damaged:
+                raise StoreError(f"run {run_id} cannot be shown: {'; '.join(damaged)}{RESTORE}")
         if not rows:
             return None
         return max(rows, key=lambda r: (r["status"] == "ok", r["finished_at"]))
+
+    @staticmethod
+    def _rows_of_run(
+        path: Path, run_id: str, damaged: list[str], *, part: bool = False
+    ) -> list[dict[str, Any]]:
+        """The records of run ``run_id`` in the file at ``path`` (a run file, or a compacted
+        ``part``); a damaged file that holds it, or may, is added to ``damaged``."""
+        if part and not _may_hold(path, run_id):
+            return []
+        problem = part_problem(path, RUN_LAYOUT)
+        if problem is not None:
+            damaged.append(f"{path}: {problem}")
+            return []
+        if part:
+            return pq.read_table(path, filters=[("run_id", "=", run_id)]).to_pylist()
+        # only what is the run its name says (a swapped file is not)
+        return [r for r in pq.read_table(path).to_pylist() if is_run(r, run_id)]
 
     # compaction ---------------------------------------------------------
     def compact(
@@ -368,6 +411,8 @@ class ParquetStore(ResultsStore):
         # work done); readers and run writers never take it.
         with exclusive_lock(self.root / sweep_id / COMPACTED / f".{name}.lock"):
             files = [folder / n for n in sorted(parquet_names(folder)) if _RUN_FILE.fullmatch(n)]
+            # A damaged run file stays as it is, out of the part: readers name it.
+            files = [f for f in files if f not in damaged_parts(files, RUN_LAYOUT)[0]]
             if not files:
                 return 0
             held: set[tuple[str, str, Any]] = set()
@@ -393,18 +438,21 @@ class ParquetStore(ResultsStore):
                 data = parquet_bytes(table)
                 # A fresh name each time: parts are never replaced, so a reader's listing
                 # never loses one.
-                while not atomic_write_bytes(
-                    self.root / sweep_id / COMPACTED / f"{name}.{time.time_ns()}.parquet",
-                    data,
-                    replace=False,
-                ):
-                    pass
+                part = self._new_part(sweep_id, name, data)
+                note_written(part, table.schema)
             # Only now, with every run in a part on disk, the run files go.
             for f in files:
                 with contextlib.suppress(FileNotFoundError):
                     f.unlink()
             fsync_dir(folder)
             return len(files)
+
+    def _new_part(self, sweep_id: str, name: str, data: bytes) -> Path:
+        """Write ``data`` as a new part of the configuration folder ``name``; its path."""
+        while True:
+            part = self.root / sweep_id / COMPACTED / f"{name}.{time.time_ns()}.parquet"
+            if atomic_write_bytes(part, data, replace=False):
+                return part
 
     def version(self, sweep_id: str) -> tuple[int, int, int, int]:
         """Changes whenever a run or a configuration record is stored or compacted: the count

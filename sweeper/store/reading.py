@@ -11,30 +11,28 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from sweeper.store.trust import has_schema
-
 
 def query_files(
-    files: list[Path], schema: pa.Schema, sql: str, params: list[Any] | None
+    files: list[Path],
+    schema: pa.Schema,
+    sql: str,
+    params: list[Any] | None,
+    *,
+    exact: bool = True,
 ) -> pa.Table:
     """``sql`` over the view ``parts`` of ``files`` (each row with its ``filename``), read
-    with ``schema``'s columns."""
+    with ``schema``'s columns. ``exact``: every file has exactly ``schema`` (checked by the
+    caller, ``trust.damaged_parts``)."""
     # Parts this raidsweep wrote all have the current schema: DuckDB can then take the
-    # first file's columns for all (it refuses a file whose columns differ), which spares
-    # reading every footer first, a third of the read at 100,000 runs. Parts written by an
-    # older raidsweep (fewer columns) make it refuse; they are read by name instead.
+    # first file's columns for all, which spares reading every footer a second time. Parts
+    # written by an older raidsweep (fewer columns) or a newer one (more), or holding a
+    # column in another width, are read by name instead.
     if not files:
         try:
             return _over_no_files(schema, sql, tuple(params or ()))
         except TypeError:  # a parameter that cannot be a cache key (a list): read, uncached
             return _read_files([], schema, sql, params, by_name=False)
-    fast = has_schema(files[0], schema)
-    try:
-        return _read_files(files, schema, sql, params, by_name=not fast)
-    except duckdb.InvalidInputException:
-        if not fast:
-            raise
-        return _read_files(files, schema, sql, params, by_name=True)
+    return _read_files(files, schema, sql, params, by_name=not exact)
 
 
 @functools.lru_cache(maxsize=64)

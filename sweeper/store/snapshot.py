@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from sweeper.store.files import atomic_write_bytes, parquet_bytes
 from sweeper.store.records import RUN_SCHEMA
+from sweeper.store.trust import RUN_LAYOUT, schema_problem
 
 SNAPSHOT = "snapshot.parquet"
 _FINGERPRINT = b"raidsweep.fingerprint"
@@ -62,7 +63,7 @@ def read_snapshot(
 ) -> tuple[pa.Table, list[str]] | None:
     """The runs of the snapshot at ``path`` (their ``columns``, the good ones only unless
     ``include_failed``) and the damaged files it left out, if it was read from the files of
-    fingerprint ``print_``; otherwise None."""
+    fingerprint ``print_`` and its columns are what raidsweep writes; otherwise None."""
     if print_ is None:
         return None
     try:
@@ -73,6 +74,8 @@ def read_snapshot(
         meta = snapshot.schema_arrow.metadata or {}
         if meta.get(_FINGERPRINT) != print_.encode():
             return None
+        if schema_problem(snapshot.schema_arrow, RUN_LAYOUT) is not None:
+            return None  # written from a damaged part by an older raidsweep: read the parts
         table = snapshot.read(columns=list(dict.fromkeys([*columns, "status"])))
         damaged = json.loads(meta.get(_DAMAGED, b"[]"))
     if not include_failed:

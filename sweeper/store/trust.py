@@ -4,8 +4,10 @@ keep one row per record."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sweeper.errors import StoreError
-from sweeper.store.records import RunAddress
+from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
 from sweeper.untrusted import is_name
 
 COMPACTED = "compacted"  # <sweep>/compacted/<config dir>.<ns>.parquet
@@ -37,6 +39,9 @@ ONE_ROW_PER_ADDRESSED_RECORD = ONE_ROW_PER_RECORD.replace(
 )
 #: what names a stored run: read with every run, to check it is the run its place is for
 IDENTITY = ("run_id", "sweep_id", "config_key", "cell_key", "repetition")
+#: what a read of runs needs of every stored run besides: its name, status and end (the one
+#: row per record, and the order, are of these)
+KEYS = (*IDENTITY, "status", "finished_at")
 
 
 def runs_query(columns: list[str], include_failed: bool) -> str:
@@ -45,7 +50,7 @@ def runs_query(columns: list[str], include_failed: bool) -> str:
     holding, only for a run that is not what its place says, its file and address."""
     cols = ", ".join(f'"{n}"' for n in columns)
     # What the address check, the one row per record and the order need besides.
-    needed = [n for n in (*IDENTITY, "status", "finished_at") if n not in columns]
+    needed = [n for n in KEYS if n not in columns]
     where = "" if include_failed else "WHERE status = 'ok'"
     # Column names and clauses are ours; the sweep is a parameter.
     inner = (
@@ -68,6 +73,10 @@ def misplaced(table: pa.Table) -> list[str]:
     ]
 
 
+#: what identifies a stored record (``record_keys``)
+RECORD_KEY = ("run_id", "status", "finished_at")
+
+
 def record_keys(table: pa.Table) -> set[tuple[str, str, Any]]:
     """What identifies a stored record: a good run by its address, a failed attempt also by
     when it finished (its file's stamp)."""
@@ -83,10 +92,15 @@ def record_keys(table: pa.Table) -> set[tuple[str, str, Any]]:
 def _part_keys(path: str, inode: int, mtime_ns: int) -> frozenset[tuple[str, str, Any]]:
     # Parts are immutable: keyed on the inode and mtime as well, a part's index is read once.
     del inode, mtime_ns
-    return frozenset(record_keys(pq.read_table(path, columns=["run_id", "status", "finished_at"])))
+    return frozenset(record_keys(pq.read_table(path, columns=list(RECORD_KEY))))
 
 
 def keys_of_part(path: Path) -> frozenset[tuple[str, str, Any]]:
+    """The records a compacted part holds; StoreError naming the part when its columns that
+    name them cannot be read as raidsweep writes them."""
+    problem = part_problem(path, RUN_KEYS)
+    if problem is not None:
+        raise StoreError(f"{path}: {problem}{RESTORE}")
     st = path.stat()
     return _part_keys(str(path), st.st_ino, st.st_mtime_ns)
 
@@ -95,6 +109,10 @@ def is_run(row: dict[str, Any], run_id: str) -> bool:
     """Whether a stored row is run ``run_id``: its id, and the hash of its address."""
     address = RunAddress(row["sweep_id"], row["config_key"], row["cell_key"], row["repetition"])
     return row["run_id"] == run_id == address.run_id
+
+
+def _unreadable(exc: BaseException) -> str:
+    return f"damaged, not a whole Parquet file ({str(exc).splitlines()[0][:120]})"
 
 
 def unreadable_files(files: list[Path]) -> dict[Path, str]:
@@ -106,17 +124,125 @@ def unreadable_files(files: list[Path]) -> dict[Path, str]:
         except FileNotFoundError:
             continue
         except (OSError, pa.ArrowException) as exc:
-            bad[f] = f"damaged, not a whole Parquet file ({str(exc).splitlines()[0][:120]})"
+            bad[f] = _unreadable(exc)
     return bad
 
 
-def has_schema(path: Path, schema: pa.Schema) -> bool:
-    """Whether the Parquet file at ``path`` has exactly ``schema``'s columns (False when it
-    cannot be read, e.g. compacted away meanwhile: the careful read handles that)."""
-    try:
-        return pq.read_schema(path).names == schema.names
-    except (OSError, pa.ArrowException):
-        return False
+@dataclass(frozen=True, eq=False)  # compared (and cached) by identity: a handful of constants
+class Layout:
+    """What a table's Parquet files must be to be read: ``schema``'s columns (each of its
+    type, or one read as it: ``reads_as``), ``required`` among them present in every file."""
+
+    schema: pa.Schema
+    required: tuple[str, ...] = ()
+
+
+#: run files and compacted parts: what a read of runs needs of each besides its figures
+RUN_LAYOUT = Layout(RUN_SCHEMA, KEYS)
+#: a part's columns that name its records (``keys_of_part``)
+RUN_KEYS = Layout(pa.schema([RUN_SCHEMA.field(n) for n in RECORD_KEY]), RECORD_KEY)
+CONFIG_LAYOUT = Layout(CONFIG_SCHEMA)
+
+
+def reads_as(found: pa.DataType, expected: pa.DataType) -> bool:
+    """Whether a column stored as ``found`` reads as ``expected`` with every value and its
+    meaning kept: the same type, a column of nulls alone, or the same kind of value held
+    another way (an integer or a float of another width, a large or dictionary-encoded
+    string, a timestamp of another unit in the same zone)."""
+    if found == expected or pa.types.is_null(found):
+        return True
+    if pa.types.is_dictionary(found):
+        return reads_as(found.value_type, expected)
+    kinds = (pa.types.is_integer, pa.types.is_floating, _is_text)
+    if any(kind(found) and kind(expected) for kind in kinds):
+        return True
+    return (
+        pa.types.is_timestamp(found) and pa.types.is_timestamp(expected) and found.tz == expected.tz
+    )
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def schema_problem(found: pa.Schema, layout: Layout) -> str | None:
+    """Why a file of columns ``found`` cannot be read as ``layout``, or None. A column the
+    layout has not (a newer raidsweep's) is not read; one it has that the file has not (an
+    older raidsweep's) reads as null, unless the layout requires it."""
+    expected = {f.name: f.type for f in layout.schema}
+    wrong = [
+        f"column {f.name!r} is {f.type} where raidsweep writes {expected[f.name]}"
+        for f in found
+        if f.name in expected and not reads_as(f.type, expected[f.name])
+    ]
+    missing = [f"column {n!r} is missing" for n in layout.required if n not in found.names]
+    problems = wrong + missing
+    return f"damaged, {', '.join(problems)}" if problems else None
+
+
+def part_problem(path: Path, layout: Layout) -> str | None:
+    """Why the Parquet file at ``path`` cannot be read as ``layout`` (not Parquet, or its
+    columns), or None; FileNotFoundError when it is gone (compacted away meanwhile)."""
+    return _part_verdict(path, layout)[0]
+
+
+#: the schemas of files this process wrote, by place and stamp: judged without reading them
+_WRITTEN: dict[tuple[str, tuple[int, ...]], pa.Schema] = {}
+_WRITTEN_MAX = 65536
+
+
+def _stamp(path: Path) -> tuple[int, ...]:
+    """What changes when a file is written anew: its inode, size, modification and change
+    times (the change time no one can set back)."""
+    st = path.stat()
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def note_written(path: Path, schema: pa.Schema) -> None:
+    """Remember that the file at ``path``, as it is now, holds ``schema``: this process has
+    just written it whole. A read then judges it without opening it (945 runs' footers take
+    0.4 s to read)."""
+    with contextlib.suppress(FileNotFoundError):
+        _WRITTEN[(str(path), _stamp(path))] = schema
+    if len(_WRITTEN) > _WRITTEN_MAX:
+        del _WRITTEN[next(iter(_WRITTEN))]
+
+
+def _part_verdict(path: Path, layout: Layout) -> tuple[str | None, bool]:
+    return _verdict(str(path), _stamp(path), layout)
+
+
+@functools.lru_cache(maxsize=65536)
+def _verdict(path: str, stamp: tuple[int, ...], layout: Layout) -> tuple[str | None, bool]:
+    # Keyed on the file's stamp: a file written anew is judged anew. Only the verdict is
+    # kept, never the schema (100 columns, for each of 100,000 files).
+    found = _WRITTEN.get((path, stamp))
+    if found is None:
+        try:
+            found = pq.read_schema(path)
+        except FileNotFoundError:
+            raise
+        except (OSError, pa.ArrowException) as exc:
+            return _unreadable(exc), False
+    return schema_problem(found, layout), found == layout.schema
+
+
+def damaged_parts(files: list[Path], layout: Layout) -> tuple[dict[Path, str], bool]:
+    """The files of ``files`` that cannot be read as ``layout``, each with why; and whether
+    every other one has exactly its schema (DuckDB may then take the first file's columns
+    for all, sparing the reading of each file's by name). A file gone meanwhile is neither:
+    the read that lists again finds what took its place."""
+    damaged: dict[Path, str] = {}
+    exact = True
+    for f in files:
+        try:
+            problem, same = _part_verdict(f, layout)
+        except FileNotFoundError:
+            continue
+        if problem is not None:
+            damaged[f] = problem
+        exact = exact and (same or problem is not None)
+    return damaged, exact
 
 
 RESTORE = "; restore it from a copy, or remove the sweep's folder to start it anew"
