@@ -224,3 +224,21 @@ def test_compaction_leaves_a_damaged_run_file_as_it_is(store: Path) -> None:
     runs = results.runs(SWEEP)
     assert len(runs) == RUNS - 1 and runs["iops"].dtype == "float64"
     assert len(results.damaged) == 1 and str(victim) in results.damaged[0]
+
+
+def test_sql_names_the_damaged_files_of_every_sweep(pristine: Path, tmp_path: Path) -> None:
+    """Two sweeps, a damaged file in each: ``sql`` reads both and names both files (it named
+    the last sweep's alone)."""
+    store = tmp_path / "store"
+    shutil.copytree(pristine, store, symlinks=True)
+    shutil.copytree(pristine / SWEEP, store / "other", symlinks=True)
+    record = store / "other" / "sweep.json"
+    record.write_text(record.read_text().replace(f'"{SWEEP}"', '"other"'))
+    damaged = [run_files(store)[0], sorted((store / "other" / "runs").rglob("*.parquet"))[0]]
+    for path in damaged:
+        rewrite(path, retyped("iops", pa.string()))
+    out = cli("sql", "select sweep_id, count(*) from runs group by 1", "--store", store)
+    assert out.returncode == 0, out.stderr
+    said = " ".join(out.stderr.split())
+    for path in damaged:
+        assert f"{path}: damaged, column 'iops' is string" in said, said

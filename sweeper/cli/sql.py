@@ -69,8 +69,16 @@ def store_connection(results: ResultsStore) -> duckdb.DuckDBPyConnection:
     from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA
 
     sweeps = [r["sweep_id"] for r in results.list_sweeps()]
-    runs = [results.runs(s, include_failed=True) for s in sweeps]
-    configs = [results.configurations(s) for s in sweeps]
+    # Each read says what it left out in ``damaged``, anew: gathered over all of them.
+    damaged = list(getattr(results, "damaged", []))
+    runs, configs = [], []
+    for s in sweeps:
+        runs.append(results.runs(s, include_failed=True))
+        damaged += getattr(results, "damaged", [])
+        configs.append(results.configurations(s))
+        damaged += getattr(results, "damaged", [])
+    if hasattr(results, "damaged"):
+        results.damaged = list(dict.fromkeys(damaged))
     con = duckdb.connect()
     for name, frames, schema in (
         ("runs", runs, RUN_SCHEMA),
