@@ -26,17 +26,30 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
-    """Write ``data`` to ``path`` whole; with ``replace=False`` an existing file wins."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The writer's pid in the name lets a later writer remove what a killed one left behind.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{os.getpid()}-", suffix=".tmp")
+def write_aside(folder: Path, data: bytes, prefix: str) -> Path:
+    """``data`` in a new file of ``folder`` (made if need be), named ``<prefix>….tmp``,
+    readable by all and on disk (fsync) when this returns: a write that is then put in place
+    by a rename is whole or absent. A failed write leaves nothing behind."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
     try:
         os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other readers
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
+    """Write ``data`` to ``path`` whole; with ``replace=False`` an existing file wins."""
+    # The writer's pid in the name lets a later writer remove what a killed one left behind.
+    tmp = write_aside(path.parent, data, f".{os.getpid()}-")
+    try:
         if replace:
             os.replace(tmp, path)
         else:
