@@ -17,13 +17,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import yaml
 
 from sweeper.store import ParquetStore
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, write_snapshot
 from tests.support.cli import cli
-from tests.support.paths import SIM_INVENTORY
-from tests.support.specs import class_measuring, quick_base
+from tests.support.specs import tiny_sim_spec
 
 SWEEP = "tiny"
 RUNS = 8  # 2 configurations × 2 cells × 2 repetitions
@@ -33,18 +31,7 @@ RUNS = 8  # 2 configurations × 2 cells × 2 repetitions
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished sweep on the simulated array, run by ``raidsweep run``."""
     folder = tmp_path_factory.mktemp("part-types")
-    spec = quick_base() | {"name": SWEEP, "inventory": str(SIM_INVENTORY)}
-    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {
-        "patterns": ["randread", "randwrite"],
-        "block_sizes": ["8k"],
-        "concurrency": ["1x16"],
-        "repetitions": 2,
-    }
-    spec["matrix"].pop("extra_cells", None)
-    spec["classes"] = [class_measuring(folder, spec["matrix"])]
-    path = folder / f"{SWEEP}.yaml"
-    path.write_text(yaml.safe_dump(spec))
+    path = tiny_sim_spec(folder, SWEEP, extra_cells=False)
     done = cli("run", path, "--store", folder / "store", "-q")
     assert done.returncode == 0, done.stderr
     return folder / "store"

@@ -22,7 +22,7 @@ from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
 from tests.support.campaign import FIGURES
 from tests.support.paths import APP
-from tests.support.specs import class_measuring, described_sweep, one_cell_sim, quick_base
+from tests.support.specs import class_measuring, described_sweep, one_cell_sim, tiny_sim_spec
 
 pytestmark = pytest.mark.integration
 CASES: list[str] = []
@@ -32,17 +32,7 @@ CASES: list[str] = []
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished sweep 'tiny' on the simulated array: 2 configurations × 2 cells × 2."""
     folder = tmp_path_factory.mktemp("trust")
-    spec = quick_base() | {"name": "tiny"}
-    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {
-        "patterns": ["randread", "randwrite"],
-        "block_sizes": ["8k"],
-        "concurrency": ["1x16"],
-        "repetitions": 2,
-    }
-    spec["classes"] = [class_measuring(folder, spec["matrix"])]
-    path = folder / "tiny.yaml"
-    path.write_text(yaml.safe_dump(spec))
+    path = tiny_sim_spec(folder, "tiny")
     loaded, inventory = load_spec(path)
     outcome = run_sweep(loaded, inventory, ParquetStore(folder / "store"), spec_path=path)
     assert outcome.complete

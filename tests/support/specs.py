@@ -32,6 +32,24 @@ def quick_base() -> dict[str, Any]:
     return spec
 
 
+def tiny_sim_spec(folder: Path, name: str, *, extra_cells: bool = True) -> Path:
+    """A sweep of 2 configurations (RAID 5 and 10 on a single rank) × randread and randwrite
+    8k at 1x16 × 2 repetitions on the simulated array, its class measuring just those cells
+    (``extra_cells``: with redo_log's sync cells too), written to ``folder/<name>.yaml``."""
+    spec = quick_base() | {"name": name, "inventory": str(SIM_INVENTORY)}
+    spec["config_space"] = {"raid_level": ["raid5", "raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {
+        "patterns": ["randread", "randwrite"],
+        "block_sizes": ["8k"],
+        "concurrency": ["1x16"],
+        "repetitions": 2,
+    }
+    if not extra_cells:
+        spec["matrix"].pop("extra_cells", None)
+    spec["classes"] = [class_measuring(folder, spec["matrix"])]
+    return write_spec(folder, spec, name)
+
+
 def write_spec(folder: Path, spec: dict[str, Any], name: str) -> Path:
     """``spec`` as YAML in ``folder/<name>.yaml``; its path."""
     path = folder / f"{name}.yaml"
