@@ -136,6 +136,12 @@ def share_bars(frame: pd.DataFrame, title: str) -> alt.Chart:
     )
 
 
+def titled(chart: alt.TopLevelMixin, title: str) -> alt.TopLevelMixin:
+    """``chart`` with ``title`` above it (Vega names the figure by it: its title's
+    aria-label, what a screen reader says of it)."""
+    return chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=14, limit=0))
+
+
 CELL_SEP = " · "
 
 

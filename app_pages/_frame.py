@@ -110,6 +110,11 @@ def figure_format(values: pd.Series) -> str:
     return "%,.0f" if big else "%.4g"
 
 
+def _or_missing(words: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``words``, or MISSING for a value that is not there."""
+    return lambda v: MISSING if v is None or pd.isna(v) else words(v)
+
+
 def _as_text(value: Any) -> str:
     if value is None or (not isinstance(value, str | list | tuple) and pd.isna(value)):
         return MISSING
@@ -124,19 +129,21 @@ def table(
     *,
     broken: Sequence[bool] | None = None,
     help: Mapping[str, str] | None = None,  # noqa: A002 - Streamlit's own word for a tooltip
+    spell: Mapping[str, Callable[[Any], str]] | None = None,
     **options: Any,
 ) -> Any:
     """``st.dataframe`` without the index; each column named in ``formats`` a number in its
     printf format (or shown by the column config given instead), a missing value shown as
     MISSING; rows where ``broken`` is true on a red background; ``help``: a tooltip per
-    column header."""
+    column header; ``spell``: per column the function that writes its figures as the CLI
+    and the report do (the numbers are kept: the column still sorts by value)."""
     column_config: dict[str, Any] = {}
-    printf: dict[str, Callable[[Any], str]] = {}
+    printf = {column: _or_missing(words) for column, words in (spell or {}).items()}
     shown = frame.reset_index(drop=True)
     flags = np.asarray(list(broken) if broken is not None else [], dtype=bool)
     # Nothing missing and nothing to colour: Streamlit formats the numbers itself, without
     # a Styler, which costs a Python call per cell (a second for a ranking of 800 rows).
-    plain = not flags.any() and not shown.isna().to_numpy().any()
+    plain = not flags.any() and not printf and not shown.isna().to_numpy().any()
     plain = plain and all(
         pd.api.types.is_numeric_dtype(shown[c])
         for c, fmt in (formats or {}).items()

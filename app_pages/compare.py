@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_pages import _frame
 from recommender import views
+from recommender.views.markdown import risk_text
 
 GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
 page = _frame.open_page("Compare")
@@ -81,30 +82,41 @@ def render() -> None:
         _frame.table(_shown_tradeoffs(trade, currency))
 
 
-#: how each trade-off figure is written (a risk of 1e-11 and one of 8e-6 alike, money with
-#: its currency); the figures are one per row, so each row has its own format
+#: how each trade-off figure is written (money with its currency; the risk as the CLI
+#: writes it, ``RISK``); the figures are one per row, so each row has its own format
 _TRADEOFF_FORMATS = {
     "drives": "{:,.0f}",
     "usable GB": "{:,.0f}",
     "usable share": "{:.0%}",
     "rebuild hours": "{:,.1f}",
     "further failures survived during a rebuild": "{:.0f}",
-    "data-loss risk per year": "{:.2e}",
     "cost": "{:,.0f}",
     "cost per usable GB": "{:,.2f}",
 }
 
 
+#: the trade-off written by ``risk_text``, as the CLI and the report write it
+RISK = {"data-loss risk per year"}
+
+
+#: the trade-offs that are money, written with the currency
+MONEY = {"cost", "cost per usable GB"}
+
+
+def _trade_text(figure: str, value: float, currency: str) -> str:
+    if pd.isna(value):
+        return _frame.MISSING
+    if figure in RISK:
+        return risk_text(value)
+    text = _TRADEOFF_FORMATS.get(figure, "{:.4g}").format(value)
+    return f"{text} {currency}" if figure in MONEY and currency else text
+
+
 def _shown_tradeoffs(trade: pd.DataFrame, currency: str) -> pd.DataFrame:
-    money = {"cost", "cost per usable GB"}
     out = trade.copy()
     for side in ("A", "B"):
         out[side] = [
-            _frame.MISSING
-            if pd.isna(v)
-            else _TRADEOFF_FORMATS.get(f, "{:.4g}").format(v)
-            + (f" {currency}" if f in money and currency else "")
-            for f, v in zip(trade["figure"], trade[side], strict=True)
+            _trade_text(f, v, currency) for f, v in zip(trade["figure"], trade[side], strict=True)
         ]
     return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _frame
+from app_pages import _charts, _frame
 from recommender import views
 from recommender.charts import curve_chart
 from recommender.views.runs import run_list
@@ -52,7 +52,9 @@ def render() -> None:
     if len(sel) > views.MAX_CURVES:
         st.warning(f"{len(sel)} curves: showing the first {views.MAX_CURVES}.")
         sel = sel.iloc[: views.MAX_CURVES]
-    st.altair_chart(curve_chart(views.curve_points(sel)))
+    where = f"{pattern}/{format_size(int(block_size))}"
+    title = f"IOPS against mean latency as I/Os in flight grow: {where}"
+    st.altair_chart(_charts.titled(curve_chart(views.curve_points(sel)), title))
     st.caption(
         "Diamonds mark the Speed (fewest I/Os in flight), the Optimum (the knee: Kneedle on "
         "log2 IOPS vs log2 I/Os in flight) and the Maximum (highest IOPS); hover for which."

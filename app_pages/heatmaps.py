@@ -59,6 +59,13 @@ else:
         active = cols[2].selectbox("Active range (% of the volume)", ranges, key="active_range")
 
 
+def _where() -> str:
+    """What the grid holds to, for its title (`` · randread · qd1x1``)."""
+    size = format_size(int(block_size)) if block_size is not None else None
+    held = [pattern, size, concurrency, f"ws{active}" if active is not None else None]
+    return "".join(f" · {h}" for h in held if h)
+
+
 def _on_click() -> None:
     """Copy the clicked cell into the cell chooser (runs before the page reruns)."""
     cell = _charts.clicked_cell(st.session_state.get(CHART_KEY))
@@ -126,6 +133,26 @@ def _predicted(frame: pd.DataFrame) -> pd.DataFrame:
     return cells if on else cells.iloc[:0]
 
 
+def _tables(frame: pd.DataFrame, order: list[str], rows: list[str], label: str) -> None:
+    """The grid's means as tables, rows in the chart's order: narrow enough for a laptop's
+    window, so every cell's overview is a table per pattern (and block size), headed by it;
+    figures written as the CLI writes the metric's (``views.metric_text``)."""
+    table = views.grid_table(frame, order)
+    measured = [r for r in rows if r in set(frame["config_key"])]
+    table = table.set_index(views.CONFIGURATION).reindex(measured).reset_index()
+    metric = HEATMAP_METRICS.get(label, "")
+    groups = views.column_groups([c for c in order if c in table], by_key=by == "cell")
+    for heading, columns in groups:
+        if len(groups) > 1:
+            st.markdown(f"**{heading}**")
+        headers = {c: views.short_column(c, heading) for c in columns}
+        _frame.table(
+            table[[views.CONFIGURATION, *columns]],
+            {c: st.column_config.Column(h, help=c) for c, h in headers.items()},
+            spell=dict.fromkeys(columns, lambda v: views.metric_text(metric, v)),
+        )
+
+
 def render() -> None:
     frame, order, x_title, higher_is_better, class_cells = _grid()
     if frame.empty:
@@ -186,6 +213,7 @@ def render() -> None:
         breakers=breakers,
     )
     chart = _predictions.with_predicted_cells(chart, cells, order, rows, x_title)
+    chart = _charts.titled(chart, f"{metric_label}: configuration × {x_title}{_where()}")
     st.altair_chart(
         chart, on_select=_on_click, selection_mode=_charts.CELL_SELECTION, key=CHART_KEY
     )
@@ -200,19 +228,7 @@ def render() -> None:
             else ""
         )
     )
-    table = views.grid_table(frame, order)
-    measured = [r for r in rows if r in set(frame["config_key"])]
-    table = table.set_index(views.CONFIGURATION).reindex(measured).reset_index()
-    # Narrow number columns: the overview's many cells fit a 1440 px window; a header cut
-    # short there shows its whole cell name on hover.
-    _frame.table(
-        table,
-        {
-            c: st.column_config.NumberColumn(c, format="%.2f", width="small", help=c)
-            for c in table.columns
-            if c != views.CONFIGURATION
-        },
-    )
+    _tables(frame, order, rows, metric_label)
     _predictions.score_table(cells)
 
     cells = frame.sort_values("config_key", kind="stable")

@@ -15,19 +15,23 @@ def render() -> None:
     status = page.status()
     state = status.state
     configs_done, configs_total = status.configurations_done, status.configurations_total
-    cols = st.columns(4)
-    cols[0].metric("State", state)
-    cols[1].metric("Configurations", f"{configs_done} / {configs_total}")
+    # Each figure as wide as it reads, the row wrapping where the window is narrow: a
+    # figure is never cut off.
+    figures = st.container(horizontal=True, gap="large")
+    figures.metric("State", state, width="content")
+    figures.metric("Configurations", f"{configs_done} / {configs_total}", width="content")
     runs_text = f"{status.runs_done} / {status.runs_total}"
-    cols[2].metric(
+    figures.metric(
         "Runs",
         runs_text,
         delta=f"{status.runs_failed} failed" if status.runs_failed else None,
         delta_color="inverse",
+        width="content",
     )
-    cols[3].metric(
+    figures.metric(
         "Array time",
         f"{format_duration(status.array_s_used)} / {format_duration(status.array_s_total)}",
+        width="content",
     )
     if status.runs_total:
         done = min(1.0, status.runs_done / status.runs_total)

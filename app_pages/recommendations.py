@@ -11,14 +11,15 @@ import re
 import pandas as pd
 import streamlit as st
 
-from app_pages import _frame, _predictions
+from app_pages import _charts, _frame, _predictions
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.evidence import SHARE_MEANING
 from recommender.recommendations import ClassRecommendation
-from recommender.report import render_report
+from recommender.report import csv_bytes, render_report, report_tables
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
+from recommender.views.markdown import risk_text, share_text
 from sweeper.status import provisional
 from sweeper.units import format_ms
 from sweeper.untrusted import markdown_prose, markdown_text
@@ -56,28 +57,12 @@ def render() -> None:
     st.subheader("Ranking")
     table = views.recommendation_table(rec.ranked, prices=bool(prices))
     currency = (prices or {}).get("currency", "")
-    money = f"%.2f {currency}".strip()
     # Short headers (the full name in each header's tooltip) and narrow figures, so that the
-    # ranking fits a 1440 px window beside the sidebar without scrolling sideways; the
-    # columns left out of view (SPARE) are one click away in the table's column menu and in
-    # the CSV.
+    # ranking fits a laptop's 1280 px window beside the sidebar without scrolling sideways;
+    # the columns left out of view (SPARE) are one click away in the table's column menu and
+    # in the CSV.
     unit = views.metric_unit(wclass.metric)
-    formats = {
-        "rank": st.column_config.TextColumn("rank", width=RANK_PX),
-        "drives": _number("drives", "%d", "drives the configuration's RAID groups take"),
-        "usable TB": _number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)", 72),
-        # as the CLI and the report write it: thousands grouped, else four digits
-        "score": _number(f"score ({unit})", _frame.figure_format(table["score"]), "mean score", 96),
-        "usable %": _number("usable %", "%.1f", "usable share of the raw capacity"),
-        "rebuild h": _number("rebuild h", "%.2f", "hours to rebuild one drive"),
-        "CV %": _number("CV %", "%.2f", "coefficient of variation of the score"),
-        "repetitions": _number("reps", "%d", "complete repetitions behind the score"),
-        "data-loss risk / year": _number("risk / yr", "%.2e", "data-loss risk per year", 76),
-        "cost per unit": _number("cost / unit", money, f"cost per {unit}", 80),
-        "cost per usable GB": _number("cost / GB", money, "cost per usable GB", 80),
-        "unsteady runs": _number("unsteady", "%d", "runs not in steady state (SNIA PTS)", 70),
-        "flagged runs": _number("flagged", "%d", "runs their telemetry flags", 70),
-    }
+    formats = _ranking_columns(unit, _frame.figure_format(table["score"]), currency)
     keeps = table["limits"] == "ok"
     # The trade-off front is drawn and named under the chart below: not a column here.
     table = table.drop(columns=["trade-off front"], errors="ignore")
@@ -87,6 +72,7 @@ def render() -> None:
         shown[keeps],
         formats,
         help=headers,
+        spell=RANKING_SPELLING,
         column_order=_in_view(shown),
         on_select="rerun",
         selection_mode="single-row",
@@ -96,7 +82,7 @@ def render() -> None:
         f"{views.RANK_CAPTION}.  \n"
         f"Repetitions: the complete repetitions behind each score. Drives and usable TB: the "
         "configuration's RAID groups on the sweep's drives. More columns (usable %, CV %, "
-        "rebuild h) in the table's column menu and the CSV.  \n"
+        "rebuild h, cost per usable GB) in the table's column menu and the CSV.  \n"
         f"**Score:** {FORMULA}.  \n"
         f"**Trade-offs:** {TRADEOFF_FORMULA}."
         + (
@@ -116,6 +102,7 @@ def render() -> None:
             formats,
             broken=[True] * len(broken),
             help=headers,
+            spell=RANKING_SPELLING,
             column_order=_in_view(shown),
             on_select="rerun",
             selection_mode="single-row",
@@ -141,7 +128,7 @@ def render() -> None:
             )
         )
     _predictions.ranking_section(page, rec)
-    _downloads(rec, table)
+    _downloads(rec)
 
     st.subheader("Evidence")
     if rec.runner_up is None or rec.evidence.empty:
@@ -159,8 +146,8 @@ def render() -> None:
                 "recommended": "%.1f",
                 "runner-up": "%.1f",
                 "ratio": "%.3f",
-                "share %": "%+.0f",
             },
+            spell={"share %": share_text},
         )
 
     st.subheader("Trade-offs")
@@ -171,7 +158,9 @@ def render() -> None:
             "usable capacity and rebuild exposure cannot be computed."
         )
     else:
-        st.altair_chart(tradeoff_chart(points, views.metric_unit(wclass.metric)))
+        unit = views.metric_unit(wclass.metric)
+        title = f"{class_name}: score ({unit}) against usable capacity and data-loss risk"
+        st.altair_chart(_charts.titled(tradeoff_chart(points, unit), title))
         front = points.loc[points["front"] == "on the trade-off front", "config_key"]
         breaking = points.loc[points["front"] == "breaks a limit", "config_key"]
         st.caption(
@@ -193,8 +182,40 @@ def render() -> None:
 #: the ranking's columns out of view at first: usable % and CV % say again what usable TB
 #: and the 95% interval say, the rebuild time is the drive's (the same in every row, its
 #: effect is the data-loss risk), the cells missing are listed under the table
-SPARE = ("usable %", "CV %", "rebuild h", "cells missing")
-RANK_PX = 44
+SPARE = ("usable %", "CV %", "rebuild h", "cost per usable GB", "cells missing")
+RANK_PX = 42
+#: the ranking's figures written as the CLI and the report write them
+RANKING_SPELLING = {"data-loss risk / year": risk_text}
+
+
+def _ranking_columns(unit: str, score_format: str, currency: str) -> dict[str, object]:
+    """The ranking's columns: short headers (the full name in the tooltip), narrow widths;
+    money in ``currency``, named in the header (``USD / IOPS``) as the report heads it."""
+    money = currency or "cost"
+    return {
+        "rank": st.column_config.TextColumn("rank", width=RANK_PX),
+        "drives": _number("drives", "%d", "drives the configuration's RAID groups take", 52),
+        "usable TB": _number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)", 74),
+        # as the CLI and the report write it: thousands grouped, else four digits
+        "score": _number(f"score ({unit})", score_format, "mean score", 88),
+        "usable %": _number("usable %", "%.1f", "usable share of the raw capacity"),
+        "rebuild h": _number("rebuild h", "%.2f", "hours to rebuild one drive"),
+        "CV %": _number("CV %", "%.2f", "coefficient of variation of the score"),
+        "repetitions": _number("reps", "%d", "complete repetitions behind the score", 42),
+        "data-loss risk / year": st.column_config.Column(
+            "risk / yr", help="data-loss risk per year", width=60
+        ),
+        # headed as the report heads it
+        "95% interval": st.column_config.TextColumn(
+            "95% CI", help="95% confidence interval of the mean score"
+        ),
+        "cost per unit": _number(f"{money} / {unit}", "%.2f", f"cost per {unit}", 80),
+        "cost per usable GB": _number(f"{money} / GB", "%.2f", "cost per usable GB", 80),
+        "unsteady runs": _number("unsteady", "%d", "runs not in steady state (SNIA PTS)", 70),
+        "flagged runs": _number("flagged", "%d", "runs their telemetry flags", 64),
+    }
+
+
 GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
 
 
@@ -253,14 +274,22 @@ def _links(key: str | None, rec: ClassRecommendation) -> None:
     )
     st.session_state["compare_pick"] = (key, other)
     st.session_state["run_config_pick"] = key
-    cols = st.columns(2)
-    cols[0].page_link(
+    # The keys are in words above the links, where they wrap: a link's label never does, and
+    # two keys in one would be cut off in a narrow window.
+    whom = "the recommended one" if key != best else "the runner-up"
+    st.markdown(f"Selected: `{key}`  \nAgainst {whom}: `{other}`")
+    row = st.container(horizontal=True)
+    row.page_link(
         "app_pages/compare.py",
-        label=f"Compare {key} with {other}",
+        label=f"Compare with {whom}",
+        help=f"Compare {key} with {other}",
         icon=":material/compare_arrows:",
     )
-    cols[1].page_link(
-        "app_pages/run_details.py", label=f"Runs of {key}", icon=":material/description:"
+    row.page_link(
+        "app_pages/run_details.py",
+        label="Its runs",
+        help=f"The runs of {key} in Run details",
+        icon=":material/description:",
     )
 
 
@@ -268,8 +297,9 @@ def _file_part(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "sweep"
 
 
-def _downloads(rec: ClassRecommendation, table: pd.DataFrame) -> None:
-    """The HTML report of the sweep and this class's ranking, named by sweep and class."""
+def _downloads(rec: ClassRecommendation) -> None:
+    """The HTML report of the sweep and this class's ranking, named by sweep and class: the
+    ranking as the report's rankings CSV holds it (its rows of this class)."""
     sweep, name = _file_part(page.sweep_id), _file_part(rec.name)
     cols = st.columns(2)
     cols[0].download_button(
@@ -281,7 +311,7 @@ def _downloads(rec: ClassRecommendation, table: pd.DataFrame) -> None:
     )
     cols[1].download_button(
         f"Download the {rec.name} ranking (CSV)",
-        data=table.to_csv(index=False).encode("utf-8"),
+        data=csv_bytes(report_tables([rec])["rankings"]),
         file_name=f"raidsweep-{sweep}-{name}-ranking.csv",
         mime="text/csv",
         icon=":material/download:",

@@ -10,6 +10,7 @@ import streamlit as st
 from app_pages import _frame
 from recommender import views
 from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
+from recommender.views.shading import cell_order_key
 from sweeper.units import format_ms
 
 page = _frame.open_page("Run details")
@@ -48,7 +49,9 @@ else:
     configs = sorted(all_runs["config_key"].unique())
     config_key = cols[0].selectbox("Configuration", configs, key="run_config")
     mine = all_runs[all_runs["config_key"] == config_key]
-    cell_key = cols[1].selectbox("Cell", sorted(mine["cell_key"].unique()), key="run_cell")
+    # by value: pattern, block size in bytes, then concurrency as numbers (never 16k before 4k)
+    cells = sorted(mine["cell_key"].unique(), key=cell_order_key)
+    cell_key = cols[1].selectbox("Cell", cells, key="run_cell")
     reps = sorted(int(r) for r in mine.loc[mine["cell_key"] == cell_key, "repetition"].unique())
     repetition = cols[2].selectbox("Repetition", reps, key="run_repetition")
     run_id = views.find_run(mine, config_key, cell_key, repetition)
@@ -62,14 +65,17 @@ if detail.get("sweep_id") != sweep_id:
 
 where = f"{detail.get('config_key')} · {detail.get('cell_key')}"
 st.subheader(f"{where} · repetition {detail.get('repetition')}")
-cols = st.columns(5)
-cols[0].metric("Status", str(detail.get("status")))
-cols[1].metric("IOPS", f"{detail.get('iops') or 0:,.0f}")
-cols[2].metric("MB/s", f"{detail.get('mbps') or 0:,.1f}")
+# Each figure as wide as it reads, the row wrapping where the window is narrow: never cut off.
+figures = st.container(horizontal=True, gap="large")
+figures.metric("Status", str(detail.get("status")), width="content")
+figures.metric("IOPS", f"{detail.get('iops') or 0:,.0f}", width="content")
+figures.metric("MB/s", f"{detail.get('mbps') or 0:,.1f}", width="content")
 p99 = max(detail.get("read_lat_p99_ms") or 0.0, detail.get("write_lat_p99_ms") or 0.0)
-cols[3].metric("p99 latency (ms)", format_ms(p99))
+figures.metric("p99 latency (ms)", format_ms(p99), width="content")
 steady = detail.get("steady")
-cols[4].metric("Steady", "not judged" if steady is None else ("yes" if steady else "no"))
+figures.metric(
+    "Steady", "not judged" if steady is None else ("yes" if steady else "no"), width="content"
+)
 st.caption(f"Run id `{detail.get('run_id')}` · {detail.get('tool')} {detail.get('tool_version')}")
 if detail.get("error"):
     st.error(f"Error: {detail['error']}")

@@ -36,7 +36,8 @@ def render() -> None:
         f"{100 * best['importance']:.0f}% of the score's variance."
     )
     share = mine.assign(share=100 * mine["importance"])[["dimension", "share"]]
-    st.altair_chart(_charts.share_bars(share, "share of the score's variance (%)"))
+    bars = _charts.share_bars(share, "share of the score's variance (%)")
+    st.altair_chart(_charts.titled(bars, f"{class_name}: what each dimension explains"))
     st.subheader("Every class")
     wide = table.pivot_table(index="dimension", columns="class", values="importance")
     wide = (100 * wide).reindex(columns=[n for n in names if n in wide.columns])

@@ -444,9 +444,12 @@ def table_files(record: dict[str, Any], html_path: Path, ctx: dict[str, Any]) ->
     tables = report_tables(ctx["recommendations"])
     files = {html_path.with_suffix(".md"): render_markdown(record, ctx, tables).encode()}
     for name, df in tables.items():
-        # A cell a spreadsheet would take as a formula is quoted (CSV injection).
-        safe = df.map(csv_cell) if len(df) else df
-        files[html_path.with_name(f"{html_path.stem}-{name}.csv")] = safe.to_csv(
-            index=False
-        ).encode()
+        files[html_path.with_name(f"{html_path.stem}-{name}.csv")] = csv_bytes(df)
     return files
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """A table of the report as its CSV file holds it (the app's downloads alike)."""
+    # A cell a spreadsheet would take as a formula is quoted (CSV injection).
+    safe = frame.map(csv_cell) if len(frame) else frame
+    return safe.to_csv(index=False).encode()

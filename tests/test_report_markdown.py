@@ -28,7 +28,7 @@ def test_scores_are_whole_and_grouped_never_scientific() -> None:
     header, rule, row = md.splitlines()
     assert "configuration" in header and "95% CI low" in header and "config_key" not in header
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells == ["a/b", "10,176", "269", "19,841", "88%", "1.1e-06", "-0", "3", "3", "–"]
+    assert cells == ["a/b", "10,176", "269", "19,841", "88%", "1.1e-06", "0", "3", "3", "–"]
     assert "e+" not in md
     assert rule.count("--:") == 9  # figures right-aligned, text left
 

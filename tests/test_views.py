@@ -343,8 +343,79 @@ def test_run_lookups() -> None:
     assert views.run_id_problem("a" * 24) is None
     assert views.find_run(RUNS, "a", "randread/4k/qd1x1", 2) == f"{1:024x}"
     assert views.find_run(RUNS, "a", "randread/4k/qd1x1", 9) is None
-    summary = views.run_summary({"iops": 1.5, "job_file": "x", "error": None})
+    summary = views.run_summary(
+        {
+            "iops": 3637.512,
+            "job_file": "x",
+            "error": None,
+            "read_lat_p99_ms": 9.987026,
+            "write_lat_p999_ms": 0.10423,
+            "block_size": 65536,
+            "runtime_s": 300.0,
+            "steady": None,
+            "snapshots": False,
+        }
+    )
+    # in words with their units, figures as the CLI writes them; nothing without a value
     assert summary.to_dict("records") == [
-        {"field": "iops", "value": "1.5"},
-        {"field": "error", "value": ""},
+        {"field": "IOPS", "value": "3,638"},
+        {"field": "read p99 latency (ms)", "value": "9.99"},
+        {"field": "write p99.9 latency (ms)", "value": "0.104"},
+        {"field": "block size", "value": "64k"},
+        {"field": "runtime (s)", "value": "300"},
+        {"field": "steady", "value": "not judged"},
+        {"field": "snapshots", "value": "no"},
     ]
+
+
+def test_shared_figures_read_as_the_cli_writes_them() -> None:
+    """The risk as ``raidsweep recommend`` writes it, a share that rounds to 0 without a sign,
+    each metric in its own precision."""
+    from types import SimpleNamespace
+
+    from recommender.views.markdown import risk_text, share_text
+    from sweeper.cli.recommend import _figures
+
+    row = SimpleNamespace(
+        score=340.9,
+        score_lo=309.2,
+        score_hi=372.7,
+        cv_pct=1.0,
+        repetitions=3,
+        usable_share=0.875,
+        loss_risk_per_year=1.0923e-6,
+        cost_per_unit=1.0,
+    )
+    assert risk_text(row.loss_risk_per_year) == _figures(row, None)["loss risk/yr"] == "1.1e-06"
+    assert [share_text(v) for v in (-0.4, 0.3, 12.6, -84.7)] == ["0", "0", "+13", "-85"]
+    assert views.metric_text("read_lat_p99_ms", 0.10423) == "0.104"
+    assert views.metric_text("iops", 3637.512) == "3,638"
+    assert views.metric_text("mbps", 2.900951) == "2.901"
+
+
+def test_a_grid_of_many_cells_is_cut_into_tables_that_fit() -> None:
+    cells = [f"{p}/{b}/qd{q}" for p in ("read", "write") for b in ("4k", "16k") for q in (1, 8)]
+    groups = views.column_groups(cells, by_key=True, limit=4)
+    assert [h for h, _ in groups] == ["read", "write"]
+    assert [views.short_column(c, "read") for c in groups[0][1]] == [
+        "4k/qd1",
+        "4k/qd8",
+        "16k/qd1",
+        "16k/qd8",
+    ]
+    deeper = views.column_groups(cells, by_key=True, limit=2)
+    assert [h for h, _ in deeper] == ["read/4k", "read/16k", "write/4k", "write/16k"]
+    parts = views.column_groups([f"c{i}" for i in range(5)], by_key=False, limit=3)
+    assert parts == [("part 1 of 2", ["c0", "c1", "c2"]), ("part 2 of 2", ["c3", "c4"])]
+
+
+def test_compared_cells_in_order_of_their_values() -> None:
+    runs = pd.DataFrame(
+        {
+            "config_key": ["a", "b"] * 3,
+            "cell_key": [c for c in ("r/64k/qd1x1", "r/8k/qd1x16", "r/8k/qd1x4") for _ in "ab"],
+            "iops": [1.0] * 6,
+        }
+    )
+    cells = views.compare_cells(runs, "a", "b", "iops")["cell"]
+    assert list(cells) == ["r/8k/qd1x4", "r/8k/qd1x16", "r/64k/qd1x1"]

@@ -17,12 +17,14 @@ from recommender.views.grids import (
     SCORE_LABEL,
     block_sizes,
     cell_runs,
+    column_groups,
     grid_frame,
     grid_table,
     heatmap_frame,
     matrix_options,
     run_concurrencies,
     score_grid,
+    short_column,
 )
 from recommender.views.labels import (
     CONFIGURATION,
@@ -35,6 +37,7 @@ from recommender.views.labels import (
     curve_name,
     limits_brief,
     limits_text,
+    metric_text,
     metric_unit,
     rank_label,
 )
@@ -82,6 +85,7 @@ __all__ = [
     "TRADEOFF_ROWS",
     "block_sizes",
     "cell_runs",
+    "column_groups",
     "class_limits_text",
     "compare_cells",
     "compare_scores",
@@ -102,6 +106,7 @@ __all__ = [
     "impact_table",
     "limits_brief",
     "limits_text",
+    "metric_text",
     "metric_unit",
     "matrix_options",
     "number",
@@ -112,4 +117,5 @@ __all__ = [
     "run_id_problem",
     "run_summary",
     "score_grid",
+    "short_column",
 ]

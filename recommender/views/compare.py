@@ -11,6 +11,7 @@ import pandas as pd
 from recommender.recommendations import ClassRecommendation
 from recommender.views.labels import limits_text, rank_label
 from recommender.views.rankings import number
+from recommender.views.shading import cell_order_key
 
 
 def compare_scores(recs: Iterable[ClassRecommendation], a: str, b: str) -> pd.DataFrame:
@@ -73,7 +74,9 @@ def compare_cells(runs: pd.DataFrame, a: str, b: str, metric: str) -> pd.DataFra
     out["repetitions"] = [
         f"{int(x)}/{int(y)}" for x, y in zip(both["count_a"], both["count_b"], strict=True)
     ]
-    return out.reset_index(drop=True)
+    # by value: pattern, block size in bytes, concurrency as numbers (never 64k before 8k)
+    order = sorted(range(len(out)), key=lambda i: cell_order_key(out["cell"].iloc[i]))
+    return out.iloc[order].reset_index(drop=True)
 
 
 TRADEOFF_ROWS = {

@@ -197,6 +197,51 @@ def grid_table(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     return wide
 
 
+#: at most this many figures side by side in a grid's table: with the configuration key
+#: beside them it fits a laptop's window (1280 px beside the sidebar)
+TABLE_COLUMNS = 6
+
+
+def column_groups(
+    order: list[str], *, by_key: bool, limit: int = TABLE_COLUMNS
+) -> list[tuple[str, list[str]]]:
+    """The grid's columns in tables of at most ``limit``, each as (heading, columns).
+    ``by_key``: the columns are cell keys (``randread/8k/qd1x1``), grouped by their leading
+    parts (a table per pattern, then per pattern and block size: ``short_column`` drops the
+    heading from each); the rest, or a group still too wide, is cut in parts ("1 of 2")."""
+    if not by_key:
+        return _parts("", order, limit)
+    return _by_key(order, 1, limit)
+
+
+def _by_key(columns: list[str], depth: int, limit: int) -> list[tuple[str, list[str]]]:
+    groups: dict[str, list[str]] = {}
+    for column in columns:
+        groups.setdefault("/".join(column.split("/")[:depth]), []).append(column)
+    out: list[tuple[str, list[str]]] = []
+    for head, members in groups.items():
+        deeper = any(len(c.split("/")) > depth + 1 for c in members)
+        if len(members) > limit and deeper:
+            out += _by_key(members, depth + 1, limit)
+        else:
+            out += _parts(head, members, limit)
+    return out
+
+
+def _parts(head: str, columns: list[str], limit: int) -> list[tuple[str, list[str]]]:
+    chunks = [columns[i : i + limit] for i in range(0, len(columns), limit)] or [[]]
+    if len(chunks) == 1:
+        return [(head, chunks[0])]
+    where = f"{head} (%d of {len(chunks)})" if head else f"part %d of {len(chunks)}"
+    return [(where % i, c) for i, c in enumerate(chunks, 1)]
+
+
+def short_column(column: str, heading: str) -> str:
+    """A column's header under its table's heading: the key without the heading's parts."""
+    head = heading.split(" (")[0]
+    return column[len(head) + 1 :] if head and column.startswith(head + "/") else column
+
+
 CELL_RUN_COLUMNS = {"run_id": "run id"} | RUN_FIGURES | {"finished_at": "finished"}
 
 

@@ -3,6 +3,7 @@ kept or broke, a concurrency, a curve."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -10,7 +11,8 @@ from typing import Any
 import pandas as pd
 
 from recommender.classes import METRIC_UNITS
-from sweeper.units import format_size
+from recommender.views.markdown import figure
+from sweeper.units import format_ms, format_size
 
 #: marks a configuration tied with the one its rank names (``=3``: tied with rank 3)
 TIE_MARK = "="
@@ -62,6 +64,15 @@ def rank_label(rank: Any, tied: Any) -> str:
 def metric_unit(metric: str) -> str:
     """``IOPS`` or ``MB/s`` for a class metric (the metric's own name for any other)."""
     return METRIC_UNITS.get(metric, metric)
+
+
+def metric_text(metric: str, value: Any) -> str:
+    """A figure of a run's ``metric`` as the CLI and the report write it: a latency
+    (``*_ms``) by ``format_ms`` (``13.27``, ``0.104``), any other by ``figure`` (``3,637``,
+    ``340.6``); a dash for none."""
+    if value is None or not isinstance(value, int | float) or not math.isfinite(value):
+        return figure(value)
+    return format_ms(value) if metric.endswith("_ms") else figure(value)
 
 
 def limits_text(meets_limits: Any, violations: Any) -> str:

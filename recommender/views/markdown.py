@@ -44,9 +44,23 @@ def figure(value: Any, spec: str | None = None) -> str:
         return str(value)
     if not math.isfinite(float(value)):
         return "–"
-    if spec is not None:
-        return format(value, spec)
-    return format(value, ",.0f") if abs(value) >= 1000 else format(value, ".4g")
+    text = format(value, spec if spec is not None else _plain_spec(value))
+    # a share of -0.3% rounds to "-0" (and +0.2% to "+0"): no sign on a zero
+    return text[1:] if text[:1] in "+-" and not text.strip("+-0.,%") else text
+
+
+def _plain_spec(value: Any) -> str:
+    return ",.0f" if abs(value) >= 1000 else ".4g"
+
+
+def risk_text(value: Any) -> str:
+    """A data-loss risk per year as every surface writes it (``1.1e-06``; a dash if none)."""
+    return figure(value, FIGURE_FORMATS["loss_risk_per_year"])
+
+
+def share_text(value: Any) -> str:
+    """An evidence share in percent as every surface writes it (``+85``, ``-3``, ``0``)."""
+    return figure(value, FIGURE_FORMATS["contribution_pct"])
 
 
 #: column headings as the HTML report words them (the CSV files keep the column names)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
 import pandas as pd
 
-from recommender.views.labels import CONFIGURATION, RUN_FIGURES
+from recommender.views.labels import CONFIGURATION, RUN_FIGURES, metric_text
+from sweeper.units import format_size
 from sweeper.vocabulary import RUN_ID_RE
 
 
@@ -59,17 +62,6 @@ def find_run(runs: pd.DataFrame, config_key: str, cell_key: str, repetition: int
     return str(hit["run_id"].iloc[0]) if len(hit) else None
 
 
-def run_summary(detail: dict[str, Any]) -> pd.DataFrame:
-    """The figures of one run as (field, value) rows, bulky raw columns left out."""
-    skip = {"job_file", "fio_json", "fio_stderr", "disclosure"}
-    rows = [
-        {"field": k, "value": "" if v is None else str(v)}
-        for k, v in detail.items()
-        if k not in skip
-    ]
-    return pd.DataFrame(rows, columns=["field", "value"])
-
-
 #: the run's telemetry columns, as shown: (column, label)
 TELEMETRY_SHOWN = (
     ("host_cpu_pct", "load host CPU %"),
@@ -81,6 +73,77 @@ TELEMETRY_SHOWN = (
     ("disk_await_ms", "block layer await ms"),
     ("disk_queue", "block layer queue"),
 )
+
+
+#: a run's fields that ``run_summary`` leaves out: bulky raw text, shown apart
+RAW_FIELDS = {"job_file", "fio_json", "fio_stderr", "disclosure"}
+#: fields whose words the general rule (``field_label``) would not find
+FIELD_WORDS = {
+    "run_id": "run id",
+    "sweep_id": "sweep",
+    "config_key": CONFIGURATION,
+    "cell_key": "cell",
+    "ranks": "RAID groups (ranks)",
+    "iodepth": "I/O depth",
+    "numjobs": "jobs",
+    "engine": "I/O engine",
+    "iops": "IOPS",
+    "mbps": "MB/s",
+    "active_pct": "active range (% of the volume)",
+    "sync_count": "syncs",
+    "wall_s": "wall time (s)",
+    "array_time_s": "array time (s)",
+} | dict(TELEMETRY_SHOWN)
+#: a unit at a field name's end, as the label says it
+UNIT_WORDS = {"ms": "ms", "us": "µs", "s": "s", "pct": "%", "kib": "KiB", "gb": "GB"}
+_SIDE_FIGURE = re.compile(r"(read|write|sync)_(iops|mbps)")
+_LATENCY = re.compile(r"(read|write|sync)_lat_(mean|p\d+)_(ms|us)")
+
+
+def field_label(field: str) -> str:
+    """A run's field in words, with its unit: ``read_lat_p99_ms`` is "read latency p99.0
+    (ms)" spelled "read p99 latency (ms)", ``runtime_s`` "runtime (s)"."""
+    if field in FIELD_WORDS:
+        return FIELD_WORDS[field]
+    side = _SIDE_FIGURE.fullmatch(field)
+    if side:
+        return f"{side[1]} {FIELD_WORDS[side[2]]}"
+    latency = _LATENCY.fullmatch(field)
+    if latency:
+        stat = latency[2] if latency[2] == "mean" else f"p{latency[2][1:3]}.{latency[2][3:]}"
+        return f"{latency[1]} {stat.rstrip('.')} latency ({UNIT_WORDS[latency[3]]})"
+    words, _, unit = field.rpartition("_")
+    if words and unit in UNIT_WORDS:
+        return f"{words.replace('_', ' ')} ({UNIT_WORDS[unit]})"
+    return field.replace("_", " ")
+
+
+def field_text(field: str, value: Any) -> str:
+    """A run's field's value as the app shows it: sizes and times in words, a latency as
+    ``format_ms``, other figures to four digits (thousands grouped)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ", timespec="seconds")
+    if field == "block_size":
+        return format_size(int(value))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return metric_text(field, value)
+    return str(value)
+
+
+def run_summary(detail: dict[str, Any]) -> pd.DataFrame:
+    """The figures of one run as (field, value) rows in words with their units, the bulky
+    raw columns and the fields without a value left out (steadiness: "not judged")."""
+    rows = [
+        {"field": field_label(k), "value": field_text(k, v)}
+        for k, v in detail.items()
+        if k not in RAW_FIELDS and (v is not None or k == "steady")
+    ]
+    for row in rows:
+        if row["field"] == "steady" and row["value"] == "None":
+            row["value"] = "not judged"
+    return pd.DataFrame(rows, columns=["field", "value"])
 
 
 def run_telemetry(detail: dict[str, Any], disclosure: dict[str, Any] | None) -> pd.DataFrame:

@@ -170,6 +170,8 @@ def _print_class_evidence(
 def _figures(r: Any, prices: dict[str, Any] | None) -> dict[str, str]:
     """One ranked row's figures as text, by column heading."""
 
+    from recommender.views.markdown import risk_text
+
     def known(value: float, spec: str) -> str:
         return "–" if value != value else format(value, spec)  # NaN: not known
 
@@ -178,7 +180,7 @@ def _figures(r: Any, prices: dict[str, Any] | None) -> dict[str, str]:
         "CV": f"{r.cv_pct:.1f}%",
         "n": str(r.repetitions),
         "usable": known(r.usable_share, ".0%"),
-        "loss risk/yr": known(r.loss_risk_per_year, ".1e"),
+        "loss risk/yr": risk_text(r.loss_risk_per_year),
     }
     if prices:
         out["cost"] = known(r.cost_per_unit, ",.2f")

@@ -105,9 +105,10 @@ def test_the_ranking_lists_predictions_apart_unranked(page, expected, tmp_path: 
     with saved.open() as f:
         lines = list(csv.DictReader(f))
     measured = ranked.loc[ranked["class"] == name, "config_key"].astype(str)
-    assert [r["configuration"] for r in lines] == measured.to_list()
-    assert not {r["configuration"] for r in lines} & set(keys)
-    assert all(r["rank"].lstrip("=").isdigit() for r in lines)
+    # the report's rankings CSV (its rows of the class): config_key, a numeric rank, tied
+    assert [r["config_key"] for r in lines] == measured.to_list()
+    assert not {r["config_key"] for r in lines} & set(keys)
+    assert all(r["rank"].isdigit() and r["tied"] in {"True", "False"} for r in lines)
 
 
 def test_the_score_heatmap_draws_predicted_cells_apart(page, expected) -> None:
