@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 
 from recommender.views.labels import metric_unit
+from recommender.views.markdown import risk_text
 from recommender.views.shading import DARK_INK, LIGHT_INK, shade, short_figure
 from sweeper.units import format_size
 
@@ -111,6 +112,8 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
     ``points``: config_key, score, usable_pct, rebuild_h, loss_risk_per_year, front, limits
     (``tradeoff_points``).
     """
+    # the risk as the CLI and the tables write it (1.1e-06): d3's format cannot
+    points = points.assign(risk_text=points["loss_risk_per_year"].map(risk_text))
     return (
         alt.Chart(points)
         .mark_point(size=160, filled=True, opacity=0.9)
@@ -142,7 +145,7 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
                 alt.Tooltip("score:Q", format=",.1f"),
                 alt.Tooltip("usable_pct:Q", title="usable %", format=".1f"),
                 alt.Tooltip("rebuild_h:Q", title="rebuild h", format=".2f"),
-                alt.Tooltip("loss_risk_per_year:Q", title="data-loss risk / year", format=".2e"),
+                alt.Tooltip("risk_text:N", title="data-loss risk / year"),
                 alt.Tooltip("front:N", title="trade-off"),
                 alt.Tooltip("limits:N", title="limits (what broke)"),
             ],

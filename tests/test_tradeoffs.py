@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -116,3 +117,24 @@ def test_the_tradeoff_front_keeps_what_nothing_beats_in_all_three(ds8800) -> Non
     # R5: most capacity; R6: least risk; R10: fastest; the slower RAID 6 twin is dominated;
     # the limit breaker stays out however fast.
     assert front == {R5, R6, R10}
+
+
+def test_the_chart_tells_the_risk_as_the_tables_write_it(ds8800) -> None:
+    """The trade-off chart's tooltip gives each configuration's data-loss risk as the CLI, the
+    ranking and the report write it (``1.1e-06``), not in d3's own form (``1.09e-6``)."""
+    from recommender.charts import tradeoff_chart
+    from recommender.views.markdown import risk_text
+
+    points = tradeoffs([R5, R6, R10], ds8800).assign(
+        score=[100.0, 90.0, 120.0], usable_pct=[87.5, 75.0, 50.0], front="dominated", limits=""
+    )
+    spec = tradeoff_chart(points, "iops").to_dict()
+    tooltip = {t["title"]: t["field"] for t in spec["encoding"]["tooltip"] if "title" in t}
+    field = tooltip["data-loss risk / year"]
+    (rows,) = spec["datasets"].values()
+    told = {row["config_key"]: row[field] for row in rows}
+    assert told == {
+        k: risk_text(v)
+        for k, v in zip(points["config_key"], points["loss_risk_per_year"], strict=True)
+    }
+    assert all(re.fullmatch(r"\d\.\de-\d\d", text) for text in told.values()), told
