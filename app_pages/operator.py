@@ -20,10 +20,20 @@ if spec.get("platform") != "manual":
     )
     st.stop()
 sweep_dir = page.store.sweep_dir(page.sweep_id)
-waiting = operator.waiting_in(operator.room(sweep_dir / "array"))
-if waiting is None:
+# each worker (--worker) drives its own array and may wait for its own configuration
+rooms = operator.waiting_rooms(sweep_dir)
+if not rooms:
     st.success("The sweep is not waiting for the operator.")
     st.stop()
+waits = [w for _, w in rooms]
+waiting = waits[0]
+if len(waits) > 1:
+    waiting = st.selectbox(
+        f"{len(waits)} of the sweep's workers wait: answer for",
+        waits,
+        format_func=lambda w: w.config_key,
+        key="op_config",
+    )
 
 st.subheader(markdown_text(waiting.headline))
 st.markdown("\n".join(f"- {markdown_text(line)}" for line in waiting.instructions))

@@ -21,6 +21,7 @@ import pytest
 
 from sweeper.store import ParquetStore
 from tests.support import devices
+from tests.support.apptest import open_app
 from tests.support.cli import cli, finish, start
 from tests.support.paths import RAIDSWEEP, ROOT
 from tests.support.specs import class_measuring, quick_fio_matrix, write_spec
@@ -213,7 +214,9 @@ def test_the_operator_answers_at_the_prompt(tmp_path: Path, luns: list[str]) -> 
     assert facts["operator"] == {"note": "built by hand at the console", "via": "prompt"}
 
 
-def test_two_workers_each_wait_for_their_own_configuration(tmp_path: Path, luns: list[str]) -> None:
+def test_two_workers_each_wait_for_their_own_configuration(
+    tmp_path: Path, luns: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A manual sweep run by two workers on one store: each posts the configuration it waits
     for in its own room, `raidsweep ready` answers each by its configuration, and the sweep
     finishes with both measured once."""
@@ -226,6 +229,12 @@ def test_two_workers_each_wait_for_their_own_configuration(tmp_path: Path, luns:
         waited = {w: json.loads(path.read_text())["config_key"] for w, path in rooms.items()}
         assert set(waited.values()) == {"raid5/single_rank/wb-ra", "raid10/single_rank/wb-ra"}
         assert "waiting for the operator: build" in (_status(store).get("waiting") or "")
+        # The app's Operator page offers each waiting worker's configuration.
+        at = open_app(monkeypatch, store)
+        at.switch_page("app_pages/operator.py").run()
+        assert not at.exception, [e.message for e in at.exception]
+        (choice,) = [box for box in at.selectbox if "workers wait" in box.label]
+        assert sorted(choice.options) == sorted(waited.values())
         for lun, key in zip(luns[:2], waited.values(), strict=True):
             answered = cli("ready", "by-hand", key, "--target", lun, "--store", store)
             assert answered.returncode == 0, answered.stderr
