@@ -6,7 +6,6 @@ import errno
 import html
 import json
 import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,7 @@ from recommender.views import (
 from recommender.views.markdown import figure, markdown_table
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
-from sweeper.store.files import fsync_dir
+from sweeper.store.files import fsync_dir, write_aside
 from sweeper.units import format_duration, format_ms, format_size
 from sweeper.untrusted import csv_cell, markdown_html_prose, markdown_html_text
 
@@ -274,14 +273,7 @@ def write_all(files: dict[Path, bytes]) -> list[Path]:
     target = next(iter(files))
     try:
         for target, data in files.items():  # a failure names the target it was writing
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".report-", suffix=".tmp")
-            aside[target] = Path(tmp)
-            with os.fdopen(fd, "wb") as fh:
-                os.fchmod(fh.fileno(), 0o644)
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            aside[target] = write_aside(target.parent, data, ".report-")
     except OSError as exc:
         for tmp in aside.values():
             tmp.unlink(missing_ok=True)
