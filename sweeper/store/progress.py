@@ -28,18 +28,23 @@ def progress_file(sweep_dir: Path, worker: str | None) -> Path:
     return sweep_dir / (SINGLE if worker is None else f"progress-{worker}.json")
 
 
-def read_records(sweep_dir: Path) -> dict[str | None, dict[str, Any]]:
-    """Every sweeper's progress record, by worker (None: a sweep run without ``--worker``);
-    a record that cannot be read (a crash mid-write leaves none: they are written whole) is
-    left out."""
-    records: dict[str | None, dict[str, Any]] = {}
-    paths = [(None, sweep_dir / SINGLE)]
+def _record_files(sweep_dir: Path) -> list[tuple[str | None, Path]]:
+    """Where each sweeper's record may be, by worker: the only sweeper's place first."""
+    paths: list[tuple[str | None, Path]] = [(None, sweep_dir / SINGLE)]
     if sweep_dir.is_dir():
         for path in sorted(sweep_dir.iterdir()):
             found = _WORKER_FILE.fullmatch(path.name)
             if found:
                 paths.append((found["worker"], path))
-    for worker, path in paths:
+    return paths
+
+
+def read_records(sweep_dir: Path) -> dict[str | None, dict[str, Any]]:
+    """Every sweeper's progress record, by worker (None: a sweep run without ``--worker``);
+    a record that cannot be read (a crash mid-write leaves none: they are written whole) is
+    left out."""
+    records: dict[str | None, dict[str, Any]] = {}
+    for worker, path in _record_files(sweep_dir):
         try:
             record = json.loads(path.read_text())
         except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError, UnicodeDecodeError):
@@ -87,7 +92,7 @@ def ended_worker_files(sweep_dir: Path) -> list[Path]:
 def records_version(sweep_dir: Path) -> tuple[int, ...]:
     """Changes whenever any sweeper's progress record is written (their times of change)."""
     version = []
-    for path in [sweep_dir / SINGLE, *sorted(sweep_dir.glob("progress-*.json"))]:
+    for _, path in _record_files(sweep_dir):
         try:
             version.append(path.stat().st_mtime_ns)
         except (FileNotFoundError, NotADirectoryError):
