@@ -110,9 +110,25 @@ def figure_format(values: pd.Series) -> str:
     return "%,.0f" if big else "%.4g"
 
 
+def number(label: str, fmt: str, words: str, width: int = 56) -> Any:
+    """A figure's column for ``table``'s ``formats``: a short header (``label``, with its
+    unit), ``words`` its tooltip, in ``fmt``, ``width`` px wide (narrow: tables must fit a
+    laptop's window beside the sidebar)."""
+    return st.column_config.NumberColumn(label, format=fmt, help=words, width=width)
+
+
 def _or_missing(words: Callable[[Any], str]) -> Callable[[Any], str]:
     """``words``, or MISSING for a value that is not there."""
     return lambda v: MISSING if v is None or pd.isna(v) else words(v)
+
+
+def _text_figures(config: Any) -> Any:
+    """A number column's config for its figures written as text: no longer a number column
+    (Streamlit would flag each text cell of one as invalid), still right-aligned."""
+    if not isinstance(config, dict) or (config.get("type_config") or {}).get("type") != "number":
+        return config
+    kept = {k: v for k, v in config.items() if k != "type_config"}
+    return kept | {"alignment": config.get("alignment") or "right"}
 
 
 def _as_text(value: Any) -> str:
@@ -176,6 +192,8 @@ def table(
     for column in [c for c in printf if c in shown and shown[c].isna().any()]:
         spell = printf.pop(column)
         shown[column] = [spell(v) for v in shown[column]]
+        if column in column_config:
+            column_config[column] = _text_figures(column_config[column])
     styler = shown.style.format({c: f for c, f in printf.items() if c in shown}, na_rep=MISSING)
     if flags.any():
         # One call for the whole table, not one per row.

@@ -61,7 +61,7 @@ def test_predictions_never_enter_a_ranking_as_measurements(case) -> None:
     assert len(rows) == 5 and set(rows["rank"]) == {shown.NOT_RANKED}
     assert not set(rows[views.CONFIGURATION]) & measured
     assert all(s.startswith(shown.MARK + " ") for s in rows["predicted score"])
-    assert all(" – " in s for s in rows["95% interval"])
+    assert all("–" in s and " " not in s for s in rows["95% interval"])
     assert set(rows["measured"]) == {"not measured"}
     # A prediction slipped into a ranking is refused, by the table and by the score grid.
     mixed = pd.concat([ranked.assign(kind="measured"), near.head(1)], ignore_index=True)
@@ -70,6 +70,31 @@ def test_predictions_never_enter_a_ranking_as_measurements(case) -> None:
     rec = SimpleNamespace(name="redo_log", ranked=mixed)
     with pytest.raises(ValueError, match="measurements only"):
         views.score_grid([rec])
+
+
+def test_a_predicted_interval_reads_as_the_rankings() -> None:
+    """The same bounds read the same under the ranking as in it: thousands grouped, four
+    digits below 1,000, an en dash without spaces (``views.markdown.figure``)."""
+    bounds = [(1234.6, 2345.6), (0.5, 950.3)]
+    ranked = ranked_table({"a": 2000.0, "b": 500.0}).assign(
+        score_lo=[lo for lo, _ in bounds], score_hi=[hi for _, hi in bounds]
+    )
+    predicted = pd.DataFrame(
+        {
+            "class": "redo_log",
+            "config_key": ["c", "d"],
+            "predicted": [1800.0, 400.0],
+            "predicted_lo": [lo for lo, _ in bounds],
+            "predicted_hi": [hi for _, hi in bounds],
+            "cells_measured": 0,
+            "cells": 3,
+            "beats_pick": False,
+        }
+    )
+    rows = shown.predicted_table(predicted, "redo_log")
+    assert rows["95% interval"].to_list() == ["1,235–2,346", "0.5–950.3"]
+    ranking = views.recommendation_table(ranked, prices=False)
+    assert rows["95% interval"].to_list() == ranking["95% interval"].to_list()
 
 
 def test_a_configuration_can_be_predicted_best_not_measured(case) -> None:

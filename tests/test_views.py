@@ -304,6 +304,17 @@ def test_curve_points_name_every_role_or_one() -> None:
     assert summary.iloc[0]["Maximum in flight"] == 4 and summary.iloc[0]["stopped"] == ""
 
 
+def test_curves_of_one_cell_are_named_by_configuration_and_working_set() -> None:
+    """On the Curves page every curve is of the pattern and block size chosen above the
+    table: each is named without them, by its configuration (and working set, if any)."""
+    table = pd.DataFrame([_curve(10), _curve(None)])
+    summary = views.curve_summary(table, in_one_cell=True)
+    assert summary["curve"].to_list() == ["a · ws10", "a"]
+    whole = views.curve_summary(table)
+    assert list(summary.columns) == list(whole.columns)
+    assert summary.drop(columns="curve").equals(whole.drop(columns="curve"))
+
+
 # runs -------------------------------------------------------------------------------------------
 def test_configuration_table_counts_runs() -> None:
     attempts = RUNS.assign(status=["ok"] * 7 + ["failed"])

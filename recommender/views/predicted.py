@@ -10,6 +10,7 @@ import pandas as pd
 
 from recommender.predictions import nearest
 from recommender.views.labels import CONFIGURATION
+from recommender.views.markdown import figure
 
 #: the mark before a predicted figure, wherever it is shown (CLI, report, app)
 MARK = "~"
@@ -47,8 +48,8 @@ def predicted_table(predicted: pd.DataFrame, name: str) -> pd.DataFrame:
             "rank": NOT_RANKED,
             CONFIGURATION: part["config_key"].astype(str).to_numpy(),
             "predicted score": [f"{MARK} {v:,.1f}" for v in part["predicted"]],
-            "95% interval": [
-                f"{lo:,.1f} – {hi:,.1f}"
+            "95% interval": [  # as the ranking writes its intervals
+                f"{figure(lo)}–{figure(hi)}"
                 for lo, hi in zip(part["predicted_lo"], part["predicted_hi"], strict=True)
             ],
             "measured": [

@@ -1,10 +1,11 @@
 """What an engineer reads on every page, in real headless Chromium at a laptop's 1280 px beside
 the sidebar, against ``raidsweep app`` on the verdict sweep (``tests.e2e.verdict``): no table is
-cut off (none scrolls sideways, the heatmap of every cell neither), no figure reads "None" and
-no unit "mbps", each configuration of the ranking carries its drives and usable TB, as the
-trade-offs count them from the simulated array's geometry, every chart has a title, and the
-ranking downloads as the report's rankings CSV. At 800 px no metric and no link label is cut
-off. One server, one browser."""
+cut off (none scrolls sideways, the heatmap of every cell neither, the Curves page's tables
+keeping each curve's points in view), no figure reads "None" and no unit "mbps", each
+configuration of the ranking carries its drives and usable TB, as the trade-offs count them
+from the simulated array's geometry, every chart has a title, and the ranking downloads as the
+report's rankings CSV. At 800 px no metric and no link label is cut off. One server, one
+browser."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ WIDTH_PX = 1280
 NARROW_PX = 800
 ROW_PX = 35  # st.dataframe's row height (and its header's)
 #: the pages whose tables and words are checked (each as its sidebar link reads)
-PAGES = ["Overview", "Recommendations", "Heatmaps", "Compare", "What matters"]
+PAGES = ["Overview", "Recommendations", "Heatmaps", "Curves", "Compare", "What matters"]
 #: how a table's figures would read where a missing value leaks through as Python's or pandas'
 LEAKS = {"None", "nan", "NaN", "<NA>", "NaT"}
 
@@ -202,6 +203,24 @@ def test_the_heatmap_of_every_cell_fits_a_laptop(page) -> None:
     headers = [h for t in tables for h in t["headers"]]
     assert "8k/qd1x1" in headers and "configuration" in headers, headers
     _fits(page, "Heatmaps (all cells)")
+
+
+def test_the_curves_show_each_point_in_view(page) -> None:
+    """Curves: the summary shows each curve's configuration and the IOPS and mean latency of
+    its Speed, Optimum and Maximum, the run list each run's configuration, cell, IOPS and
+    link, both without scrolling sideways (their other columns in the column menu)."""
+    from playwright.sync_api import expect
+
+    _go(page, "Curves")
+    grids = page.get_by_test_id("stDataFrame")
+    expect(grids).to_have_count(2)
+    for i in range(2):
+        expect(grids.nth(i).locator("td").first).to_be_attached()
+    summary, runs = _tables(page)
+    points = {"Speed IOPS", "Speed ms", "Opt. IOPS", "Opt. ms", "Max. IOPS", "Max. ms"}
+    assert {"configuration", *points} <= set(summary["headers"]), summary["headers"]
+    assert {"configuration", "cell", "IOPS", "details"} <= set(runs["headers"]), runs["headers"]
+    _fits(page, "Curves")
 
 
 #: every text of the page that must never be cut off: st.metric's labels and values, and
