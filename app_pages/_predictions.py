@@ -23,6 +23,7 @@ from recommender.predictions import (
 from recommender.recommendations import ClassRecommendation
 from recommender.views import CONFIGURATION, ranked_all
 from recommender.views import predicted as shown
+from recommender.views.markdown import interval_text
 from sweeper.untrusted import markdown_text
 
 #: how a prediction looks wherever the app shows one: italic violet on a pale violet ground
@@ -106,7 +107,7 @@ def with_predicted_cells(
     if cells.empty:
         return chart
     data = cells.assign(
-        interval=[f"{lo:,.1f} – {hi:,.1f}" for lo, hi in zip(cells["lo"], cells["hi"], strict=True)]
+        interval=[interval_text(lo, hi) for lo, hi in zip(cells["lo"], cells["hi"], strict=True)]
     )
     base = alt.Chart(data).encode(
         x=alt.X("column:O", sort=order, title=x_title),
@@ -140,7 +141,7 @@ def score_table(cells: pd.DataFrame) -> None:
             "class": [markdown_text(c) for c in cells["column"]],
             "predicted, % of the best measured": [f"{v}" for v in cells["label"]],
             "95% interval, %": [
-                f"{lo:,.1f} – {hi:,.1f}" for lo, hi in zip(cells["lo"], cells["hi"], strict=True)
+                interval_text(lo, hi) for lo, hi in zip(cells["lo"], cells["hi"], strict=True)
             ],
             "measured": cells["measured"].to_numpy(),
             "status": cells["status"].to_numpy(),

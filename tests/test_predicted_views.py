@@ -180,3 +180,35 @@ def test_the_surrogate_is_fitted_again_only_when_a_configuration_completes(case)
     assert fitted_on(measuring(3)) != fitted_on(ranked)
     again = annotate(surrogate_all(measuring(3), SPACE, ["redo_log"]), measuring(3))
     assert key not in set(again["config_key"]) and len(again) == len(found) - 1
+
+
+def test_the_heatmaps_predicted_cells_write_their_interval_as_the_tables() -> None:
+    """The Heatmaps page's predicted cells give their interval (in percent of the best
+    measured) in the tooltip as every table writes an interval (``87.04–113``)."""
+    import altair as alt
+
+    from app_pages._predictions import with_predicted_cells
+
+    cells = pd.DataFrame(
+        {
+            "config_key": ["raid5/single_rank/wb-ra"],
+            "column": ["data_file"],
+            "value": [99.5],
+            "lo": [87.04],
+            "hi": [112.96],
+            "label": ["~ 99.5"],
+            "status": ["predicted, not measured"],
+            "measured": ["1 of 4 cells"],
+        }
+    )
+    base = alt.layer(alt.Chart(pd.DataFrame({"x": [1]})).mark_point()).properties(
+        height=100, width=100
+    )
+    chart = with_predicted_cells(base, cells, ["data_file"], list(cells["config_key"]), "class")
+    told = [
+        row["interval"]
+        for rows in chart.to_dict()["datasets"].values()
+        for row in rows
+        if "interval" in row
+    ]
+    assert told and set(told) == {"87.04–113"}

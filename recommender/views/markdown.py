@@ -53,6 +53,11 @@ def _plain_spec(value: Any) -> str:
     return ",.0f" if abs(value) >= 1000 else ".4g"
 
 
+def interval_text(lo: Any, hi: Any) -> str:
+    """A 95% interval as every table writes it (``1,235–2,346``, ``0.5–950.3``)."""
+    return f"{figure(lo)}–{figure(hi)}"
+
+
 def risk_text(value: Any) -> str:
     """A data-loss risk per year as every surface writes it (``1.1e-06``; a dash if none)."""
     return figure(value, FIGURE_FORMATS["loss_risk_per_year"])

@@ -10,7 +10,7 @@ import pandas as pd
 
 from recommender.predictions import nearest
 from recommender.views.labels import CONFIGURATION
-from recommender.views.markdown import figure
+from recommender.views.markdown import figure, interval_text
 
 #: the mark before a predicted figure, wherever it is shown (CLI, report, app)
 MARK = "~"
@@ -47,9 +47,9 @@ def predicted_table(predicted: pd.DataFrame, name: str) -> pd.DataFrame:
         {
             "rank": NOT_RANKED,
             CONFIGURATION: part["config_key"].astype(str).to_numpy(),
-            "predicted score": [f"{MARK} {v:,.1f}" for v in part["predicted"]],
+            "predicted score": [f"{MARK} {figure(v)}" for v in part["predicted"]],
             "95% interval": [  # as the ranking writes its intervals
-                f"{figure(lo)}–{figure(hi)}"
+                interval_text(lo, hi)
                 for lo, hi in zip(part["predicted_lo"], part["predicted_hi"], strict=True)
             ],
             "measured": [

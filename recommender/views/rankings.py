@@ -10,7 +10,7 @@ import pandas as pd
 
 from recommender.recommendations import ClassRecommendation
 from recommender.views.labels import CONFIGURATION, limits_text, rank_label
-from recommender.views.markdown import figure
+from recommender.views.markdown import interval_text
 
 
 def ranked_all(recs: Iterable[ClassRecommendation]) -> pd.DataFrame:
@@ -69,8 +69,7 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
         **_size(part),
         "score": part["score"].astype(float).to_numpy(),
         "95% interval": [  # as the CLI and the report write it
-            f"{figure(lo)}–{figure(hi)}"
-            for lo, hi in zip(part["score_lo"], part["score_hi"], strict=True)
+            interval_text(lo, hi) for lo, hi in zip(part["score_lo"], part["score_hi"], strict=True)
         ],
         "CV %": part["cv_pct"].astype(float).to_numpy(),
         "repetitions": part["repetitions"].astype(int).to_numpy(),

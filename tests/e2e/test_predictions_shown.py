@@ -91,7 +91,7 @@ def test_the_ranking_lists_predictions_apart_unranked(page, expected, tmp_path: 
         expect(row).to_contain_text(key)
         expect(row).to_contain_text(shown.NOT_RANKED)  # where a measured row has its rank
         expect(row).to_contain_text(shown.MARK + " ")  # the predicted score, marked
-        expect(row).to_contain_text(" – ")  # its 95% interval
+        expect(row).to_contain_text("–")  # its 95% interval
         expect(row).to_contain_text("predicted")
     styles = rows.locator("td").evaluate_all(
         "cells => cells.map(c => getComputedStyle(c).fontStyle)"
