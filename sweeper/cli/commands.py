@@ -70,13 +70,26 @@ app.add_typer(lab_app, name="lab")
 
 
 def main() -> None:
-    from sweeper.cli.common import fail
+    from sweeper.cli import interrupts
+    from sweeper.cli.common import err, fail
     from sweeper.errors import StoreError
 
+    interrupts.watch()
     try:
-        app()
-    except StoreError as exc:  # a store that cannot be read, found deep inside a command
         try:
-            fail(exc)
-        except typer.Exit as done:
-            raise SystemExit(done.exit_code) from None
+            app()
+        except StoreError as exc:  # a store that cannot be read, found deep inside a command
+            if interrupts.INTERRUPTED.is_set():
+                raise
+            try:
+                fail(exc)
+            except typer.Exit as done:
+                raise SystemExit(done.exit_code) from None
+    except (Exception, KeyboardInterrupt, SystemExit) as exc:
+        # Ctrl-C ends a command with 130, whatever it was doing (sweeper.cli.interrupts);
+        # a command that took it and ended well (capture keeps what it has) keeps its status.
+        code = exc.code if isinstance(exc, SystemExit) else 1
+        if not interrupts.INTERRUPTED.is_set() or code in (0, None, 130):
+            raise
+        err.print("interrupted", highlight=False)
+        raise SystemExit(130) from None

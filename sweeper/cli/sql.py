@@ -18,11 +18,12 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err, fail
+from sweeper.cli.interrupts import INTERRUPTED
 from sweeper.cli.opening import warn_damaged
 
 if TYPE_CHECKING:
@@ -118,29 +119,42 @@ def sql(
         fail(FileNotFoundError(f"{store}: no results store there"))
     if not text.strip():
         fail(ValueError("the query is empty"))
-    results = open_store(store)
-    con = store_connection(results)
-    warn_damaged(results)
-    timer = threading.Timer(timeout, con.interrupt) if timeout else None
+    con: duckdb.DuckDBPyConnection | None = None
+    timer: threading.Timer | None = None
+    cut = _CUT if output != "table" else ""
     try:
+        results = open_store(store)
+        con = store_connection(results)
+        warn_damaged(results)
+        if INTERRUPTED.is_set():  # a Ctrl-C that a reader of the store took on the way
+            raise KeyboardInterrupt
+        timer = threading.Timer(timeout, con.interrupt) if timeout else None
         if timer is not None:
             timer.start()
         _write(_chunks(con, text), output)
     except duckdb.InterruptException:
-        cut = _CUT if output != "table" else ""
+        if INTERRUPTED.is_set():
+            _interrupted(cut)
         fail(TimeoutError(f"the query ran past --timeout {timeout:g} s and was stopped{cut}"))
     except duckdb.Error as exc:
-        fail(ValueError(f"the query: {exc}{_CUT if output != 'table' else ''}"))
+        if INTERRUPTED.is_set():  # Ctrl-C inside a DuckDB callback into Python
+            _interrupted(cut)
+        fail(ValueError(f"the query: {exc}{cut}"))
     except (KeyboardInterrupt, RuntimeError) as exc:
         # Ctrl-C inside DuckDB comes back as RuntimeError("Query interrupted").
-        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
+        if isinstance(exc, RuntimeError) and not INTERRUPTED.is_set():
             raise
-        err.print(f"interrupted{_CUT if output != 'table' else ''}", highlight=False)
-        raise typer.Exit(130) from None
+        _interrupted(cut)
     finally:
         if timer is not None:
             timer.cancel()
-        con.close()
+        if con is not None:
+            con.close()
+
+
+def _interrupted(cut: str) -> NoReturn:
+    err.print(f"interrupted{cut}", highlight=False)
+    raise typer.Exit(130)
 
 
 #: said when a query stops part way: csv and json rows go out as they come
