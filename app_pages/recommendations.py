@@ -194,14 +194,14 @@ def _ranking_columns(unit: str, score_format: str, currency: str) -> dict[str, o
     money = currency or "cost"
     return {
         "rank": st.column_config.TextColumn("rank", width=RANK_PX),
-        "drives": _number("drives", "%d", "drives the configuration's RAID groups take", 52),
-        "usable TB": _number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)", 74),
+        "drives": _frame.number("drives", "%d", "drives the configuration's RAID groups take", 52),
+        "usable TB": _frame.number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)", 74),
         # as the CLI and the report write it: thousands grouped, else four digits
-        "score": _number(f"score ({unit})", score_format, "mean score", 88),
-        "usable %": _number("usable %", "%.1f", "usable share of the raw capacity"),
-        "rebuild h": _number("rebuild h", "%.2f", "hours to rebuild one drive"),
-        "CV %": _number("CV %", "%.2f", "coefficient of variation of the score"),
-        "repetitions": _number("reps", "%d", "complete repetitions behind the score", 42),
+        "score": _frame.number(f"score ({unit})", score_format, "mean score", 88),
+        "usable %": _frame.number("usable %", "%.1f", "usable share of the raw capacity"),
+        "rebuild h": _frame.number("rebuild h", "%.2f", "hours to rebuild one drive"),
+        "CV %": _frame.number("CV %", "%.2f", "coefficient of variation of the score"),
+        "repetitions": _frame.number("reps", "%d", "complete repetitions behind the score", 42),
         "data-loss risk / year": st.column_config.Column(
             "risk / yr", help="data-loss risk per year", width=60
         ),
@@ -209,10 +209,10 @@ def _ranking_columns(unit: str, score_format: str, currency: str) -> dict[str, o
         "95% interval": st.column_config.TextColumn(
             "95% CI", help="95% confidence interval of the mean score"
         ),
-        "cost per unit": _number(f"{money} / {unit}", "%.2f", f"cost per {unit}", 80),
-        "cost per usable GB": _number(f"{money} / GB", "%.2f", "cost per usable GB", 80),
-        "unsteady runs": _number("unsteady", "%d", "runs not in steady state (SNIA PTS)", 70),
-        "flagged runs": _number("flagged", "%d", "runs their telemetry flags", 64),
+        "cost per unit": _frame.number(f"{money} / {unit}", "%.2f", f"cost per {unit}", 80),
+        "cost per usable GB": _frame.number(f"{money} / GB", "%.2f", "cost per usable GB", 80),
+        "unsteady runs": _frame.number("unsteady", "%d", "runs not in steady state (SNIA PTS)", 70),
+        "flagged runs": _frame.number("flagged", "%d", "runs their telemetry flags", 64),
     }
 
 
@@ -244,10 +244,6 @@ def _decision(rec: ClassRecommendation) -> None:
     st.success(text, icon=":material/hourglass_top:" if note else ":material/recommend:")
     key = str(rec.best["config_key"])
     st.markdown(f"Recommended configuration: `{key}`", help=views.explain_key(key))
-
-
-def _number(label: str, fmt: str, words: str, width: int = 56) -> object:
-    return st.column_config.NumberColumn(label, format=fmt, help=words, width=width)
 
 
 def _in_view(table: pd.DataFrame) -> list[str]:
