@@ -22,6 +22,7 @@ from sweeper.store import ParquetStore
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, write_snapshot
 from tests.support.cli import cli
 from tests.support.specs import tiny_sim_spec
+from tests.support.sweeps import copy_store
 
 SWEEP = "tiny"
 RUNS = 8  # 2 configurations × 2 cells × 2 repetitions
@@ -39,9 +40,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def store(pristine: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "store"
-    shutil.copytree(pristine, copy, symlinks=True)
-    return copy
+    return copy_store(pristine, tmp_path)
 
 
 def run_files(store: Path) -> list[Path]:
@@ -216,8 +215,7 @@ def test_compaction_leaves_a_damaged_run_file_as_it_is(store: Path) -> None:
 def test_sql_names_the_damaged_files_of_every_sweep(pristine: Path, tmp_path: Path) -> None:
     """Two sweeps, a damaged file in each: ``sql`` reads both and names both files (it named
     the last sweep's alone)."""
-    store = tmp_path / "store"
-    shutil.copytree(pristine, store, symlinks=True)
+    store = copy_store(pristine, tmp_path)
     shutil.copytree(pristine / SWEEP, store / "other", symlinks=True)
     record = store / "other" / "sweep.json"
     record.write_text(record.read_text().replace(f'"{SWEEP}"', '"other"'))

@@ -23,6 +23,7 @@ from sweeper.sweep import run_sweep
 from tests.support.campaign import FIGURES
 from tests.support.paths import APP
 from tests.support.specs import class_measuring, described_sweep, one_cell_sim, tiny_sim_spec
+from tests.support.sweeps import copy_store
 
 pytestmark = pytest.mark.integration
 CASES: list[str] = []
@@ -41,9 +42,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def store(pristine: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "store"
-    shutil.copytree(pristine, copy, symlinks=True)
-    return copy
+    return copy_store(pristine, tmp_path)
 
 
 def _cli(*args: str) -> tuple[int, str]:
@@ -310,9 +309,8 @@ def test_a_read_only_store_is_named_and_nothing_is_lost(
     import subprocess
 
     root = mounted("size=64m")
-    shutil.copytree(pristine, root / "store", symlinks=True)
+    store = copy_store(pristine, root)
     subprocess.run(["mount", "-o", "remount,ro", str(root)], check=True)
-    store = root / "store"
     spec = _spec_of(pristine, tmp_path)
     code, out = _cli("run", str(spec), "--store", str(store), "-q")
     assert code == 2 and f"the store at {store} cannot be written" in out, out

@@ -3,6 +3,7 @@ the background, and its progress; what a store holds of a sweep."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -31,6 +32,14 @@ def recommendation(store: ParquetStore, name: str, class_name: str) -> ClassReco
     """The recommendation for the class ``class_name`` of the sweep ``name`` in ``store``."""
     recs = load_recommendations(store, store.get_sweep(name))
     return next(r for r in recs if r.name == class_name)
+
+
+def copy_store(source: Path, folder: Path) -> Path:
+    """A copy of the store at ``source`` as ``folder/store`` (links kept as links), for a test
+    that damages or changes it."""
+    copy = folder / "store"
+    shutil.copytree(source, copy, symlinks=True)
+    return copy
 
 
 def count_parts(store: Path) -> int:
