@@ -14,13 +14,12 @@ from sweeper.errors import InputError
 from sweeper.models import StrictModel
 from sweeper.store.records import RUN_SCHEMA
 from sweeper.units import parse_latency_ms
+from sweeper.untrusted import text_control_problem
 from sweeper.vocabulary import LIMIT_METRIC_RE, MEDIA, NAME_RE
 from sweeper.workload import WorkloadCell
 from sweeper.yamlsource import YamlSource, load_model
 
 CLASS_DIR = Path(__file__).parent / "classes"
-#: control characters a description may not hold (a line break or a tab it may)
-_DESCRIPTION_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 #: the latency metrics a limit can bound: those the store keeps a column of (``<metric>_ms``)
 LIMIT_METRICS = frozenset(
     name.removesuffix("_ms")
@@ -148,9 +147,9 @@ class WorkloadClass(StrictModel):
     @field_validator("description")
     @classmethod
     def _description(cls, v: str) -> str:
-        m = _DESCRIPTION_CONTROL.search(v)  # printed to the terminal and into reports
-        if m:
-            raise ValueError(f"holds the control character {m.group()!r}")
+        problem = text_control_problem(v)  # printed to the terminal and into reports
+        if problem:
+            raise ValueError(problem)
         return v
 
     @field_validator("cells")

@@ -120,6 +120,9 @@ def test_shipped_classes_load() -> None:
             "limits[0] names cell 'write/4k/qd1x1', which is not one of the class's cells",
         ),
         ({"limits": [{"metric": "read_lat_p99", "max": "5ms", "media": "tape"}]}, "media"),
+        # printed to terminals and into reports: no escape, 7-bit (ESC) or 8-bit (CSI)
+        ({"description": "red\x1b[31m"}, "description: holds the control character '\\x1b'"),
+        ({"description": "red\x9b31m"}, "description: holds the control character '\\x9b'"),
     ],
 )
 def test_bad_class_file_names_place_and_problem(tmp_path, patch, expected) -> None:
