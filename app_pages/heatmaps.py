@@ -274,7 +274,7 @@ def render() -> None:
         st.session_state["run_pick"] = run_id  # read by the Run details page
         st.page_link(
             "app_pages/run_details.py",
-            label=f"Open run {run_id} in Run details",
+            label="Open the selected run in Run details",
             icon=":material/description:",
         )
     else:
