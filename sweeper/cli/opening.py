@@ -92,8 +92,9 @@ def _there(results: ResultsStore, sweep: str) -> str:
 
 
 def warn_damaged(results: ResultsStore) -> None:
-    """What the store's last reads found damaged and left out, each naming its file."""
-    for line in getattr(results, "damaged", None) or []:
+    """What the store's last reads found damaged and left out, each naming its file once
+    (a command that read the runs twice found it twice)."""
+    for line in dict.fromkeys(getattr(results, "damaged", None) or []):
         err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
