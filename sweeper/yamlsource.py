@@ -11,6 +11,7 @@ mapping (YAML would keep the last silently). Each refusal is a problem naming fi
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,11 +38,18 @@ _NOT_REGULAR = "is not a regular file (a FIFO, device or socket); refused withou
 
 class BoundedLoader(yaml.SafeLoader):
     """``SafeLoader`` that refuses nesting deeper than ``MAX_DEPTH`` while composing (so a
-    deep document is a clean problem, not a RecursionError)."""
+    deep document is a clean problem, not a RecursionError), and reads a character written
+    as its UTF-16 escapes (``"\\ud83d\\ude80"``, as JSON writers do) as that character."""
 
     def __init__(self, stream: Any):
         super().__init__(stream)
         self._depth = 0
+
+    def construct_scalar(self, node: Any) -> Any:
+        value = super().construct_scalar(node)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return _joined(value, node)
+        return value
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self._depth += 1
@@ -54,6 +62,30 @@ class BoundedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+
+#: half of a UTF-16 surrogate pair: PyYAML keeps each ``\\uXXXX`` escape of a pair as a code
+#: point of its own, which no UTF-8 text (a report, a terminal, the app) can hold
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def _joined(value: str, node: yaml.Node) -> str:
+    """``value`` with each surrogate pair joined into its character; a half without its
+    partner is refused (it stands for no character)."""
+    joined = _PAIR.sub(
+        lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), value
+    )
+    half = _SURROGATE.search(joined)
+    if half is not None:
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"holds {half.group()!r} (half of a UTF-16 surrogate pair) without its other "
+            "half: it stands for no character",
+            node.start_mark,
+        )
+    return joined
 
 
 class _TreeProblem(Exception):

@@ -187,6 +187,8 @@ CASES: list[tuple[str, Callable[[Lines], int], str]] = [
     ("interval-nan", _text(_header, '"interval_s":1.0', '"interval_s":NaN'), "interval_s"),
     ("host-control", _edit(_header, _set("host", value="vm\x1b[2J")), "host"),
     ("host-long", _edit(_header, _set("host", value="h" * 65)), "host"),
+    # half of a UTF-16 pair (JSON's "\\ud83d" alone) is no character: it could not be printed
+    ("host-half-pair", _edit(_header, _set("host", value="vm\ud83d")), "host"),
     ("started-not-a-time", _edit(_header, _set("started", value="yesterday")), "started"),
     ("device-dotdot", _rename_device("../../etc"), "devices.0"),
     ("device-template", _rename_device("{{7*7}}"), "devices.0"),
@@ -218,6 +220,11 @@ CASES: list[tuple[str, Callable[[Lines], int], str]] = [
     (
         "end-note-control",
         _edit(lambda lines: len(lines) - 1, _set("end", "notes", value=["gone\x1b[2J"])),
+        "end.notes.0",
+    ),
+    (
+        "end-note-half-pair",
+        _edit(lambda lines: len(lines) - 1, _set("end", "notes", value=["gone\udc00"])),
         "end.notes.0",
     ),
     ("counter-5000-digits", _text(_sample(2), "[", "[" + "9" * 5000 + ","), "not JSON"),

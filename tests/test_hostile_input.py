@@ -135,12 +135,40 @@ def test_billion_laughs_is_refused_without_expanding(tmp_path: Path) -> None:
         ("a: 1\nb: 2\na: 3\n", "line 3: a: duplicate key 'a' (first at line 1)"),
         ("x: {1: a, 0x1: b}", "duplicate key '0x1'"),
         ("x: {~: a, null: b}", "duplicate key 'null'"),
+        # a character's UTF-16 escape without its other half stands for no character
+        ('a: "\\ud83d"', "line 1: not valid YAML: holds '\\ud83d' (half of a UTF-16"),
+        ('a:\n  - "x\\ude80y"', "line 2: not valid YAML: holds '\\ude80'"),
+        ('"\\udbff": 1', "without its other half"),
     ],
 )
 def test_yaml_shapes_are_clean_problems(text: str, problem: str) -> None:
     with pytest.raises(InputError) as info:
         YamlSource(text, "doc.yaml")
     assert problem in info.value.render()
+
+
+def test_a_character_written_as_its_utf16_escapes_is_that_character(tmp_path: Path) -> None:
+    """JSON writers spell a character beyond the BMP as two escapes ("\\ud83d\\ude80"), and
+    JSON is YAML: a class file written so loads with the character whole, and the ranking
+    and the report print it (PyYAML alone keeps two halves no UTF-8 text can hold)."""
+    import json
+
+    source = YamlSource('{"name": "go \\ud83d\\ude80", "k\\ud83d\\ude80": 1}', "doc.json")
+    assert source.data == {"name": "go \U0001f680", "k\U0001f680": 1}
+    from recommender.classes import load_class
+
+    path = tmp_path / "rocket.yaml"
+    path.write_text(
+        json.dumps(
+            {
+                "name": "rocket",
+                "description": "fast \U0001f680",
+                "cells": [{"cell": "randread/8k/qd1x1"}],
+            }
+        )
+    )
+    assert "\\ud83d" in path.read_text()  # as json.dumps writes it
+    assert load_class(path).description == "fast \U0001f680"
 
 
 def test_merge_keys_and_shared_anchors_still_load() -> None:
