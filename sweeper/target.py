@@ -139,6 +139,15 @@ def target_problems(
         parent = os.path.dirname(t.realpath)
         if not os.path.isdir(parent):
             return [("target", f"{path}: its folder {parent} does not exist")]
+        if os.path.commonpath([parent, "/dev"]) == "/dev":
+            # a device named wrongly (sdb for sdc) would be benchmarked as a file in memory
+            return [
+                (
+                    "target",
+                    f"{path} does not exist, and a scratch file there would be made among the "
+                    "device nodes (in memory): is the device's name right?",
+                )
+            ]
         if not os.access(parent, os.W_OK):
             return [("target", f"{path}: its folder {parent} is not writable")]
         free = os.statvfs(parent)

@@ -17,8 +17,13 @@ from sweeper.vocabulary import NAME_RE
 
 #: what starts a Jinja expression, statement or comment
 TEMPLATE_MARKS = ("{{", "{%", "{#")
-#: control characters (a newline in a path would start a new line of a fio job file)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: the bidirectional embeddings, overrides and isolates: a terminal or a page shows the text
+#: after one in another order than it is (``a\u202egpj.exe`` reads as ``aexe.jpg``)
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+#: control characters (a newline in a path would start a new line of a fio job file; an 8-bit
+#: CSI, ``\x9b``, would colour a terminal), the bidirectional controls and marks: a path, a
+#: device or a name shows as itself or not at all
+_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f{_BIDI}]")
 
 
 #: the one template an inventory may hold: the connection-local hosts' Python is the one that
@@ -50,7 +55,7 @@ def control_problem(text: str) -> str | None:
 
 #: what free text (a description) may not hold: control characters but the line break and
 #: the tab (ESC would colour a terminal, or make a link of OSC 8, where a report is read)
-_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_TEXT_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")
 
 
 def text_control_problem(text: str) -> str | None:
@@ -94,10 +99,14 @@ def path_problem(value: str) -> str | None:
 
 #: what a spreadsheet takes as the start of a formula in a cell (OWASP: CSV injection)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-#: what starts Markdown (and Streamlit's) markup that could fetch, link or hide: a link or an
-#: image (``[``, ``![``), an HTML tag or autolink (``<``), code, emphasis, a table cell,
-#: Streamlit's LaTeX (``$``); with those escaped, the rest is text
-_MARKDOWN = re.compile(r"([\\`*\[\]!|<$])")
+#: what starts Markdown (GitHub's and Streamlit's) markup that could fetch, link, hide or
+#: restyle: a link or an image (``[``, ``![``), an HTML tag or autolink (``<``), code,
+#: emphasis (``*``; ``_`` where it can open or close, not inside a word such as
+#: ``host_stripe``), strikethrough (``~``), a table cell, Streamlit's LaTeX (``$``); a ``:``
+#: that could start Streamlit's directives and icons (``:red[…]``, ``:material/…:``) or a
+#: link's scheme (``http://``: GFM links bare addresses), an ``@`` (a bare e-mail address) and
+#: the dot of a bare ``www.`` address. With those escaped, the rest is text
+_MARKDOWN = re.compile(r"([\\`*\[\]!|<$~@]|(?<![^\W_])_|_(?![^\W_])|:(?=\S)|(?<=\bwww)\.)")
 #: a '>' that opens a line (after blanks): Markdown's block quote
 _QUOTE_START = re.compile(r"^([ \t]*)>", re.MULTILINE)
 
@@ -112,7 +121,8 @@ def csv_cell(value: Any) -> Any:
 
 def markdown_text(text: str) -> str:
     """``text`` shown as itself in Markdown: every markup character escaped, so a
-    description's ``![x](http://…)`` or ``<img …>`` is text, never an image or HTML."""
+    description's ``![x](http://…)``, ``<img …>``, ``_x_`` or ``https://x`` is text, never
+    an image, HTML, emphasis or a link."""
     return _MARKDOWN.sub(r"\\\1", text)
 
 

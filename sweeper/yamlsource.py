@@ -32,8 +32,14 @@ MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
 #: the most values a document may hold with its aliases expanded
 MAX_NODES = 100_000
+#: the longest integer read (a 64-bit integer has 20 digits)
+MAX_NUMBER_CHARS = 100
 _MERGE = "tag:yaml.org,2002:merge"
 _NOT_REGULAR = "is not a regular file (a FIFO, device or socket); refused without reading it"
+
+
+class _Refused(yaml.constructor.ConstructorError):
+    """Valid YAML whose value raidsweep will not read (said without "not valid YAML")."""
 
 
 class BoundedLoader(yaml.SafeLoader):
@@ -44,6 +50,19 @@ class BoundedLoader(yaml.SafeLoader):
     def __init__(self, stream: Any):
         super().__init__(stream)
         self._depth = 0
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        # Python refuses to read more than 4,300 digits (a ValueError, not YAML's), and reads
+        # YAML 1.1's base-60 integers (1:00:00) in time quadratic in their length
+        if isinstance(node.value, str) and len(node.value) > MAX_NUMBER_CHARS:
+            raise _Refused(
+                None,
+                None,
+                f"a number of {len(node.value):,} characters: more than any setting takes "
+                f"(at most {MAX_NUMBER_CHARS})",
+                node.start_mark,
+            )
+        return super().construct_yaml_int(node)
 
     def construct_scalar(self, node: Any) -> Any:
         value = super().construct_scalar(node)
@@ -78,7 +97,7 @@ def _joined(value: str, node: yaml.Node) -> str:
     )
     half = _SURROGATE.search(joined)
     if half is not None:
-        raise yaml.constructor.ConstructorError(
+        raise _Refused(
             None,
             None,
             f"holds {half.group()!r} (half of a UTF-16 surrogate pair) without its other "
@@ -86,6 +105,9 @@ def _joined(value: str, node: yaml.Node) -> str:
             node.start_mark,
         )
     return joined
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
 
 
 class _TreeProblem(Exception):
@@ -154,6 +176,15 @@ def check_tree(root: yaml.Node | None, loader: type[yaml.SafeLoader] = BoundedLo
 
 def _duplicates(node: yaml.MappingNode, path: tuple[str | int, ...], keys: Any) -> None:
     seen: dict[Any, yaml.Node] = {}
+    merges = [k for k, _ in node.value if k.tag == _MERGE]
+    if len(merges) > 1:
+        # YAML has one merge key per mapping (several mappings merge as a list); PyYAML
+        # would apply both, the second silently over the first
+        raise _TreeProblem(
+            merges[1],
+            f"{format_loc(path) if path else 'a mapping'}: '<<' twice (first at line "
+            f"{merges[0].start_mark.line + 1}); merge several mappings with one '<<: [*a, *b]'",
+        )
     for key_node, _ in node.value:
         if key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode):
             continue  # merged keys may be overridden; complex keys fail to construct anyway
@@ -192,7 +223,8 @@ def load_text(
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "document"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(name, [f"{where}: not valid YAML: {problem}"]) from None
+        said = problem if isinstance(exc, _Refused) else f"not valid YAML: {problem}"
+        raise InputError(name, [f"{where}: {said}"]) from None
     except RecursionError:
         raise InputError(name, ["document: nested too deeply to read"]) from None
     return data, root

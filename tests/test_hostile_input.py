@@ -136,9 +136,15 @@ def test_billion_laughs_is_refused_without_expanding(tmp_path: Path) -> None:
         ("x: {1: a, 0x1: b}", "duplicate key '0x1'"),
         ("x: {~: a, null: b}", "duplicate key 'null'"),
         # a character's UTF-16 escape without its other half stands for no character
-        ('a: "\\ud83d"', "line 1: not valid YAML: holds '\\ud83d' (half of a UTF-16"),
-        ('a:\n  - "x\\ude80y"', "line 2: not valid YAML: holds '\\ude80'"),
+        ('a: "\\ud83d"', "line 1: holds '\\ud83d' (half of a UTF-16"),
+        ('a:\n  - "x\\ude80y"', "line 2: holds '\\ude80'"),
         ('"\\udbff": 1', "without its other half"),
+        # Python reads no more than 4,300 digits, and YAML 1.1's base 60 in quadratic time
+        ("seed: " + "9" * 5000, "line 1: a number of 5,000 characters: more than any setting"),
+        ("? " + "9" * 5000 + "\n: 1", "a number of 5,000 characters"),  # as a key
+        ("seed: " + ":".join(["1"] * 50_000), "a number of 99,999 characters"),
+        # one merge key per mapping: PyYAML would apply the second over the first silently
+        ("s: {<<: {mode: grid}, <<: {mode: optimize}}", "s: '<<' twice (first at line 1)"),
     ],
 )
 def test_yaml_shapes_are_clean_problems(text: str, problem: str) -> None:
@@ -177,6 +183,10 @@ def test_merge_keys_and_shared_anchors_still_load() -> None:
         "base: &b {runtime: 60s, ramp: 5s}\nm: {<<: *b, ramp: 10s}\nl: [*b, *b]\n", "ok.yaml"
     )
     assert source.data["m"] == {"runtime": "60s", "ramp": "10s"}
+    assert YamlSource("a: &a {x: 1}\nb: &b {y: 2}\nc: {<<: [*a, *b]}\n", "ok.yaml").data["c"] == {
+        "x": 1,
+        "y": 2,
+    }
     assert source.line_of(["m", "ramp"]) == 2
 
 

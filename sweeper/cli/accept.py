@@ -179,6 +179,6 @@ def _write_report(
     except OSError as exc:
         where = exc.filename or path
         fail(StoreError(f"{where}: cannot be written ({exc.strerror}); choose another --report"))
-    out.print(f"report written: {path}", highlight=False, soft_wrap=True)
+    out.print(f"report written: {escape(str(path))}", highlight=False, soft_wrap=True)
     for extra in others:
-        out.print(f"  and {extra}", highlight=False, soft_wrap=True)
+        out.print(f"  and {escape(str(extra))}", highlight=False, soft_wrap=True)

@@ -74,7 +74,9 @@ def run_app(
         importlib.import_module(name)
     from streamlit.web import cli as streamlit_cli
 
-    console.print(f"raidsweep app: http://{address}:{port}  (Ctrl-C stops it)")
+    console.print(
+        f"raidsweep app: http://{escape(address)}:{port}  (Ctrl-C stops it)", highlight=False
+    )
     args = ["run", str(APP_PY), *chain.from_iterable(options.items())]
     streamlit_cli.main(args, prog_name="streamlit")
 

@@ -122,7 +122,7 @@ def characterize(
     for line in notes:
         console.print(line, highlight=False)
     for phase, target in zip(classes, targets, strict=True):
-        console.print(f"\n[bold]{phase.name}[/] → {target}", highlight=False)
+        console.print(f"\n[bold]{escape(phase.name)}[/] → {escape(str(target))}", highlight=False)
         for line in phase.explanation:
             console.print(line, highlight=False, markup=False)
 

@@ -22,7 +22,7 @@ def drift(sweep: SweepArg = None, store: StoreOpt = DEFAULT_STORE) -> None:
         fail(ValueError(f"sweep {record['sweep_id']} has no matrix.drift cell"))
     table_df = drift_table(results.runs(record["sweep_id"]), rule["cell"])
     if table_df.empty:
-        console.print(f"no configuration has three runs of {rule['cell']} yet")
+        console.print(f"no configuration has three runs of {escape(str(rule['cell']))} yet")
         return
     table = Table(
         CONFIGURATION,

@@ -72,7 +72,7 @@ def lab_up(
             disks,
             disk_mib,
             memory_mib,
-            progress=lambda msg: console.print(f"  {msg}", highlight=False),
+            progress=lambda msg: console.print(f"  {escape(msg)}", highlight=False),
         )
     except lab.LabConflict as exc:
         fail(exc)
@@ -95,11 +95,11 @@ def lab_down(folder: LabDirOpt = None) -> None:
 
     vm = Lab(folder)
     if vm.down():
-        console.print(
-            f"lab in {vm.folder} stopped; its disks removed", highlight=False, soft_wrap=True
-        )
+        shown = escape(str(vm.folder))
+        console.print(f"lab in {shown} stopped; its disks removed", highlight=False, soft_wrap=True)
     else:
-        console.print(f"no lab running in {vm.folder}", highlight=False, soft_wrap=True)
+        shown = escape(str(vm.folder))
+        console.print(f"no lab running in {shown}", highlight=False, soft_wrap=True)
 
 
 @lab_app.command("status")
@@ -111,7 +111,7 @@ def lab_status(folder: LabDirOpt = None) -> None:
     if st.running:
         _print_lab(st)
     else:
-        console.print(f"lab in {st.folder}: stopped", highlight=False, soft_wrap=True)
+        console.print(f"lab in {escape(str(st.folder))}: stopped", highlight=False, soft_wrap=True)
 
 
 def _fail_shape(exc: ValueError) -> NoReturn:

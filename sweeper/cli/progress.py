@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.table import Column
 from rich.text import Text
@@ -77,7 +78,7 @@ class BarProgress:
     def configuration_done(self, key: str, status: str, array_s: float) -> None:
         self.bar.update(self.configs, advance=1, info=f"{status} {key}")
         if status != "complete":
-            self.bar.console.print(f"[yellow]configuration {key}: {status}[/]")
+            self.bar.console.print(f"[yellow]configuration {escape(key)}: {escape(status)}[/]")
 
     def finish(self, outcome: Any) -> None:
         self.bar.stop()

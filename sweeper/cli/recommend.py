@@ -251,4 +251,4 @@ def _print_pareto(recs: list[ClassRecommendation]) -> None:
             figures = " · ".join(
                 f"{c} {v:,.0f}" if v == v else f"{c} – (breaks a limit)" for c, v in row.items()
             )
-            console.print(f"  {key}  [dim]{figures}[/]", highlight=False)
+            console.print(f"  {escape(str(key))}  [dim]{escape(figures)}[/]", highlight=False)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from sweeper.cli.common import (
     DEFAULT_STORE,
@@ -45,6 +46,6 @@ def report(
         where = exc.filename or target
         fail(StoreError(f"{where}: cannot be written ({exc.strerror}); {advice}"))
     warn_damaged(results)
-    console.print(f"report written: {html_path}")
+    console.print(f"report written: {escape(str(html_path))}", highlight=False)
     for extra in others:
-        console.print(f"  and {extra}")
+        console.print(f"  and {escape(str(extra))}", highlight=False)

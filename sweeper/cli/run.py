@@ -66,7 +66,7 @@ def run(
                 f"{max(0, plan.runs - stored)} left to run"
             )
         for line in sweeper.platform.plan_lines(spec.matrix):
-            console.print(f"  [bold]{line}[/]", highlight=False)
+            console.print(f"  [bold]{escape(line)}[/]", highlight=False)
         warn_busy(sweeper)
         console.print("nothing was changed (--check)")
         return
@@ -146,10 +146,12 @@ def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
         console.print(f"[red]configuration failed:[/] {key}: {escape(reason)}", highlight=False)
     if outcome.stopped:
         err.print(f"[bold red]stopped:[/] {escape(outcome.stopped)}", highlight=False)
-        err.print(f"once that is fixed, run raidsweep run {spec_file} again to resume")
+        err.print(f"once that is fixed, run raidsweep run {escape(str(spec_file))} again to resume")
         raise typer.Exit(1)
     if outcome.interrupted:
-        console.print(f"interrupted: run [bold]raidsweep run {spec_file}[/] again to resume")
+        console.print(
+            f"interrupted: run [bold]raidsweep run {escape(str(spec_file))}[/] again to resume"
+        )
         raise typer.Exit(130)
 
 
@@ -219,4 +221,4 @@ def _print_plan(spec: Any, plan: Any) -> None:
         f"total {format_duration(plan.array_s)}"
     )
     for c in plan.configurations:
-        console.print(f"  {c.key}")
+        console.print(f"  {escape(c.key)}", highlight=False)

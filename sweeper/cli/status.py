@@ -37,7 +37,7 @@ def status(
         print(json.dumps(doc, indent=2))
         return
     if not records:
-        console.print(f"no sweeps in {store}")
+        console.print(f"no sweeps in {escape(str(store))}")
         return
     from sweeper.evidence_text import class_line, headline
 

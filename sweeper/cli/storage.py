@@ -29,7 +29,7 @@ def plan(
     configs = sweeper.plan.configurations[:limit]
     failed = 0
     for item in plan_configurations(sweeper.platform, sweeper.inventory, configs):
-        console.print(f"[bold]{item.config.key}[/]", highlight=False)
+        console.print(f"[bold]{escape(item.config.key)}[/]", highlight=False)
         if item.play is not None and not item.play.ok:
             failed += 1
             err.print(f"  [red]would fail:[/] {escape(item.play.failure())}", highlight=False)
