@@ -14,7 +14,7 @@ import streamlit as st  # noqa: E402
 from app_pages import _common  # noqa: E402
 from recommender import views  # noqa: E402
 from recommender.views.runs import SWEEP_QUERY  # noqa: E402
-from sweeper.untrusted import markdown_prose  # noqa: E402
+from sweeper.untrusted import markdown_prose, markdown_text  # noqa: E402
 
 # An emoji favicon is drawn in the page (a data: URL); a page's Material icon would be fetched
 # from fonts.gstatic.com, and the app loads nothing from outside the machine.
@@ -44,8 +44,8 @@ with st.sidebar:
     elif not damaged:
         st.caption("No sweeps yet.")
     for problem in damaged:
-        st.warning(problem, icon=":material/report:")
-    st.caption(f"Store: `{store.root.resolve()}`")
+        st.warning(markdown_text(problem), icon=":material/report:")  # it quotes file names
+    st.caption(f"Store: {markdown_text(str(store.root.resolve()))}")
     with st.expander("Glossary", icon=":material/menu_book:"):
         st.markdown(views.glossary_markdown())
 

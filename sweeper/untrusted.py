@@ -102,11 +102,13 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: what starts Markdown (GitHub's and Streamlit's) markup that could fetch, link, hide or
 #: restyle: a link or an image (``[``, ``![``), an HTML tag or autolink (``<``), code,
 #: emphasis (``*``; ``_`` where it can open or close, not inside a word such as
-#: ``host_stripe``), strikethrough (``~``), a table cell, Streamlit's LaTeX (``$``); a ``:``
-#: that could start Streamlit's directives and icons (``:red[…]``, ``:material/…:``) or a
-#: link's scheme (``http://``: GFM links bare addresses), an ``@`` (a bare e-mail address) and
-#: the dot of a bare ``www.`` address. With those escaped, the rest is text
-_MARKDOWN = re.compile(r"([\\`*\[\]!|<$~@]|(?<![^\W_])_|_(?![^\W_])|:(?=\S)|(?<=\bwww)\.)")
+#: ``host_stripe``), strikethrough (``~``), a table cell, Streamlit's LaTeX (``$``) and its
+#: directives (``:red[…]``: a ``:`` before a non-blank). With those escaped, the rest is text
+_MARKDOWN = re.compile(r"([\\`*\[\]!|<$~]|(?<![^\W_])_|_(?![^\W_])|:(?=\S))")
+#: an emoji or icon shortcode (``:rocket:``, ``:material/warning:``): Streamlit and GitHub
+#: replace it in the text after the escapes are read, so an escape cannot keep it; a word
+#: joiner (U+2060, invisible) after its first ``:`` does
+_SHORTCODE = re.compile(r":(?=[\w+\-/]+:)")
 #: a '>' that opens a line (after blanks): Markdown's block quote
 _QUOTE_START = re.compile(r"^([ \t]*)>", re.MULTILINE)
 
@@ -121,9 +123,11 @@ def csv_cell(value: Any) -> Any:
 
 def markdown_text(text: str) -> str:
     """``text`` shown as itself in Markdown: every markup character escaped, so a
-    description's ``![x](http://…)``, ``<img …>``, ``_x_`` or ``https://x`` is text, never
-    an image, HTML, emphasis or a link."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    description's ``![x](http://…)``, ``[x](http://…)``, ``<img …>``, ``_x_`` or
+    ``:rocket:`` is text, never an image, a link, HTML, emphasis or an emoji. A bare address
+    (``https://x.example``, ``a@b.example``) stays a link to itself: Streamlit and GitHub
+    link it in the text, and what it shows is where it goes."""
+    return _MARKDOWN.sub(r"\\\1", _SHORTCODE.sub(":\u2060", text))
 
 
 def markdown_html_text(text: str) -> str:

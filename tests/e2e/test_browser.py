@@ -112,7 +112,12 @@ def _local(url: str) -> bool:
     return parts.scheme in ("data", "blob", "about") or parts.hostname in ("127.0.0.1", "localhost")
 
 
-HOSTILE = "![x](http://192.0.2.1/x.png) <img src=http://192.0.2.1/y.png> =HYPERLINK(1)"
+HOSTILE = (
+    "![x](http://192.0.2.1/x.png) <img src=http://192.0.2.1/y.png> =HYPERLINK(1) "
+    "[go](http://192.0.2.1/l) _em_ **b** ~~s~~ $x$ :red[red] :rocket: :material/warning:"
+)
+#: what would be markup in the shown description, had it been read as Markdown
+MARKUP = ("<img", "<em", "<strong", "<del", "katex", 'role="img"', "🚀")
 
 
 def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
@@ -127,7 +132,18 @@ def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
         try:
             page.on("request", lambda r: asked.append(r.url))
             page.goto(url)
-            expect(page.get_by_test_id("stSidebar")).to_contain_text("![x](http://192.0.2.1/x.png)")
+            sidebar = page.get_by_test_id("stSidebar")
+            expect(sidebar).to_contain_text("![x](http://192.0.2.1/x.png)", timeout=30_000)
+            # every character as written (an invisible word joiner keeps :rocket: a word)
+            shown = sidebar.get_by_test_id("stCaptionContainer").first
+            assert HOSTILE in shown.inner_text().replace("\u2060", ""), shown.inner_text()
+            html = shown.inner_html()
+            assert not [m for m in MARKUP if m in html], html
+            # a bare address is linked by Streamlit as GitHub does, to itself: what the link
+            # shows is where it goes (the [go](…) link's text is not a link)
+            links = shown.locator("a")
+            for i in range(links.count()):
+                assert links.nth(i).get_attribute("href") == links.nth(i).inner_text(), html
             page.get_by_test_id("stSidebarNav").get_by_role("link", name="Recommendations").click()
             expect(page.get_by_test_id("stMain")).to_contain_text("<img src=http://192.0.2.1")
             assert '<img src="http://192.0.2.1' not in page.content()
