@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err, fail
-from sweeper.cli.interrupts import INTERRUPTED
+from sweeper.cli.interrupts import INTERRUPTED, relayed_to
 from sweeper.cli.opening import warn_damaged
 
 if TYPE_CHECKING:
@@ -131,7 +131,8 @@ def sql(
         timer = threading.Timer(timeout, con.interrupt) if timeout else None
         if timer is not None:
             timer.start()
-        _write(_chunks(con, text), output)
+        with relayed_to(con.interrupt):  # a Ctrl-C stops the query however deep in DuckDB
+            _write(_chunks(con, text), output)
     except duckdb.InterruptException:
         if INTERRUPTED.is_set():
             _interrupted(cut)
