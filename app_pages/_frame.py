@@ -1,12 +1,14 @@
 """The frame every page of the app stands in: the sweep chosen in the sidebar and the page's
 header naming it (or how to start a sweep, and nothing else), the sweep's cached reads, the
-provisional banner, the class chooser, the live refresh, and a table with its number formats.
+provisional banner, the class chooser, the live refresh, what a page says without good runs,
+and a table with its number formats (its rows selectable under a key of their own).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +65,33 @@ class SweepPage:
             st.stop()
         return names
 
+    def no_runs_note(self, cells: Collection[str] | None = None, *, of: str = "") -> str:
+        """What a page says where it has no good run to show (of the class's ``cells``, named
+        ``of``, or of the whole sweep): that every run failed, how many, and where to read
+        why, or else that none is stored yet. A sweep whose runs all failed must not read as
+        one that has not started."""
+        what = f"the {of} cells" if of else "this sweep"
+        failed = self.failed_runs(cells)
+        if not failed:
+            return f"No runs of {what} are stored yet."
+        runs = "the one run stored" if failed == 1 else f"all {failed} runs stored"
+        return (
+            f"No good run of {what} is stored: {runs} failed. Run details shows each failed "
+            f"run with its error, and `raidsweep status {self.sweep_id}` counts them."
+        )
+
+    def failed_runs(self, cells: Collection[str] | None = None) -> int:
+        """How many run attempts failed (of ``cells`` alone, when given: a class's cells,
+        which name the whole working set without ``/ws100``, as the ranking reads them)."""
+        every = self.runs(include_failed=True)
+        if every.empty:
+            return 0
+        failed = every[every["status"] == "failed"]
+        if cells is not None:
+            bare = failed["cell_key"].str.replace(r"/ws100$", "", regex=True)
+            failed = failed[bare.isin(set(cells))]
+        return len(failed)
+
     def provisional_banner(self) -> None:
         """Say so when the figures are provisional (the sweep has not finished)."""
         note = provisional(self.store, self.sweep_id)
@@ -81,6 +110,22 @@ def open_page(title: str | None = None) -> SweepPage:
     page = SweepPage(store, record)
     st.header(f"{title} — sweep {page.sweep_id}" if title else f"Sweep {page.sweep_id}")
     return page
+
+
+def selection_key(name: str, *rows_of: object) -> str:
+    """The key of a table whose rows can be selected: ``name`` and a digest of what defines
+    its rows (the sweep, the class, the rows themselves). Streamlit keeps a selection under
+    its key as row numbers: under one key for every sweep, class or cell, a row chosen in one
+    table would select the row of that number in the next (or fail past its end)."""
+    text = "\x1f".join(str(part) for part in rows_of)
+    return f"{name}-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
+
+
+def picked_row(event: object, rows: int) -> int | None:
+    """The row selected in a table of ``rows`` rows (``table``'s answer with ``on_select``),
+    or None: none is, or the one kept is not a row of it."""
+    picked = getattr(getattr(event, "selection", None), "rows", None) or []
+    return picked[0] if picked and 0 <= picked[0] < rows else None
 
 
 #: what a missing figure is shown as, in every table
@@ -139,6 +184,14 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 
+def _distinct_columns(frame: pd.DataFrame) -> None:
+    """Refuse a table with two columns of one name: the page built it from names the user
+    gave (a class, a dimension) beside its own without ``views.distinct_labels``."""
+    twice = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+    if twice:
+        raise ValueError(f"a table's columns must be distinct; named twice: {', '.join(twice)}")
+
+
 def table(
     frame: pd.DataFrame,
     formats: Mapping[str, Any] | None = None,
@@ -156,6 +209,7 @@ def table(
     column_config: dict[str, Any] = {}
     printf = {column: _or_missing(words) for column, words in (spell or {}).items()}
     shown = frame.reset_index(drop=True)
+    _distinct_columns(shown)
     flags = np.asarray(list(broken) if broken is not None else [], dtype=bool)
     # Nothing missing and nothing to colour: Streamlit formats the numbers itself, without
     # a Styler, which costs a Python call per cell (a second for a ranking of 800 rows).

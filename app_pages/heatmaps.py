@@ -3,9 +3,17 @@ or configuration × every workload cell at once (IOPS, MB/s, p99 latency), or co
 class (score); colour over the grid or per column, rows sorted by key, a class score or any
 column, each row marked with its rank in a class and a limit it breaks; a click on a cell lists
 its runs. In an optimize-mode sweep the score grid also draws the surrogate's predictions for
-configurations not measured, apart from the measurements and without a rank."""
+configurations not measured, apart from the measurements and without a rank.
+
+Everything below the header is drawn by ``render``, which ``page.live`` draws again every few
+seconds while the sweep runs: the choices too, since their options come from the runs (a
+pattern, a block size, a cell that lands appears), and the note of a sweep with no runs yet,
+which then gives way to the grid as soon as runs land."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -13,57 +21,112 @@ import streamlit as st
 from app_pages import _charts, _frame, _predictions
 from recommender import views
 from recommender.data import HEATMAP_METRICS
+from recommender.recommendations import ClassRecommendation
 from recommender.views import predicted
 from sweeper.units import format_size
 
 CHART_KEY = "heatmap_chart"
 CELL_KEY = "heatmap_cell"
 BY_LABELS = {"block size": "block_size", "pattern": "pattern", "all cells": "cell"}
+#: what the columns are, as the chart's x axis is titled
+X_TITLES = {
+    "block_size": "block size",
+    "pattern": "pattern",
+    "cell": "workload cell",
+    "class": "class",
+}
 SCALES = ["whole grid", "per column"]
+#: the figures of a cell's runs, in the precision the CLI gives them
+RUN_FORMATS = {"IOPS": "%.1f", "MB/s": "%.2f", "p99 read ms": "%.3f", "p99 write ms": "%.3f"}
 
 page = _frame.open_page("Heatmaps")
-all_runs = page.runs()
-patterns, concurrencies = views.matrix_options(page.record, all_runs)
-if all_runs.empty or not patterns or not concurrencies:
-    st.info("No runs are stored for this sweep yet.")
-    st.stop()
 
-top = st.columns([2, 3])
-metric_label = top[0].selectbox("Metric", [*HEATMAP_METRICS, views.SCORE_LABEL], key="metric")
-pattern = block_size = concurrency = active = None
-if metric_label == views.SCORE_LABEL:
-    by = "class"
-    top[1].caption(
-        "Configuration × workload class: each score as % of the class's best; "
-        "a cell's runs are the configuration's runs of the class's cells."
+
+@dataclass(frozen=True)
+class View:
+    """What the grid shows: the metric, what its columns are (``by``: block_size, pattern,
+    cell, or class for the score) and the choices that hold the rest of the matrix."""
+
+    metric_label: str
+    by: str
+    pattern: str | None = None
+    block_size: int | None = None
+    concurrency: str | None = None
+    active: int | None = None
+
+    @property
+    def x_title(self) -> str:
+        return X_TITLES[self.by]
+
+    @property
+    def higher_is_better(self) -> bool:
+        """More is better but for a latency (the score's metric is none of them)."""
+        return "lat" not in HEATMAP_METRICS.get(self.metric_label, "")
+
+    def held(self) -> dict[str, Any]:
+        """The choices as ``views.grid_frame`` and ``views.cell_runs`` take them."""
+        return {
+            "pattern": self.pattern,
+            "block_size": self.block_size,
+            "concurrency": self.concurrency,
+            "active_pct": self.active,
+        }
+
+    def where(self) -> str:
+        """What the grid holds to, for its title (`` · randread · qd1x1``)."""
+        size = format_size(int(self.block_size)) if self.block_size is not None else None
+        active = f"ws{self.active}" if self.active is not None else None
+        held = [self.pattern, size, self.concurrency, active]
+        return "".join(f" · {h}" for h in held if h)
+
+
+def _choose(runs: pd.DataFrame, patterns: list[str], concurrencies: list[str]) -> View:
+    """The grid's choices. The score is offered only for a sweep that names classes: without
+    any there is no score to draw."""
+    classes = [r.name for r in page.recommendations()]
+    top = st.columns([2, 3])
+    metric_label = top[0].selectbox(
+        "Metric",
+        [*HEATMAP_METRICS, *([views.SCORE_LABEL] if classes else [])],
+        key="metric",
+        help=None if classes else "No score: this sweep's spec names no workload classes.",
     )
-else:
+    if metric_label == views.SCORE_LABEL:
+        top[1].caption(
+            "Configuration × workload class: each score as % of the class's best; "
+            "a cell's runs are the configuration's runs of the class's cells."
+        )
+        return View(metric_label, "class")
     by_label = top[1].radio(
         "Columns", list(BY_LABELS), key="heatmap_by", horizontal=True, help="What the columns are"
     )
     by = BY_LABELS[by_label]
-    cols = st.columns(3)
     if by == "cell":
-        pass  # the overview: every cell of the sweep, nothing to choose
-    elif by == "block_size":
+        return View(metric_label, by)  # the overview: every cell of the sweep, nothing to choose
+    return _held(metric_label, by, runs, patterns, concurrencies)
+
+
+def _held(
+    metric_label: str, by: str, runs: pd.DataFrame, patterns: list[str], concurrencies: list[str]
+) -> View:
+    """The choices that hold the rest of the matrix: the pattern (columns by block size) or
+    the block size (columns by pattern), the concurrency and the active range."""
+    cols = st.columns(3)
+    pattern = block_size = active = None
+    if by == "block_size":
         pattern = cols[0].selectbox("Pattern", patterns, key="pattern")
     else:
-        sizes = views.block_sizes(all_runs)
         block_size = cols[0].selectbox(
-            "Block size", sizes, format_func=lambda b: format_size(int(b)), key="block_size"
+            "Block size",
+            views.block_sizes(runs),
+            format_func=lambda b: format_size(int(b)),
+            key="block_size",
         )
-    if by != "cell":
-        concurrency = cols[1].selectbox("Concurrency", concurrencies, key="concurrency")
+    concurrency = cols[1].selectbox("Concurrency", concurrencies, key="concurrency")
     ranges = ((page.record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
-    if ranges and by != "cell":
+    if ranges:
         active = cols[2].selectbox("Active range (% of the volume)", ranges, key="active_range")
-
-
-def _where() -> str:
-    """What the grid holds to, for its title (`` · randread · qd1x1``)."""
-    size = format_size(int(block_size)) if block_size is not None else None
-    held = [pattern, size, concurrency, f"ws{active}" if active is not None else None]
-    return "".join(f" · {h}" for h in held if h)
+    return View(metric_label, by, pattern, block_size, concurrency, active)
 
 
 def _on_click() -> None:
@@ -75,34 +138,36 @@ def _on_click() -> None:
         st.session_state[CELL_KEY] = _charts.cell_label(*cell)
 
 
-def _grid() -> tuple[pd.DataFrame, list[str], str, bool, dict[str, list[str]] | None]:
-    """The grid's cells and column order, the x title, the colour direction, and for the score
-    grid each class's cells (the runs behind a score)."""
-    if by == "class":
-        recs = page.recommendations()
+def _grid(
+    view: View, recs: list[ClassRecommendation], runs: pd.DataFrame
+) -> tuple[pd.DataFrame, list[str], dict[str, list[str]] | None]:
+    """The grid's cells and column order, and for the score grid each class's cells (the runs
+    behind a score)."""
+    if view.by == "class":
         frame, order = views.score_grid(recs)
-        return frame, order, "class", True, {r.name: r.wclass.cell_keys for r in recs}
-    metric = HEATMAP_METRICS[metric_label]
-    if by == "cell":
-        frame, order = views.overview_frame(page.runs(), metric)
-        return frame, order, "workload cell", "lat" not in metric, None
-    frame, order = views.grid_frame(
-        page.runs(),
-        metric,
-        by=by,
-        pattern=pattern,
-        block_size=block_size,
-        concurrency=concurrency,
-        active_pct=active,
-    )
-    x_title = "block size" if by == "block_size" else "pattern"
-    return frame, order, x_title, "lat" not in metric, None
+        return frame, order, {r.name: r.wclass.cell_keys for r in recs}
+    metric = HEATMAP_METRICS[view.metric_label]
+    if view.by == "cell":
+        frame, order = views.overview_frame(runs, metric)
+        return frame, order, None
+    frame, order = views.grid_frame(runs, metric, by=view.by, **view.held())
+    return frame, order, None
 
 
-def _row_marks(class_name: str | None) -> tuple[dict[str, str], list[str]]:
+def _empty_note(view: View) -> str:
+    """What the page says where the grid has no cell."""
+    if view.by == "class":
+        return "No configuration is ranked in any class yet, so there is no score to show."
+    held = view.where().removeprefix(" · ") or "any cell"
+    return f"No {view.metric_label} values for {held} yet."
+
+
+def _row_marks(
+    recs: list[ClassRecommendation], class_name: str | None
+) -> tuple[dict[str, str], list[str]]:
     """Per configuration its rank in ``class_name`` (and what limit it breaks), and the
     configurations that break one."""
-    rec = views.find_recommendation(page.recommendations(), class_name or "")
+    rec = views.find_recommendation(recs, class_name or "")
     if rec is None or rec.ranked.empty:
         return {}, []
     marks, breakers = {}, []
@@ -115,11 +180,36 @@ def _row_marks(class_name: str | None) -> tuple[dict[str, str], list[str]]:
     return marks, breakers
 
 
-def _predicted(frame: pd.DataFrame) -> pd.DataFrame:
+def _sorts(view: View, order: list[str], class_names: list[str]) -> dict[str, tuple[str, str]]:
+    """The row orders to choose from, each under a label of its own: (``key``, ""), (``score``,
+    a class) or (``column``, a grid column). A column is labelled by its name, marked with what
+    it is where another order has that label: a class named ``configuration`` in the score
+    grid is not the order by key."""
+    sorts = {views.ROW_ORDER_CONFIGURATION: ("key", "")}
+    sorts |= {f"score in {name}": ("score", name) for name in class_names}
+    labels = views.distinct_labels(order, sorts, view.x_title)
+    return sorts | {labels[c]: ("column", c) for c in order}
+
+
+def _row_order(
+    view: View, shaded: pd.DataFrame, sort: tuple[str, str], recs: list[ClassRecommendation]
+) -> list[str]:
+    """The configurations in the order ``sort`` (from ``_sorts``) puts them."""
+    kind, name = sort
+    if kind == "column":
+        return views.column_order(shaded, name, higher_is_better=view.higher_is_better)
+    if kind == "key":
+        return views.row_order(shaded, views.ROW_ORDER_CONFIGURATION, higher_is_better=True)
+    rec = views.find_recommendation(recs, name)
+    scores = dict(zip(rec.ranked["config_key"], rec.ranked["score"], strict=True)) if rec else {}
+    return views.row_order(shaded, f"score in {name}", higher_is_better=True, scores=scores)
+
+
+def _predicted(view: View, recs: list[ClassRecommendation], frame: pd.DataFrame) -> pd.DataFrame:
     """The score grid's predicted cells, unless the engineer hides them (none elsewhere)."""
-    if by != "class":
+    if view.by != "class":
         return pd.DataFrame(columns=predicted.CELL_COLUMNS)
-    cells = _predictions.score_cells(page, page.recommendations(), frame)
+    cells = _predictions.score_cells(page, recs, frame)
     if cells.empty:
         return cells
     on = st.toggle(
@@ -133,52 +223,50 @@ def _predicted(frame: pd.DataFrame) -> pd.DataFrame:
     return cells if on else cells.iloc[:0]
 
 
-def _tables(frame: pd.DataFrame, order: list[str], rows: list[str], label: str) -> None:
+def _tables(view: View, frame: pd.DataFrame, order: list[str], rows: list[str]) -> None:
     """The grid's means as tables, rows in the chart's order: narrow enough for a laptop's
     window, so every cell's overview is a table per pattern (and block size), headed by it;
-    figures written as the CLI writes the metric's (``views.metric_text``)."""
-    table = views.grid_table(frame, order)
-    measured = [r for r in rows if r in set(frame["config_key"])]
-    table = table.set_index(views.CONFIGURATION).reindex(measured).reset_index()
-    metric = HEATMAP_METRICS.get(label, "")
-    groups = views.column_groups([c for c in order if c in table], by_key=by == "cell")
+    figures written as the CLI writes the metric's (``views.metric_text``). A column is headed
+    by ``views.grid_labels``: never the configuration column's own name."""
+    labels = views.grid_labels(order, view.x_title)
+    table = views.grid_table(frame, order, view.x_title)
+    place = {key: i for i, key in enumerate(table[views.CONFIGURATION])}
+    table = table.iloc[[place[r] for r in rows if r in place]]  # the measured rows alone
+    metric = HEATMAP_METRICS.get(view.metric_label, "")
+    present = [c for c in order if labels[c] in table]
+    groups = views.column_groups(present, by_key=view.by == "cell")
     for heading, columns in groups:
         if len(groups) > 1:
             st.markdown(f"**{heading}**")
-        headers = {c: views.short_column(c, heading) for c in columns}
+        headers = {labels[c]: views.short_column(labels[c], heading) for c in columns}
         _frame.table(
-            table[[views.CONFIGURATION, *columns]],
+            table[[views.CONFIGURATION, *headers]],
             {c: st.column_config.Column(h, help=c) for c, h in headers.items()},
-            spell=dict.fromkeys(columns, lambda v: views.metric_text(metric, v)),
+            spell=dict.fromkeys(headers, lambda v: views.metric_text(metric, v)),
         )
 
 
-def render() -> None:
-    frame, order, x_title, higher_is_better, class_cells = _grid()
-    if frame.empty:
-        if by == "cell":
-            where = "any cell"
-        else:
-            where = pattern if by == "block_size" else format_size(int(block_size or 0))
-        st.info(f"No {metric_label} values for {where} at {concurrency} yet.")
-        return
-    recs = page.recommendations()
+def _draw(
+    view: View, frame: pd.DataFrame, order: list[str], recs: list[ClassRecommendation]
+) -> tuple[list[str], pd.DataFrame]:
+    """The chart with its controls (colour scale, row order, the class whose ranks mark the
+    rows) and its caption; the rows in the order shown."""
     class_names = [r.name for r in recs if not r.ranked.empty]
-    score_sorts = {f"score in {name}": name for name in class_names}
+    sorts = _sorts(view, order, class_names)
     controls = st.columns(3)
     scale = controls[0].radio(
         "Colour scale",
         SCALES,
-        index=1 if by == "cell" else 0,
-        key=f"heatmap_scale_{by}",
+        index=1 if view.by == "cell" else 0,
+        key=f"heatmap_scale_{view.by}",
         horizontal=True,
         help="Per column: each column from its worst to its best, so a 30% spread inside one "
         "column shows even when another column is ten times larger.",
     )
     sort = controls[1].selectbox(
         "Sort rows by",
-        [views.ROW_ORDER_CONFIGURATION, *score_sorts, *order],
-        key=f"heatmap_sort_{by}",
+        list(sorts),
+        key=f"heatmap_sort_{view.by}",
         help="By configuration key, by a class's score (best first), or by a column (best first).",
     )
     marked = controls[2].selectbox(
@@ -188,34 +276,32 @@ def render() -> None:
         help="Beside each configuration: its rank in this class (=N: tied with rank N), and "
         "in red with ✕ the limit it breaks.",
     )
-    shaded = views.shade(frame, per_column=scale == "per column", higher_is_better=higher_is_better)
-    scores = None
-    if sort in score_sorts:
-        rec = views.find_recommendation(recs, score_sorts[sort])
-        scores = (
-            dict(zip(rec.ranked["config_key"], rec.ranked["score"], strict=True)) if rec else {}
-        )
-    rows = views.row_order(shaded, sort, higher_is_better=higher_is_better, scores=scores)
-    marks, breakers = _row_marks(marked)
-    cells = _predicted(frame)
+    per_column = scale == "per column"
+    shaded = views.shade(frame, per_column=per_column, higher_is_better=view.higher_is_better)
+    rows = _row_order(view, shaded, sorts[sort], recs)
+    marks, breakers = _row_marks(recs, marked)
+    cells = _predicted(view, recs, frame)
     if len(cells):
         marks |= predicted.predicted_marks(rows, cells)
         rows = predicted.predicted_rows(rows, cells)
     chart = _charts.grid_heatmap(
         shaded,
         order,
-        x_title=x_title,
-        metric_label=metric_label,
-        higher_is_better=higher_is_better,
+        x_title=view.x_title,
+        metric_label=view.metric_label,
+        higher_is_better=view.higher_is_better,
         rows=rows,
-        per_column=scale == "per column",
+        per_column=per_column,
         row_marks=marks,
         breakers=breakers,
     )
-    chart = _predictions.with_predicted_cells(chart, cells, order, rows, x_title)
-    chart = _charts.titled(chart, f"{metric_label}: configuration × {x_title}{_where()}")
+    chart = _predictions.with_predicted_cells(chart, cells, order, rows, view.x_title)
+    title = f"{view.metric_label}: configuration × {view.x_title}{view.where()}"
     st.altair_chart(
-        chart, on_select=_on_click, selection_mode=_charts.CELL_SELECTION, key=CHART_KEY
+        _charts.titled(chart, title),
+        on_select=_on_click,
+        selection_mode=_charts.CELL_SELECTION,
+        key=CHART_KEY,
     )
     st.caption(
         "Mean over repetitions; '=' before a figure: its 95% interval overlaps the column's "
@@ -228,57 +314,82 @@ def render() -> None:
             else ""
         )
     )
-    _tables(frame, order, rows, metric_label)
-    _predictions.score_table(cells)
+    return rows, cells
 
+
+def _chosen_cell(frame: pd.DataFrame, order: list[str]) -> tuple[str, str] | None:
+    """The cell whose runs to list, chosen here or by a click on the chart: (configuration,
+    column). Each choice's label is looked up, never split: a column is named by the user."""
     cells = frame.sort_values("config_key", kind="stable")
     position = {c: i for i, c in enumerate(order)}
     cells = cells.assign(pos=cells["column"].map(position)).sort_values(["config_key", "pos"])
-    options = [
-        _charts.cell_label(k, c) for k, c in zip(cells["config_key"], cells["column"], strict=True)
-    ]
-    if st.session_state.get(CELL_KEY) not in options:
+    choices = {
+        _charts.cell_label(k, c): (str(k), str(c))
+        for k, c in zip(cells["config_key"], cells["column"], strict=True)
+    }
+    if st.session_state.get(CELL_KEY) not in choices:
         st.session_state.pop(CELL_KEY, None)  # chosen under other settings: not in this grid
     choice = st.selectbox(
         "Runs of a cell",
-        options,
+        list(choices),
         index=None,
         placeholder="Click a cell in the chart, or choose one here",
         key=CELL_KEY,
     )
-    if choice is None:
-        return
-    config_key, column = _charts.parse_cell_label(choice)
+    return None if choice is None else choices[choice]
+
+
+def _cell_runs(
+    view: View,
+    runs: pd.DataFrame,
+    cell: tuple[str, str],
+    class_cells: dict[str, list[str]] | None,
+) -> None:
+    """The runs of one cell; a row selected leads to its Run details. The table's key names
+    its runs: a row selected in one cell's runs is never taken for the row of that number in
+    another's."""
+    config_key, column = cell
     shown = views.cell_runs(
-        page.runs(),
-        config_key,
-        column,
-        by=by,
-        pattern=pattern,
-        block_size=block_size,
-        concurrency=concurrency,
-        active_pct=active,
-        class_cells=class_cells,
+        runs, config_key, column, by=view.by, class_cells=class_cells, **view.held()
     )
     st.markdown(f"**{len(shown)} runs** of **{config_key}** at **{column}**")
     picked = _frame.table(
         shown,
-        {"IOPS": "%.1f", "MB/s": "%.2f", "p99 read ms": "%.3f", "p99 write ms": "%.3f"},
+        RUN_FORMATS,
         on_select="rerun",
         selection_mode="single-row",
-        key="heatmap_cell_runs",
+        key=_frame.selection_key("heatmap_cell_runs", page.sweep_id, *shown["run id"]),
     )
-    rows = picked.selection.rows if picked is not None else []
-    if rows:
-        run_id = str(shown["run id"].iloc[rows[0]])
-        st.session_state["run_pick"] = run_id  # read by the Run details page
-        st.page_link(
-            "app_pages/run_details.py",
-            label="Open the selected run in Run details",
-            icon=":material/description:",
-        )
-    else:
+    row = _frame.picked_row(picked, len(shown))
+    if row is None:
         st.caption("Select a row to open that run's disclosure record, job file and fio output.")
+        return
+    st.session_state["run_pick"] = str(shown["run id"].iloc[row])  # read by Run details
+    st.page_link(
+        "app_pages/run_details.py",
+        label="Open the selected run in Run details",
+        icon=":material/description:",
+    )
+
+
+def render() -> None:
+    runs = page.runs()
+    patterns, concurrencies = views.matrix_options(page.record, runs)
+    if runs.empty or not patterns or not concurrencies:
+        st.info(page.no_runs_note())
+        return
+    view = _choose(runs, patterns, concurrencies)
+    recs = page.recommendations()
+    frame, order, class_cells = _grid(view, recs, runs)
+    if frame.empty:
+        st.info(_empty_note(view))
+        return
+    rows, cells = _draw(view, frame, order, recs)
+    _tables(view, frame, order, rows)
+    _predictions.score_table(cells)
+    cell = _chosen_cell(frame, order)
+    if cell is not None:
+        _cell_runs(view, runs, cell, class_cells)
 
 
 page.live(render)

@@ -40,9 +40,8 @@ def render() -> None:
         return
     wclass = rec.wclass
     if rec.best is None:
-        st.info(
-            f"No runs of the {class_name} cells are stored yet ({', '.join(wclass.cell_keys)})."
-        )
+        note = page.no_runs_note(wclass.cell_keys, of=class_name)
+        st.info(f"{note}  \nThe class's cells: {', '.join(wclass.cell_keys)}.")
         return
     _decision(rec)
     st.markdown(f"**{markdown_text(wclass.name)}** — {markdown_prose(wclass.description)}")
@@ -76,7 +75,7 @@ def render() -> None:
         column_order=_in_view(shown),
         on_select="rerun",
         selection_mode="single-row",
-        key="ranking_rows",
+        key=_rows_key("ranking_rows", table[keeps]),
     )
     st.caption(
         f"{views.RANK_CAPTION}.  \n"
@@ -106,7 +105,7 @@ def render() -> None:
             column_order=_in_view(shown),
             on_select="rerun",
             selection_mode="single-row",
-            key="ranking_broken_rows",
+            key=_rows_key("ranking_broken_rows", broken),
         )
         chosen = _picked_key(picked_broken, broken) or chosen
         st.warning(
@@ -251,9 +250,16 @@ def _in_view(table: pd.DataFrame) -> list[str]:
     return [c for c in table.columns if c not in SPARE]
 
 
+def _rows_key(name: str, shown: pd.DataFrame) -> str:
+    """A ranking table's key: its sweep, its class and its rows in order. A row selected in one
+    ranking is then never taken for the row of that number in another sweep's or class's, nor
+    in this one ranked again after more runs landed."""
+    return _frame.selection_key(name, page.sweep_id, class_name, *shown[views.CONFIGURATION])
+
+
 def _picked_key(picked: object, shown: pd.DataFrame) -> str | None:
-    rows = getattr(getattr(picked, "selection", None), "rows", None) or []
-    return str(shown[views.CONFIGURATION].iloc[rows[0]]) if rows else None
+    row = _frame.picked_row(picked, len(shown))
+    return None if row is None else str(shown[views.CONFIGURATION].iloc[row])
 
 
 def _links(key: str | None, rec: ClassRecommendation) -> None:

@@ -3,10 +3,16 @@ config space explains (Optuna's fANOVA over the ranked configurations)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from app_pages import _charts, _frame
+from recommender import views
 from recommender.importance import MIN_CONFIGURATIONS
+
+#: the first column of the table of every class: the dimension (or dimensions told apart
+#: together) each row weighs
+DIMENSION = "dimension"
 
 page = _frame.open_page("What matters")
 names = page.class_names(
@@ -24,6 +30,10 @@ st.caption(
 def render() -> None:
     table = page.importances()
     mine = table[table["class"] == class_name].sort_values("importance", ascending=False)
+    rec = views.find_recommendation(page.recommendations(), class_name)
+    if mine.empty and rec is not None and rec.best is None:
+        st.info(page.no_runs_note(rec.wclass.cell_keys, of=class_name))
+        return
     if mine.empty:
         st.info(
             f"Too few configurations are ranked for {class_name} to weigh the dimensions "
@@ -39,9 +49,19 @@ def render() -> None:
     bars = _charts.share_bars(share, "share of the score's variance (%)")
     st.altair_chart(_charts.titled(bars, f"{class_name}: what each dimension explains"))
     st.subheader("Every class")
-    wide = table.pivot_table(index="dimension", columns="class", values="importance")
-    wide = (100 * wide).reindex(columns=[n for n in names if n in wide.columns])
-    _frame.table(wide.reset_index(), dict.fromkeys(wide.columns, "%.0f %%"))
+    shares = _every_class(table)
+    _frame.table(shares, dict.fromkeys(shares.columns[1:], "%.0f %%"))
+
+
+def _every_class(table: pd.DataFrame) -> pd.DataFrame:
+    """Per dimension its share of the variance in each class (a column per class, in the
+    spec's order). A class's column is headed by its name, marked ``(class)`` where that is
+    the dimension column's own: a class may be named ``dimension``."""
+    wide = 100 * table.pivot_table(index="dimension", columns="class", values="importance")
+    classes = [n for n in names if n in wide.columns]
+    labels = views.distinct_labels(classes, [DIMENSION], "class")
+    shares = {DIMENSION: wide.index.to_numpy()}
+    return pd.DataFrame(shares | {labels[n]: wide[n].to_numpy() for n in classes})
 
 
 page.live(render)

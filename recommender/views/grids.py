@@ -15,6 +15,7 @@ from recommender.views.labels import (
     RUN_FIGURES,
     concurrency_key,
     concurrency_label,
+    distinct_labels,
 )
 from recommender.views.rankings import measured_only
 from sweeper.units import format_size
@@ -186,15 +187,26 @@ def score_grid(recs: Iterable[ClassRecommendation]) -> tuple[pd.DataFrame, list[
     return pd.concat(frames, ignore_index=True), order
 
 
-def grid_table(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """The grid's means as a table: one row per configuration, one column per grid column."""
+def grid_labels(order: Iterable[str], what: str = "column") -> dict[str, str]:
+    """Each grid column's header in ``grid_table``: its own name, unless that is the
+    configuration column's (a class named ``configuration``), then marked with ``what`` it is
+    (``configuration (class)``)."""
+    return distinct_labels(order, [CONFIGURATION], what)
+
+
+def grid_table(frame: pd.DataFrame, order: list[str], what: str = "column") -> pd.DataFrame:
+    """The grid's means as a table: one row per configuration, one column per grid column,
+    headed by ``grid_labels`` (whatever the columns are named, the table's are distinct)."""
     if frame.empty:
         return pd.DataFrame(columns=[CONFIGURATION])
     wide = frame.pivot_table(index="config_key", columns="column", values="value", aggfunc="mean")
-    wide = wide.reindex(columns=[c for c in order if c in wide.columns])
-    wide = wide.reset_index().rename(columns={"config_key": CONFIGURATION})
-    wide.columns.name = None
-    return wide
+    columns = [c for c in order if c in wide.columns]
+    labels = grid_labels(order, what)  # of the whole order, as the page heads them
+    # built column by column: a grid column named like the index (``config_key``) or the
+    # configuration column never meets it
+    table = {CONFIGURATION: wide.index.to_numpy()}
+    table |= {labels[c]: wide[c].to_numpy() for c in columns}
+    return pd.DataFrame(table)
 
 
 #: at most this many figures side by side in a grid's table: with the configuration key

@@ -48,6 +48,24 @@ DECLARED_WORDS = {
 }
 
 
+def distinct_labels(names: Iterable[str], taken: Iterable[str], what: str) -> dict[str, str]:
+    """A column label for each of ``names`` (user data: class names, a grid's columns) beside
+    columns of fixed names (``taken``): the name itself, unless a fixed column or an earlier
+    label has it; then the name with what it is (``configuration (class)``, then
+    ``(class 2)``...). A class may be named ``dimension`` or ``configuration``: its column
+    must never fall on the table's own."""
+    used = set(taken)
+    labels: dict[str, str] = {}
+    for name in names:
+        label, n = name, 1
+        while label in used:
+            label = f"{name} ({what})" if n == 1 else f"{name} ({what} {n})"
+            n += 1
+        used.add(label)
+        labels[name] = label
+    return labels
+
+
 def declared_label(name: str, value: str) -> str:
     """A declared dimension's ``name=value`` part of a key, in words."""
     words = DECLARED_WORDS.get(name)

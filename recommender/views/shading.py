@@ -99,14 +99,23 @@ def row_order(
     keys = sorted(frame["config_key"].unique())
     if by == ROW_ORDER_CONFIGURATION:
         return keys
-    if scores is not None:
-        values = pd.Series(scores, dtype=float)
-        best_first = False
-    else:
-        part = frame[frame["column"] == by]
-        values = part.groupby("config_key")["value"].mean().astype(float)
-        best_first = not higher_is_better
-    ranked = values.reindex(keys).sort_values(ascending=best_first, kind="stable")
+    if scores is None:
+        return column_order(frame, by, higher_is_better=higher_is_better)
+    return _best_first(keys, pd.Series(scores, dtype=float), higher_is_better=True)
+
+
+def column_order(frame: pd.DataFrame, column: str, *, higher_is_better: bool) -> list[str]:
+    """The configurations by their value in ``column`` (best first), those without one last,
+    by key. For any column, one named like ROW_ORDER_CONFIGURATION too (a class may be named
+    ``configuration``), which ``row_order`` would take for the order by key."""
+    keys = sorted(frame["config_key"].unique())
+    part = frame[frame["column"] == column]
+    values = part.groupby("config_key")["value"].mean().astype(float)
+    return _best_first(keys, values, higher_is_better=higher_is_better)
+
+
+def _best_first(keys: list[str], values: pd.Series, *, higher_is_better: bool) -> list[str]:
+    ranked = values.reindex(keys).sort_values(ascending=not higher_is_better, kind="stable")
     return [k for k in ranked.dropna().index] + [k for k in keys if pd.isna(ranked.get(k))]
 
 
