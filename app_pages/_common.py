@@ -10,6 +10,7 @@ a sweep writes.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -51,20 +52,43 @@ def sweep_ids(records: list[dict[str, Any]]) -> list[str]:
     return [r["sweep_id"] for r in ordered if r.get("sweep_id")]
 
 
+#: a run of backticks, and a line break: what a code span must be built around
+_BACKTICKS = re.compile(r"`+")
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span that shows it as itself, whatever it holds: a path,
+    a key or a typed value may hold backticks, which would end a plain `…` early and let the
+    rest render as Markdown (a link, LaTeX between two ``$``). The fence is one backtick
+    longer than the longest run inside (CommonMark), padded where the text starts or ends
+    with a backtick or a blank; a line break (which could open a heading) reads as a space."""
+    one_line = _LINE_BREAKS.sub(" ", text)
+    if not one_line:
+        return ""
+    fence = "`" * (max((len(m) for m in _BACKTICKS.findall(one_line)), default=0) + 1)
+    padded = one_line[:1] in "` " or one_line[-1:] in "` "
+    pad = " " if padded else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
 def how_to_start(root: Path) -> str:
     """What the page says where there is no sweep to show: a store path that names nothing
     (or a file) is said to be so, since a mistyped path would look like an empty store."""
-    command = f"`{START_COMMAND} --store {root}`"
+    command = code_span(f"{START_COMMAND} --store {root}")
     elsewhere = f"set `{STORE_ENV}` to the folder of an existing store"
     if root.is_file():
-        return f"`{root}` is a file, not a store's folder: {elsewhere}, then reload this page."
+        return (
+            f"{code_span(str(root))} is a file, not a store's folder: {elsewhere}, "
+            "then reload this page."
+        )
     if not root.exists():
         return (
-            f"There is no folder `{root.resolve()}`: check the store's path ({elsewhere}), "
-            f"or start one with {command}; then reload this page."
+            f"There is no folder {code_span(str(root.resolve()))}: check the store's path "
+            f"({elsewhere}), or start one with {command}; then reload this page."
         )
     return (
-        f"No sweeps in `{root}` yet. Start one with {command} (or {elsewhere}), "
+        f"No sweeps in {code_span(str(root))} yet. Start one with {command} (or {elsewhere}), "
         "then reload this page."
     )
 
@@ -248,7 +272,10 @@ def recommendations(store: ParquetStore, record: dict[str, Any]) -> list[ClassRe
     try:
         return _recommendations(*_sweep_key(store, record), record)
     except InputError as exc:
-        st.error(f"The sweep's workload classes cannot be loaded:\n\n```\n{exc.render()}\n```")
+        # the problem names files and quotes them: as text, never as Markdown (a ``` in it
+        # would end a fenced block early)
+        st.error("The sweep's workload classes cannot be loaded:", icon=":material/error:")
+        st.code(exc.render(), language=None, wrap_lines=True)
         st.stop()
         raise  # st.stop() raises; this line only tells type checkers the function ends here
 

@@ -3,76 +3,65 @@ ratio, and the trade-offs."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from app_pages import _frame
+from app_pages._common import code_span
 from recommender import views
-from recommender.views.markdown import risk_text
+from recommender.recommendations import ClassRecommendation
+from recommender.views.markdown import figure, risk_text
 
 GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
 page = _frame.open_page("Compare")
-recs = page.recommendations()
-configs = sorted(page.runs()["config_key"].unique())
-if len(configs) < 2:
-    st.info("Two configurations need runs in the store before they can be compared.")
-    st.stop()
 
-# By default the first class's recommendation against its runner-up: the comparison people ask.
-first = next((r for r in recs if r.best is not None and r.runner_up is not None), None)
-default_a = first.best["config_key"] if first is not None else configs[0]
-default_b = first.runner_up["config_key"] if first is not None else configs[1]
-# A configuration chosen on another page (a ranking's row) arrives as a pair to compare.
-if "compare_pick" in st.session_state:
-    pick_a, pick_b = st.session_state.pop("compare_pick")
-    if pick_a in configs and pick_b in configs:
-        st.session_state["compare_a"], st.session_state["compare_b"] = pick_a, pick_b
-for state_key, default in (("compare_a", default_a), ("compare_b", default_b)):
-    if st.session_state.get(state_key) not in configs:
-        st.session_state[state_key] = default
-cols = st.columns(2)
-a = cols[0].selectbox(
-    "Configuration A",
-    configs,
-    key="compare_a",
-    help=GLOSSARY_HELP,
-)
-b = cols[1].selectbox(
-    "Configuration B",
-    configs,
-    key="compare_b",
-    help=GLOSSARY_HELP,
-)
+
+def _defaults(recs: list[ClassRecommendation], configs: list[str]) -> tuple[str, str]:
+    """The first class's recommendation against its runner-up: the comparison people ask
+    (the first two configurations while no class has both)."""
+    first = next((r for r in recs if r.best is not None and r.runner_up is not None), None)
+    if first is None:
+        return configs[0], configs[1]
+    return first.best["config_key"], first.runner_up["config_key"]
+
+
+def _chosen_pair(recs: list[ClassRecommendation], configs: list[str]) -> tuple[str, str]:
+    """Configurations A and B, as chosen (or picked on another page), else the defaults: a
+    choice that is no configuration of this sweep (another sweep's) is replaced."""
+    default_a, default_b = _defaults(recs, configs)
+    # A configuration chosen on another page (a ranking's row) arrives as a pair to compare.
+    if "compare_pick" in st.session_state:
+        pick_a, pick_b = st.session_state.pop("compare_pick")
+        if pick_a in configs and pick_b in configs:
+            st.session_state["compare_a"], st.session_state["compare_b"] = pick_a, pick_b
+    for state_key, default in (("compare_a", default_a), ("compare_b", default_b)):
+        if st.session_state.get(state_key) not in configs:
+            st.session_state[state_key] = default
+    cols = st.columns(2)
+    a = cols[0].selectbox("Configuration A", configs, key="compare_a", help=GLOSSARY_HELP)
+    b = cols[1].selectbox("Configuration B", configs, key="compare_b", help=GLOSSARY_HELP)
+    return a, b
 
 
 def render() -> None:
+    """Both configurations' figures, read afresh: while the sweep runs, the configurations to
+    choose from grow (and a sweep with fewer than two gets them) without a reload."""
+    configs = sorted(page.runs()["config_key"].unique())
+    if len(configs) < 2:
+        st.info("Two configurations need runs in the store before they can be compared.")
+        return
+    current = page.recommendations()
+    a, b = _chosen_pair(current, configs)
     if a == b:
         st.warning("Choose two different configurations.")
         return
-    st.markdown(f"**A** = `{a}`  \n**B** = `{b}`")
-    current = page.recommendations()
+    st.markdown(f"**A** = {code_span(a)}  \n**B** = {code_span(b)}")
     st.subheader("Per class")
-    _frame.table(
-        views.compare_scores(current, a, b), {"score A": "%.1f", "score B": "%.1f", "A / B": "%.3f"}
-    )
-
+    _scores(views.compare_scores(current, a, b))
     st.subheader("Per cell")
-    label = st.radio("Figure", list(views.COMPARE_METRICS), key="compare_metric", horizontal=True)
-    cells = views.compare_cells(page.runs(), a, b, views.COMPARE_METRICS[label])
-    if cells.empty:
-        st.info("The two configurations have no workload cell in common yet.")
-    else:
-        fmt = "%.2f" if label != "IOPS" else "%.1f"
-        _frame.table(
-            cells,
-            {
-                "A": st.column_config.NumberColumn(f"A {label}", format=fmt),
-                "B": st.column_config.NumberColumn(f"B {label}", format=fmt),
-                "A / B": "%.3f",
-            },
-        )
-        st.caption("Means over repetitions; repetitions as A/B.")
-
+    _cells(a, b)
     st.subheader("Trade-offs")
     trade = views.compare_tradeoffs(current, a, b)
     if trade.empty:
@@ -80,6 +69,35 @@ def render() -> None:
     else:
         currency = ((page.record.get("spec") or {}).get("prices") or {}).get("currency", "")
         _frame.table(_shown_tradeoffs(trade, currency))
+
+
+def _scores(scores: pd.DataFrame) -> None:
+    """Per class both scores as the ranking writes them (``figure``: 84,412 or 35.29) and
+    the class's metric as every page names it (IOPS, MB/s)."""
+    shown = scores.assign(metric=[views.metric_unit(m) for m in scores["metric"]])
+    _frame.table(shown, {"A / B": "%.3f"}, spell={"score A": figure, "score B": figure})
+
+
+def _cells(a: str, b: str) -> None:
+    """Per cell both means, each written as the CLI writes the figure (a flash array's
+    0.1015 ms latency reads 0.102, not 0.10: ``views.metric_text``)."""
+    label = st.radio("Figure", list(views.COMPARE_METRICS), key="compare_metric", horizontal=True)
+    metric = views.COMPARE_METRICS[label]
+    cells = views.compare_cells(page.runs(), a, b, metric)
+    if cells.empty:
+        st.info("The two configurations have no workload cell in common yet.")
+        return
+    written = partial(views.metric_text, metric)
+    _frame.table(
+        cells,
+        {
+            "A": st.column_config.Column(f"A {label}"),
+            "B": st.column_config.Column(f"B {label}"),
+            "A / B": "%.3f",
+        },
+        spell={"A": written, "B": written},
+    )
+    st.caption("Means over repetitions; repetitions as A/B.")
 
 
 #: how each trade-off figure is written (money with its currency; the risk as the CLI

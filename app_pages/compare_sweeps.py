@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app_pages import _frame
+from app_pages import _common, _frame
+from app_pages._common import code_span
 from recommender.acceptance_io import check_rows, sweep_acceptance, verdict_for
 from recommender.data import sweep_classes
 from recommender.sweepcompare import (
@@ -22,7 +23,7 @@ from recommender.sweepcompare import (
 )
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
-from sweeper.untrusted import path_problem
+from sweeper.untrusted import markdown_prose, path_problem
 
 
 def _same_folder(a: Path, b: Path) -> bool:
@@ -48,21 +49,24 @@ store_a: ParquetStore = page.store
 if other.strip():
     problem = path_problem(other.strip())
     if problem is not None:
-        st.error(f"Store of sweep A: {problem}")
+        st.error(f"Store of sweep A: {markdown_prose(problem)}")
         st.stop()
     try:
         store_a = open_store(other.strip())
         records = store_a.list_sweeps()
     except (StoreError, OSError) as exc:
-        st.error(f"Store of sweep A: {exc}")
+        st.error(f"Store of sweep A: {markdown_prose(str(exc))}")
         st.stop()
 else:
     records = store_a.list_sweeps()
 same_store = store_a is page.store or _same_folder(store_a.root, page.store.root)
-ids = [r["sweep_id"] for r in records if not (same_store and r["sweep_id"] == page.sweep_id)]
+# newest first, as the sidebar lists them: the sweep just before this one is the usual A
+ids = [i for i in _common.sweep_ids(records) if not (same_store and i == page.sweep_id)]
 if not ids:
     if other.strip() and not store_a.root.is_dir():
-        st.info(f"There is no folder `{store_a.root}`: check the path of sweep A's store.")
+        st.info(
+            f"There is no folder {code_span(str(store_a.root))}: check the path of sweep A's store."
+        )
         st.stop()
     st.info("No other sweep to compare with: name another store, or run a second sweep.")
     st.stop()
@@ -81,10 +85,10 @@ def render() -> None:
         names = {c.name for c in classes}
         classes += [c for c in sweep_classes(page.record) if c.name not in names]
     except InputError as exc:
-        st.error(str(exc))
+        st.error(markdown_prose(str(exc)))
         return
     comparison = compare_sweeps(runs_a, runs_b, classes)
-    st.markdown(f"**A** = sweep `{sweep_a}`  \n**B** = sweep `{page.sweep_id}`")
+    st.markdown(f"**A** = sweep {code_span(sweep_a)}  \n**B** = sweep {code_span(page.sweep_id)}")
     if comparison.classes.empty and comparison.cells.empty:
         st.info(f"{NOTHING_IN_COMMON[0].upper()}{NOTHING_IN_COMMON[1:]}.")
         return
@@ -113,7 +117,7 @@ def _acceptance(store_a: ParquetStore) -> None:
         verdict = verdict_for(page.store, page.record, acceptance, store_a if holds else None)
     except (InputError, StoreError) as exc:
         st.subheader("Acceptance")
-        st.error(str(exc))
+        st.error(markdown_prose(str(exc)))
         return
     st.subheader(f"Acceptance: {verdict.verdict}")
     _frame.table(pd.DataFrame(check_rows(verdict)))

@@ -10,51 +10,79 @@ from app_pages import _charts, _frame
 from recommender import views
 from recommender.charts import curve_chart
 from recommender.views.runs import run_list
+from recommender.views.shading import cell_order_key
 from sweeper.units import format_size
+from sweeper.untrusted import markdown_prose
 
 page = _frame.open_page("Curves")
-table = page.curves()
-if table.empty:
-    st.info(
-        "No concurrency curves yet: a curve needs one configuration, pattern and block size "
-        "measured at two or more concurrencies (matrix.concurrency: [1x1, 1x4, 1x16, …])."
-    )
-    st.stop()
+#: how many configurations a sweep's curves open on
+SHOWN_AT_FIRST = 3
 
-configs = sorted(table["config_key"].unique())
-patterns = sorted(table["pattern"].unique())
-cols = st.columns([3, 1, 1])
-chosen = cols[0].multiselect(
-    "Configurations", configs, default=configs[: min(3, len(configs))], key="curve_configs"
-)
-pattern = cols[1].selectbox("Pattern", patterns, key="curve_pattern")
-sizes = sorted(table.loc[table["pattern"] == pattern, "block_size"].unique())
-block_size = cols[2].selectbox(
-    "Block size", sizes, format_func=lambda b: format_size(int(b)), key="curve_block_size"
-)
+
+def _chosen_configs(configs: list[str]) -> list[str]:
+    """The configurations chosen, of this sweep's. Seeded in the session, as Compare seeds its
+    pair: a multiselect's ``default`` counts at its first render only, and Streamlit drops
+    chosen values that are not options, so a switch of the sweep in the sidebar left none
+    chosen. A sweep shown again opens on what was chosen in it before, one shown for the
+    first time on the configurations chosen that it has too, else on its first few; within
+    one sweep, a choice made stands, none included."""
+    chosen = st.session_state.get("curve_configs")
+    if chosen is None or st.session_state.get("curve_sweep") != page.sweep_id:
+        before = st.session_state.get("curve_chosen", {}).get(page.sweep_id, chosen or [])
+        kept = [c for c in before if c in configs]
+        st.session_state["curve_configs"] = kept or configs[:SHOWN_AT_FIRST]
+    elif any(c not in configs for c in chosen):
+        st.session_state["curve_configs"] = [c for c in chosen if c in configs]
+    st.session_state["curve_sweep"] = page.sweep_id
+    shown = st.multiselect("Configurations", configs, key="curve_configs")
+    st.session_state.setdefault("curve_chosen", {})[page.sweep_id] = list(shown)
+    return shown
+
+
+def _choose(table: pd.DataFrame) -> tuple[list[str], str, int]:
+    """The configurations, pattern and block size of the curves to draw."""
+    configs = sorted(table["config_key"].unique())
+    patterns = sorted(table["pattern"].unique())
+    cols = st.columns([3, 1, 1])
+    with cols[0]:
+        chosen = _chosen_configs(configs)
+    pattern = cols[1].selectbox("Pattern", patterns, key="curve_pattern")
+    sizes = sorted(table.loc[table["pattern"] == pattern, "block_size"].unique())
+    block_size = cols[2].selectbox(
+        "Block size", sizes, format_func=lambda b: format_size(int(b)), key="curve_block_size"
+    )
+    return chosen, pattern, block_size
 
 
 def render() -> None:
+    """The curves, read afresh: while the sweep runs, a curve appears once its configuration
+    has two concurrencies, without a reload."""
     current = page.curves()
+    if current.empty:
+        st.info(
+            "No concurrency curves yet: a curve needs one configuration, pattern and block "
+            "size measured at two or more concurrencies (matrix.concurrency: [1x1, 1x4, 1x16, "
+            "…])."
+        )
+        return
+    chosen, pattern, block_size = _choose(current)
     sel = current[
         current["config_key"].isin(chosen)
         & (current["pattern"] == pattern)
         & (current["block_size"] == block_size)
     ]
+    place = f"{pattern}/{format_size(int(block_size))}"
+    where = markdown_prose(place)
     if not chosen:
         st.info("Choose one or more configurations.")
         return
     if sel.empty:
-        st.info(
-            f"None of the chosen configurations has a {pattern}/{format_size(int(block_size))} "
-            "curve."
-        )
+        st.info(f"None of the chosen configurations has a {where} curve.")
         return
     if len(sel) > views.MAX_CURVES:
         st.warning(f"{len(sel)} curves: showing the first {views.MAX_CURVES}.")
         sel = sel.iloc[: views.MAX_CURVES]
-    where = f"{pattern}/{format_size(int(block_size))}"
-    title = f"IOPS against mean latency as I/Os in flight grow: {where}"
+    title = f"IOPS against mean latency as I/Os in flight grow: {place}"
     st.altair_chart(_charts.titled(curve_chart(views.curve_points(sel)), title))
     st.caption(
         "Diamonds mark the Speed (fewest I/Os in flight), the Optimum (the knee: Kneedle on "
@@ -68,6 +96,23 @@ def render() -> None:
         "(the Speed's and the Maximum's I/Os in flight, how the optimum was found, why a curve "
         "stopped) in the table's column menu."
     )
+    _runs(sel, pattern, block_size)
+
+
+def _in_order(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs by configuration, then cell by value (qd1x4 before qd1x16, never as text), then
+    repetition."""
+    keys = [
+        (config, cell_order_key(cell), rep)
+        for config, cell, rep in zip(
+            runs["config_key"], runs["cell_key"], runs["repetition"], strict=True
+        )
+    ]
+    return runs.iloc[sorted(range(len(runs)), key=keys.__getitem__)]
+
+
+def _runs(sel: pd.DataFrame, pattern: str, block_size: int) -> None:
+    """The curves' runs, each with a link to its details."""
     runs = page.runs()
     mine = runs[
         runs["config_key"].isin(sel["config_key"])
@@ -75,7 +120,7 @@ def render() -> None:
         & (runs["block_size"] == block_size)
     ]
     st.markdown(f"**The curves' {len(mine)} runs**, each with a link to its details")
-    listed = run_list(mine.sort_values(["config_key", "cell_key", "repetition"]))
+    listed = run_list(_in_order(mine))
     # a latency no run of the curves has (a read pattern's writes) is no column to show
     empty = {c for c in LATENCIES if c in listed and listed[c].isna().all()}
     _frame.table(listed, RUN_COLUMNS, column_order=_in_view(listed, RUN_SPARE | empty))

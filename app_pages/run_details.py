@@ -5,46 +5,71 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from app_pages import _frame
+from app_pages._common import code_span
 from recommender import views
 from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
 from recommender.views.shading import cell_order_key
+from sweeper.errors import StoreError
 from sweeper.units import format_ms
+from sweeper.untrusted import markdown_prose
+
+#: the choices of a run on this page, all of one sweep (``run_sweep``)
+RUN_CHOICES = ("run_id", "run_config", "run_cell", "run_repetition")
 
 page = _frame.open_page("Run details")
 store, sweep_id = page.store, page.sweep_id
-all_runs = page.runs(include_failed=True)
-if all_runs.empty:
-    st.info("No runs are stored for this sweep yet.")
-    st.stop()
 
-# A run linked from another page (a curve's runs: run_details?run=ID) opens on that run, once
-# per link followed; the run shown is kept in the address, so it can be shared.
-linked = st.query_params.get(RUN_QUERY)
-if linked and linked != st.session_state.get("run_linked"):
-    st.session_state["run_linked"] = linked
-    st.session_state["run_id"] = linked
-# A run chosen on another page (a heatmap cell's runs) arrives as its id.
-if "run_pick" in st.session_state:
-    st.session_state["run_id"] = st.session_state.pop("run_pick")
-# A configuration chosen on another page (a ranking's row): its runs, to choose from.
-if "run_config_pick" in st.session_state:
-    st.session_state["run_config"] = st.session_state.pop("run_config_pick")
-    st.session_state["run_id"] = ""
 
-typed = st.text_input(
-    "Run id", key="run_id", placeholder="24 hex digits, or choose the run below"
-).strip()
-run_id: str | None = None
-if typed:
-    problem = views.run_id_problem(typed)
-    if problem:
-        st.error(problem)
-        st.stop()
-    run_id = typed
-else:
+def _forget_another_sweeps_run() -> None:
+    """After a switch of the sweep in the sidebar, the run chosen before is the other
+    sweep's: forget it (and its configuration, cell and repetition), so that the page shows
+    this sweep's runs and its address names no run of another sweep."""
+    if st.session_state.get("run_sweep") != sweep_id:
+        for key in RUN_CHOICES:
+            st.session_state.pop(key, None)
+    st.session_state["run_sweep"] = sweep_id
+
+
+def _take_picks() -> None:
+    """A run chosen on another page, or by a link, becomes this page's choice."""
+    # A run linked from another page (a curve's runs: run_details?run=ID) opens on that run,
+    # once per link followed; the run shown is kept in the address, so it can be shared.
+    linked = st.query_params.get(RUN_QUERY)
+    if linked and linked != st.session_state.get("run_linked"):
+        st.session_state["run_linked"] = linked
+        st.session_state["run_id"] = linked
+    # A run chosen on another page (a heatmap cell's runs) arrives as its id.
+    if "run_pick" in st.session_state:
+        st.session_state["run_id"] = st.session_state.pop("run_pick")
+    # A configuration chosen on another page (a ranking's row): its runs, to choose from.
+    if "run_config_pick" in st.session_state:
+        st.session_state["run_config"] = st.session_state.pop("run_config_pick")
+        st.session_state["run_id"] = ""
+
+
+def _typed_problem(problem: str, typed: str) -> str:
+    """``views.run_id_problem``'s message with the typed text shown as itself: the message
+    quotes it between backticks, which a backtick in the text would end early."""
+    head, quoted, tail = problem.partition(f"`{typed}`")
+    return f"{head}{code_span(typed)}{tail}" if quoted else markdown_prose(problem)
+
+
+def _chosen_run(all_runs: pd.DataFrame) -> str | None:
+    """The run typed, else the one chosen by configuration, cell and repetition; None (and
+    why) when the typed text is no run id."""
+    typed = st.text_input(
+        "Run id", key="run_id", placeholder="24 hex digits, or choose the run below"
+    ).strip()
+    if typed:
+        problem = views.run_id_problem(typed)
+        if problem:
+            st.error(_typed_problem(problem, typed))
+            return None
+        return typed
     cols = st.columns([3, 2, 1])
     configs = sorted(all_runs["config_key"].unique())
     config_key = cols[0].selectbox("Configuration", configs, key="run_config")
@@ -54,37 +79,73 @@ else:
     cell_key = cols[1].selectbox("Cell", cells, key="run_cell")
     reps = sorted(int(r) for r in mine.loc[mine["cell_key"] == cell_key, "repetition"].unique())
     repetition = cols[2].selectbox("Repetition", reps, key="run_repetition")
-    run_id = views.find_run(mine, config_key, cell_key, repetition)
+    if config_key is None or cell_key is None or repetition is None:
+        return None
+    return views.find_run(mine, config_key, cell_key, repetition)
 
-detail: dict[str, Any] | None = store.run_detail(run_id) if run_id else None
-if detail is None:
-    st.error(f"No run {run_id} is stored in `{store.root}`.")
-    st.stop()
-if detail.get("sweep_id") != sweep_id:
-    st.warning(f"Run {run_id} belongs to sweep {detail.get('sweep_id')}, not {sweep_id}.")
 
-where = f"{detail.get('config_key')} · {detail.get('cell_key')}"
-st.subheader(f"{where} · repetition {detail.get('repetition')}")
-# Each figure as wide as it reads, the row wrapping where the window is narrow: never cut off.
-figures = st.container(horizontal=True, gap="large")
-figures.metric("Status", str(detail.get("status")), width="content")
-figures.metric("IOPS", f"{detail.get('iops') or 0:,.0f}", width="content")
-figures.metric("MB/s", f"{detail.get('mbps') or 0:,.1f}", width="content")
-p99 = max(detail.get("read_lat_p99_ms") or 0.0, detail.get("write_lat_p99_ms") or 0.0)
-figures.metric("p99 latency (ms)", format_ms(p99), width="content")
-steady = detail.get("steady")
-figures.metric(
-    "Steady", "not judged" if steady is None else ("yes" if steady else "no"), width="content"
-)
-st.caption(f"Run id `{detail.get('run_id')}` · {detail.get('tool')} {detail.get('tool_version')}")
-if detail.get("error"):
-    st.error(f"Error: {detail['error']}")
-if detail.get("telemetry_flag"):
-    st.warning(f"Telemetry flag: {detail['telemetry_flag']}", icon=":material/report:")
-st.query_params[RUN_QUERY] = str(detail.get("run_id"))
-st.session_state["run_linked"] = str(detail.get("run_id"))
-st.query_params[SWEEP_QUERY] = str(sweep_id)
-st.session_state["sweep_linked"] = str(sweep_id)
+def _detail(run_id: str) -> dict[str, Any] | None:
+    """The run's whole record; None, and why, when the store has none or cannot read it."""
+    try:
+        detail = store.run_detail(run_id)
+    except StoreError as exc:  # a damaged run file: named, never a traceback
+        st.error(f"Run {run_id} cannot be read from the store:", icon=":material/error:")
+        st.code(str(exc), language=None, wrap_lines=True)
+        return None
+    if detail is None:
+        st.error(f"No run {run_id} is stored in {code_span(str(store.root))}.")
+    return detail
+
+
+def _figure(value: Any, spec: str) -> str:
+    """A figure of the run in ``spec``; a missing one (a failed run's) as the tables show it:
+    a real 0 is a measurement, a missing figure is not."""
+    if value is None or pd.isna(value):
+        return _frame.MISSING
+    return format(value, spec)
+
+
+def _worst_p99(detail: dict[str, Any]) -> str:
+    """The higher of the run's read and write p99 latencies, of those it has."""
+    measured = [
+        v for v in (detail.get("read_lat_p99_ms"), detail.get("write_lat_p99_ms")) if pd.notna(v)
+    ]
+    return format_ms(max(measured)) if measured else _frame.MISSING
+
+
+def _figures(detail: dict[str, Any]) -> None:
+    # Each figure as wide as it reads, the row wrapping where the window is narrow: never cut off.
+    figures = st.container(horizontal=True, gap="large")
+    figures.metric("Status", str(detail.get("status")), width="content")
+    figures.metric("IOPS", _figure(detail.get("iops"), ",.0f"), width="content")
+    figures.metric("MB/s", _figure(detail.get("mbps"), ",.1f"), width="content")
+    figures.metric("p99 latency (ms)", _worst_p99(detail), width="content")
+    steady = detail.get("steady")
+    figures.metric(
+        "Steady", "not judged" if steady is None else ("yes" if steady else "no"), width="content"
+    )
+
+
+def _notes(detail: dict[str, Any]) -> None:
+    """Which tool measured the run, and what went wrong: the store's and the tools' words
+    shown as themselves (an Ansible or shell error holds `$`, `*` and links)."""
+    tool = markdown_prose(f"{detail.get('tool')} {detail.get('tool_version')}")
+    st.caption(f"Run id {code_span(str(detail.get('run_id')))} · {tool}")
+    if detail.get("error"):
+        st.error("The run failed. What the tool said:", icon=":material/error:")
+        st.code(str(detail["error"]), language=None, wrap_lines=True)
+    if detail.get("telemetry_flag"):
+        flag = markdown_prose(str(detail["telemetry_flag"]))
+        st.warning(f"Telemetry flag: {flag}", icon=":material/report:")
+
+
+def _keep_in_address(detail: dict[str, Any]) -> None:
+    """The run shown, and its own sweep, in the address: a shared link opens on it."""
+    run_id, own = str(detail.get("run_id")), str(detail.get("sweep_id") or sweep_id)
+    st.query_params[RUN_QUERY] = run_id
+    st.session_state["run_linked"] = run_id
+    st.query_params[SWEEP_QUERY] = own
+    st.session_state["sweep_linked"] = own
 
 
 def _parsed(text: Any) -> Any:
@@ -97,20 +158,29 @@ def _parsed(text: Any) -> Any:
         return str(text)
 
 
-disclosure = _parsed(detail.get("disclosure"))
-tabs = st.tabs(["Disclosure record", "Job file", "fio JSON", "Figures", "Telemetry"])
-with tabs[0]:
-    if disclosure is None:
-        st.info("No disclosure record was stored with this run.")
-    else:
-        st.json(disclosure, expanded=2)
-with tabs[1]:
-    if detail.get("job_file"):
-        st.caption("Run it by hand with `fio --output-format=json FILE`.")
-        st.code(detail["job_file"], language="ini")
-    else:
-        st.info("No job file was stored with this run.")
-with tabs[2]:
+def _tabs(detail: dict[str, Any]) -> None:
+    disclosure = _parsed(detail.get("disclosure"))
+    tabs = st.tabs(["Disclosure record", "Job file", "fio JSON", "Figures", "Telemetry"])
+    with tabs[0]:
+        if disclosure is None:
+            st.info("No disclosure record was stored with this run.")
+        else:
+            st.json(disclosure, expanded=2)
+    with tabs[1]:
+        if detail.get("job_file"):
+            st.caption("Run it by hand with `fio --output-format=json FILE`.")
+            st.code(detail["job_file"], language="ini")
+        else:
+            st.info("No job file was stored with this run.")
+    with tabs[2]:
+        _fio_output(detail)
+    with tabs[3]:
+        _frame.table(views.run_summary(detail))
+    with tabs[4]:
+        _telemetry(detail, disclosure if isinstance(disclosure, dict) else None)
+
+
+def _fio_output(detail: dict[str, Any]) -> None:
     raw = _parsed(detail.get("fio_json"))
     if raw is None:
         st.info("No fio output was stored with this run.")
@@ -121,18 +191,44 @@ with tabs[2]:
     if detail.get("fio_stderr"):
         st.caption("fio's standard error")
         st.code(detail["fio_stderr"], language="text")
-with tabs[3]:
-    _frame.table(views.run_summary(detail))
-with tabs[4]:
-    record = disclosure if isinstance(disclosure, dict) else None
+
+
+def _telemetry(detail: dict[str, Any], record: dict[str, Any] | None) -> None:
     if not (record or {}).get("telemetry") and detail.get("host_cpu_pct") is None:
         st.info("No telemetry was recorded with this run.")
-    else:
-        st.caption(
-            "Over fio's measured interval: the load host's CPU (all its CPUs), fio's own CPU "
-            "(percent of one CPU, all jobs together), the CPUs other programs kept busy beside it "
-            "and the target's block layer "
-            "(/proc/diskstats) beside fio's IOPS."
-        )
-        shown = run_telemetry(detail, record)
-        _frame.table(shown, {c: "%.1f" for c in shown.columns if c != "host"})
+        return
+    st.caption(
+        "Over fio's measured interval: the load host's CPU (all its CPUs), fio's own CPU "
+        "(percent of one CPU, all jobs together), the CPUs other programs kept busy beside it "
+        "and the target's block layer "
+        "(/proc/diskstats) beside fio's IOPS."
+    )
+    shown = run_telemetry(detail, record)
+    _frame.table(shown, {c: "%.1f" for c in shown.columns if c != "host"})
+
+
+def render() -> None:
+    """The run chosen, read afresh: while the sweep runs, the runs to choose from grow (and a
+    sweep without any yet gets its first) without a reload."""
+    all_runs = page.runs(include_failed=True)
+    if all_runs.empty:
+        st.info("No runs are stored for this sweep yet.")
+        return
+    run_id = _chosen_run(all_runs)
+    detail = _detail(run_id) if run_id else None
+    if detail is None:
+        return
+    if detail.get("sweep_id") != sweep_id:
+        mine = markdown_prose(f"Run {run_id} belongs to sweep {detail.get('sweep_id')}")
+        st.warning(f"{mine}, not {markdown_prose(sweep_id)}.")
+    where = f"{detail.get('config_key')} · {detail.get('cell_key')}"
+    st.subheader(markdown_prose(f"{where} · repetition {detail.get('repetition')}"))
+    _figures(detail)
+    _notes(detail)
+    _keep_in_address(detail)
+    _tabs(detail)
+
+
+_forget_another_sweeps_run()
+_take_picks()
+page.live(render)
