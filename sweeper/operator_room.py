@@ -17,11 +17,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from sweeper.store.files import atomic_write_bytes
+from pydantic import TypeAdapter, ValidationError
+
+from sweeper.errors import StoreError
+from sweeper.store.files import atomic_write_bytes, read_record
+from sweeper.untrusted import strings, text_control_problem
 
 WAITING = "waiting.json"
 ANSWER = "answer.json"
 HISTORY = "answers"
+#: the largest operator's file read (one is well under 4 KiB)
+_MAX_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -91,11 +97,21 @@ def _write(path: Path, doc: dict[str, object]) -> None:
 
 
 def _read(path: Path) -> dict[str, object] | None:
+    """The operator's file at ``path`` (a JSON mapping), None where there is none or it is not
+    one: read within bounds (a FIFO, or /dev/zero behind a link, in its place is refused
+    unread: ``status`` hung on one), none of its texts holding a control character (they
+    are printed on the operator's terminal)."""
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError):
+        doc = read_record(path, max_bytes=_MAX_BYTES, kind="operator's file")
+    except StoreError:
         return None
-    return doc if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or any(text_control_problem(t) for _, t in strings(doc)):
+        return None
+    return doc
+
+
+#: what a posted Waiting must be read back as (its fields of their types)
+_WAITING = TypeAdapter(Waiting)
 
 
 def post(folder: Path, waiting: Waiting) -> None:
@@ -107,9 +123,9 @@ def waiting_in(folder: Path) -> Waiting | None:
     doc = _read(folder / WAITING)
     if doc is None:
         return None
-    try:
-        return Waiting(**doc)  # type: ignore[arg-type]
-    except TypeError:
+    try:  # each value of its type: the headline and the app show them
+        return _WAITING.validate_python(doc)
+    except ValidationError:
         return None
 
 

@@ -29,6 +29,9 @@ class SweepStatus:
     #: optimize mode with ``study.stop``: the decision last taken (stop or not, and per
     #: class how sure the sweep is of its pick), as in the progress record; None otherwise
     evidence: dict[str, Any] | None = None
+    #: whether a progress record gave the totals (False: none could be read, or it holds
+    #: none; the totals then read 0 for not known)
+    totals_known: bool = True
 
 
 def array_seconds(runs: pd.DataFrame, configurations: pd.DataFrame) -> float:
@@ -43,14 +46,12 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
     progress = store.read_progress(sweep_id) or {}
     runs = store.runs(sweep_id, include_failed=True)
     ok = runs[runs["status"] == "ok"] if len(runs) else runs
-    runs_total = int(progress.get("runs_total", 0))
-    configs_total = int(progress.get("configurations_total", 0))
+    runs_total = int(progress.get("runs_total") or 0)
+    configs_total = int(progress.get("configurations_total") or 0)
     per_config = runs_total // configs_total if configs_total else 0
     counts = ok.groupby("config_key").size() if len(ok) else None
     configs_done = int((counts >= per_config).sum()) if counts is not None and per_config else 0
-    state = progress.get("state", "not started")
-    if state == "running" and not pid_alive(progress.get("pid")):
-        state = "interrupted"
+    state = _state(progress, has_runs=len(runs) > 0)
     used = array_seconds(runs, store.configurations(sweep_id))
     rooms = operator.waiting_rooms(store.sweep_dir(sweep_id))
     waiting = rooms[0][1] if rooms else None
@@ -63,10 +64,29 @@ def sweep_status(store: ResultsStore, sweep_id: str) -> SweepStatus:
         runs_done=len(ok),
         runs_failed=int((runs["status"] == "failed").sum()) if len(runs) else 0,
         array_s_used=used,
-        array_s_total=float(progress.get("array_s_total", 0.0)),
+        array_s_total=float(progress.get("array_s_total") or 0.0),
         waiting=waiting.headline if waiting is not None and state != "finished" else None,
         evidence=progress.get("evidence") if isinstance(progress.get("evidence"), dict) else None,
+        totals_known=all(progress.get(k) is not None for k in _TOTALS),
     )
+
+
+#: what a progress record tells of the whole sweep (the rest is counted in the store)
+_TOTALS = ("configurations_total", "runs_total", "array_s_total")
+
+
+def _state(progress: dict[str, Any], *, has_runs: bool) -> str:
+    """The sweep's state: its progress record's (``running`` only while its process runs).
+    Without one (none written, or every one damaged: the store names those) the runs tell
+    what can be known: a sweep with runs has started and is not known to have finished,
+    which ``interrupted`` says with its remedy (``raidsweep run SPEC`` resumes it, and writes
+    the record anew)."""
+    state = progress.get("state")
+    if state is None:
+        return "interrupted" if has_runs else "not started"
+    if state == "running" and not pid_alive(progress.get("pid")):
+        return "interrupted"
+    return str(state)
 
 
 _WHY = {
@@ -91,6 +111,8 @@ def provisional_note(status: SweepStatus) -> str | None:
     if status.state == "finished":
         return None
     why = status.waiting or _WHY.get(status.state, status.state)
+    if not status.totals_known:  # no progress record read: how many there are is not known
+        return f"provisional: {status.runs_done} runs measured, of a total not known ({why})"
     return (
         f"provisional: {status.configurations_done} of {status.configurations_total} "
         f"configurations measured ({why})"

@@ -96,8 +96,8 @@ def accept(
         verdict = verdict_for(results, record, acceptance, others)
     except (InputError, StoreError, ValueError, typer.BadParameter) as exc:
         fail(exc)
-    warn_damaged(results)
     note = provisional(results, record["sweep_id"])
+    warn_damaged(results)  # after the progress record is read: a damaged one is named too
     if report is not None:
         # with --json, stdout is the document alone: the files written are said on stderr
         _write_report(

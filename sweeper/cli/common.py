@@ -37,15 +37,31 @@ def _cut(line: str) -> str:
     return f"{line[:_LONGEST_LINE]}… ({len(line) - _LONGEST_LINE} characters more)"
 
 
-def checked_store(value: Path | None) -> Path | None:
+def store_path(value: str | Path) -> Path:
+    """A store's folder as given: an empty one is refused (``Path("")`` is this folder, and
+    ``--store "$UNSET"`` must not make the working folder a store)."""
+    if isinstance(value, str) and not value:
+        raise typer.BadParameter("is empty: name the store's folder ('.' for this one)")
+    return Path(value)
+
+
+def checked_store(
+    ctx: typer.Context, param: typer.CallbackParam, value: Path | None
+) -> Path | None:
     """A store's folder (``--store``, and a second store such as ``compare --store-b``)
     reaches plays (the simulated array's state lives in it): a path with template syntax or
     control characters is refused (exit 2) before anything runs or reads it, and so is one
-    that cannot be a folder (a file is in its place or on its way, a name too long)."""
+    that cannot be a folder (a file is in its place or on its way, a name too long), and an
+    empty ``RAIDSWEEP_STORE`` (click takes it as unset: the default store would be used)."""
     from sweeper.untrusted import path_problem
 
     if value is None:
         return value
+    source = ctx.get_parameter_source(param.name or "")
+    if param.envvar and source is not None and source.name == "DEFAULT":
+        for name in [param.envvar] if isinstance(param.envvar, str) else param.envvar:
+            if os.environ.get(name) == "":
+                raise typer.BadParameter(f"{name} is empty: name the store's folder, or unset it")
     problem = path_problem(str(value)) or folder_problem(value)
     if problem is not None:
         raise typer.BadParameter(problem)
@@ -108,6 +124,8 @@ StoreOpt = Annotated[
         envvar="RAIDSWEEP_STORE",
         help="Folder of the results store.",
         show_default=True,
+        parser=store_path,
+        metavar="<path>",
         callback=checked_store,
     ),
 ]
@@ -121,7 +139,9 @@ def json_flag(schema: str) -> typer.models.OptionInfo:
 
 def second_store(flag: str, help_text: str) -> typer.models.OptionInfo:
     """An option naming another store (``compare --store-b``), checked like ``--store``."""
-    return typer.Option(flag, help=help_text, callback=checked_store)
+    return typer.Option(
+        flag, help=help_text, parser=store_path, metavar="<path>", callback=checked_store
+    )
 
 
 SpecArg = Annotated[Path, typer.Argument(help="Sweep spec (YAML).")]

@@ -53,9 +53,9 @@ def recommend(
         recs = load_recommendations(results, record, runs)
     except InputError as exc:
         fail(exc)
-    warn_damaged(results)
     note = provisional(results, record["sweep_id"])
     evidence, predicted = _search_evidence(results, record, recs)
+    warn_damaged(results)  # after the progress record is read: a damaged one is named too
     if as_json:
         from recommender.views.documents import recommend_document
 

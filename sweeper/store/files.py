@@ -1,10 +1,13 @@
 """Files written whole: a temporary file flushed, then linked or renamed to its name, so a
-reader sees all of it or nothing; and the listing of the Parquet files a folder holds."""
+reader sees all of it or nothing; the store's small JSON records read back within bounds; and
+the listing of the folders and Parquet files a folder holds."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,7 +15,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sweeper.errors import StoreError
+from sweeper.errors import InputError, StoreError
+from sweeper.yamlsource import read_text
 
 #: a single-row file's texts longer than this many characters are compressed
 _COMPRESS_FROM = 512
@@ -89,23 +93,98 @@ def parquet_bytes(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def parquet_names(folder: Path) -> list[str]:
-    """The visible Parquet files of ``folder`` (temporaries start with a dot)."""
+def parquet_names(folder: Path, skipped: list[str] | None = None) -> list[str]:
+    """The visible Parquet files of ``folder`` (temporaries start with a dot); none where it
+    is missing or a file, nor where it cannot be read (said in ``skipped``: a folder of a
+    sweep that cannot be listed leaves its own runs out, not the whole sweep's)."""
     try:
         with os.scandir(folder) as entries:
             names = [e.name for e in entries]
     except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as exc:
+        _skip(skipped, folder, exc)
+        return []
     return [n for n in names if n.endswith(".parquet") and not n.startswith(".")]
 
 
-def subfolders(folder: Path) -> list[str]:
+def subfolders(folder: Path, skipped: list[str] | None = None) -> list[str]:
     """The folders in ``folder`` (none where it is missing or a file); StoreError naming the
-    folder when it cannot be read."""
+    folder when it cannot be read. An entry that cannot be looked at (a link to itself, or
+    into a folder this user may not read) is passed over and said in ``skipped``: one bad
+    entry must not hide every sweep of the store, nor every run of a sweep."""
     try:
         with os.scandir(folder) as entries:
-            return [e.name for e in entries if e.is_dir() and not e.name.startswith(".")]
+            return [e.name for e in entries if _is_folder(e, folder, skipped)]
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
         raise StoreError(f"{folder}: cannot be read ({exc.strerror})") from None
+
+
+def _is_folder(entry: os.DirEntry[str], folder: Path, skipped: list[str] | None) -> bool:
+    if entry.name.startswith("."):
+        return False
+    try:
+        return entry.is_dir()  # False for a link to nowhere; an OSError for a link loop
+    except OSError as exc:
+        _skip(skipped, folder / entry.name, exc)
+        return False
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is (its ``st_mode``), in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def _skip(skipped: list[str] | None, path: Path, exc: OSError) -> None:
+    if skipped is not None:
+        skipped.append(f"{path}: cannot be read ({exc.strerror or exc}); left out")
+
+
+# records --------------------------------------------------------------------------------------
+class RecordProblem(StoreError):
+    """A record of the store that cannot be read as one: its file and what is wrong."""
+
+    def __init__(self, path: Path, problem: str):
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+def read_record(path: Path, *, max_bytes: int, kind: str) -> Any | None:
+    """The JSON document of the store's record at ``path`` (a ``kind``, such as "sweep
+    record"), or None where there is none. Read as every file a user hands raidsweep is
+    (``yamlsource.read_text``): a regular file of at most ``max_bytes``, anything else (a
+    FIFO, /dev/zero behind a link, a folder, a link loop) refused unread, so a record of the
+    wrong kind is never a hang nor a read without end. RecordProblem names the file and why."""
+    try:
+        text = read_text(path, max_bytes=max_bytes, kind=kind)
+    except InputError as exc:
+        if _absent(path):  # none there (or removed meanwhile, as an ended worker's record)
+            return None
+        raise RecordProblem(path, "; ".join(exc.problems)) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordProblem(path, f"damaged (not JSON: {exc.msg}, line {exc.lineno})") from None
+    except (ValueError, RecursionError):  # a number of more digits than Python takes; depth
+        raise RecordProblem(path, "damaged (not JSON raidsweep can read)") from None
+
+
+def _absent(path: Path) -> bool:
+    """Whether nothing is at ``path``, not even a link (a link to nowhere is a damaged
+    record, said as such; so is one behind a folder that cannot be looked at)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False

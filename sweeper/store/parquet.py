@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import time
 from pathlib import Path
@@ -35,10 +34,12 @@ from sweeper.locking import exclusive_lock
 from sweeper.processes import pid_alive
 from sweeper.store.base import ResultsStore
 from sweeper.store.files import (
+    RecordProblem,
     atomic_write_bytes,
     fsync_dir,
     parquet_bytes,
     parquet_names,
+    read_record,
     subfolders,
     table_bytes,
 )
@@ -48,6 +49,7 @@ from sweeper.store.progress import (
     progress_file,
     read_records,
     records_version,
+    refuse_foreign_records,
 )
 from sweeper.store.reading import query_files
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress, run_columns
@@ -63,7 +65,6 @@ from sweeper.store.trust import (
     misplaced,
     note_written,
     part_problem,
-    reason,
     runs_query,
     sweep_record,
     unreadable_files,
@@ -81,6 +82,9 @@ COMPACT_AFTER_RUNS = 1500
 READ_ATTEMPTS = 40
 RETRY_PAUSE_S = (0.002, 0.25)  # first and longest
 _RUN_FILE = re.compile(rf"{RUN_ID_RE.pattern}(\.failed-[0-9T]+)?\.parquet")
+#: the largest sweep record read: it holds the spec (a spec file is at most 1 MiB of YAML,
+#: which JSON with its classes' paths may spell longer); one is some 3 KiB
+MAX_SWEEP_RECORD_BYTES = 16 * 1024 * 1024
 
 
 def _may_hold(part: Path, run_id: str) -> bool:
@@ -104,12 +108,28 @@ class ParquetStore(ResultsStore):
         # Absolute, because playbooks and subprocesses run from other working directories.
         self.root = Path(root).absolute()
         self.compact_after_runs = compact_after_runs
-        #: what the last reads found damaged and left out, each naming its file
-        self.damaged: list[str] = []
+        self._damaged: list[str] = []
+        #: each sweep's damaged progress records, as its last read of them found them
+        self._damaged_progress: dict[str, list[str]] = {}
+
+    @property
+    def damaged(self) -> list[str]:
+        """What the last reads found damaged and left out, each naming its file; and the
+        damaged progress records of the sweeps whose progress was read. Those stay said until
+        the next read of their sweep's progress: a command reads the progress and the runs in
+        either order, and a read of runs starts its list anew."""
+        progress = [line for lines in self._damaged_progress.values() for line in lines]
+        return [*self._damaged, *progress]
+
+    @damaged.setter
+    def damaged(self, lines: list[str]) -> None:
+        self._damaged = list(lines)
 
     # sweeps -------------------------------------------------------------
     def create_sweep(self, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:
         path = self._sweep_folder(sweep_id) / "sweep.json"
+        # What a sweeper is about to write first: refused before anything changes.
+        refuse_foreign_records(path.parent)
         existing = self.get_sweep(sweep_id)
         if existing is not None:
             if existing.get("fingerprint") != record.get("fingerprint"):
@@ -146,33 +166,33 @@ class ParquetStore(ResultsStore):
         return self.root / sweep_id
 
     def get_sweep(self, sweep_id: str) -> dict[str, Any] | None:
-        path = self._sweep_folder(sweep_id) / "sweep.json"
+        """The sweep's record, None where it has none; StoreError naming the file when it is
+        damaged (``trust.sweep_record``) or of another kind (``files.read_record``)."""
+        return self._read_sweep(self._sweep_folder(sweep_id) / "sweep.json")
+
+    @staticmethod
+    def _read_sweep(path: Path) -> dict[str, Any] | None:
         try:
-            text = path.read_text()
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{path}: cannot be read ({reason(exc)}){RESTORE}") from None
-        return sweep_record(path, text)
+            record = read_record(path, max_bytes=MAX_SWEEP_RECORD_BYTES, kind="sweep record")
+        except RecordProblem as exc:
+            raise StoreError(f"{exc}{RESTORE}") from None
+        return None if record is None else sweep_record(path, record)
 
     def list_sweeps(self) -> list[dict[str, Any]]:
-        """The sweeps whose records are whole; each damaged one is said in ``damaged``."""
-        self.damaged = []
+        """The sweeps whose records are whole; each damaged one, and each entry of the store
+        that cannot be looked at, is said in ``damaged``."""
+        self._damaged = []
         if not self.root.is_dir():
             return []
         out = []
-        for folder in sorted(subfolders(self.root)):
-            p = self.root / folder / "sweep.json"
-            if not os.path.lexists(p):  # a link to nowhere, or to itself, is said below
-                continue
+        for folder in sorted(subfolders(self.root, self._damaged)):
             try:
-                out.append(sweep_record(p, p.read_text()))
-            except FileNotFoundError:
-                continue
+                record = self._read_sweep(self.root / folder / "sweep.json")
             except StoreError as exc:
-                self.damaged.append(str(exc))
-            except (OSError, UnicodeDecodeError) as exc:
-                self.damaged.append(f"{p}: cannot be read ({reason(exc)}){RESTORE}")
+                self._damaged.append(str(exc))
+                continue
+            if record is not None:
+                out.append(record)
         return sorted(out, key=lambda r: r.get("created_at", ""), reverse=True)
 
     # runs ---------------------------------------------------------------
@@ -204,8 +224,8 @@ class ParquetStore(ResultsStore):
             folders = [runs / name]
         else:
             name = None
-            folders = [runs / d for d in sorted(subfolders(runs))]
-        files = [f / n for f in folders for n in sorted(parquet_names(f))]
+            folders = [runs / d for d in sorted(subfolders(runs, self._damaged))]
+        files = [f / n for f in folders for n in sorted(parquet_names(f, self._damaged))]
         return files + self._parts(sweep_id, name)
 
     def put_run(self, row: dict[str, Any]) -> bool:
@@ -294,7 +314,7 @@ class ParquetStore(ResultsStore):
     def _leave_out(self, left_out: set[Path], damaged: dict[Path, str]) -> None:
         """Add the ``damaged`` files to those a read leaves out, each said in ``damaged``."""
         left_out |= set(damaged)
-        self.damaged += [f"{f}: {why}; left out" for f, why in damaged.items()]
+        self._damaged += [f"{f}: {why}; left out" for f, why in damaged.items()]
 
     def _read_runs(
         self, sweep_id: str, wanted: list[str], include_failed: bool, config_key: str | None
@@ -304,13 +324,14 @@ class ParquetStore(ResultsStore):
         (truncated, not Parquet), is left out and said in ``damaged``, naming its file.
         DuckDB reads the ``wanted`` columns alone. The whole sweep is read from its snapshot
         while that was read from the files there are now."""
-        self.damaged = []
+        self._damaged = []
         path = self.root / sweep_id / SNAPSHOT
         if config_key is None and path.exists():
             print_ = fingerprint(self.root, self._run_files(sweep_id))
             found = read_snapshot(path, print_, wanted, include_failed=include_failed)
             if found is not None:
-                self.damaged = found[1]
+                # what the listing found besides (entries that cannot be looked at)
+                self._damaged = [*found[1], *self._damaged]
                 return found[0].to_pandas()
         return self._checked_runs(sweep_id, wanted, include_failed, config_key)[0].to_pandas()
 
@@ -321,19 +342,19 @@ class ParquetStore(ResultsStore):
         files listed for the read."""
         sql = runs_query(wanted, include_failed)
         table, listed = self._query_table(sweep_id, "runs", sql, [sweep_id], config_key)
-        self.damaged += misplaced(table)
+        self._damaged += misplaced(table)
         good = table.filter(table["misplaced_run"].is_null())
         return good.drop_columns(["misplaced_run"]), listed
 
     def snapshot(self, sweep_id: str) -> int:
         """Write the sweep's snapshot (see ``snapshot.py``); returns how many runs it holds."""
-        self.damaged = []
+        self._damaged = []
         before = fingerprint(self.root, self._run_files(sweep_id))
         table, listed = self._checked_runs(sweep_id, run_columns(), True, None)
         print_ = fingerprint(self.root, listed)
         if print_ is None or print_ != before:  # changed meanwhile: readers read the parts
             return 0
-        write_snapshot(self.root / sweep_id / SNAPSHOT, table, print_, self.damaged)
+        write_snapshot(self.root / sweep_id / SNAPSHOT, table, print_, self._damaged)
         return table.num_rows
 
     def run_detail(self, run_id: str) -> dict[str, Any] | None:
@@ -507,7 +528,13 @@ class ParquetStore(ResultsStore):
                 self.snapshot(sweep_id)
 
     def read_progress(self, sweep_id: str) -> dict[str, Any] | None:
-        return merged(read_records(self.root / sweep_id))
+        """The sweep's progress (``progress.merged``) from its sweepers' records that are
+        whole; each damaged one is said in ``damaged`` (the sweep then reads as what its
+        other records and its runs tell)."""
+        damaged: list[str] = []
+        records = read_records(self._sweep_folder(sweep_id), damaged)
+        self._damaged_progress[sweep_id] = damaged
+        return merged(records)
 
     def progress_version(self, sweep_id: str) -> tuple[int, ...]:
         """Changes whenever a progress record of the sweep is written."""

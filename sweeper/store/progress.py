@@ -11,16 +11,22 @@ measuring, and a killed worker's unmeasured configuration never showed.
 
 from __future__ import annotations
 
-import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
+from sweeper.errors import StoreError
 from sweeper.processes import pid_alive
+from sweeper.store.files import RecordProblem, kind_of, read_record
+from sweeper.store.progress_record import checked_progress
 
 #: the one sweeper's record, and a worker's
 SINGLE = "progress.json"
 _WORKER_FILE = re.compile(r"progress-(?P<worker>[A-Za-z0-9._-]+)\.json")
+#: the largest progress record read (one is some 300 bytes, 2 KiB with a decision by evidence)
+MAX_BYTES = 1024 * 1024
 
 
 def progress_file(sweep_dir: Path, worker: str | None) -> Path:
@@ -28,30 +34,75 @@ def progress_file(sweep_dir: Path, worker: str | None) -> Path:
     return sweep_dir / (SINGLE if worker is None else f"progress-{worker}.json")
 
 
-def _record_files(sweep_dir: Path) -> list[tuple[str | None, Path]]:
-    """Where each sweeper's record may be, by worker: the only sweeper's place first."""
+def _record_files(
+    sweep_dir: Path, damaged: list[str] | None = None
+) -> list[tuple[str | None, Path]]:
+    """Where each sweeper's record may be, by worker: the only sweeper's place first. A sweep
+    folder that cannot be listed is said in ``damaged`` (its workers' records are not read)."""
     paths: list[tuple[str | None, Path]] = [(None, sweep_dir / SINGLE)]
-    if sweep_dir.is_dir():
-        for path in sorted(sweep_dir.iterdir()):
-            found = _WORKER_FILE.fullmatch(path.name)
-            if found:
-                paths.append((found["worker"], path))
+    try:
+        names = sorted(os.listdir(sweep_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return paths
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror}); its workers' progress records are left out"
+        _said(damaged, f"{sweep_dir}: {problem}")
+        return paths
+    for name in names:
+        found = _WORKER_FILE.fullmatch(name)
+        if found:
+            paths.append((found["worker"], sweep_dir / name))
     return paths
 
 
-def read_records(sweep_dir: Path) -> dict[str | None, dict[str, Any]]:
-    """Every sweeper's progress record, by worker (None: a sweep run without ``--worker``);
-    a record that cannot be read (a crash mid-write leaves none: they are written whole) is
-    left out."""
+def read_records(
+    sweep_dir: Path, damaged: list[str] | None = None
+) -> dict[str | None, dict[str, Any]]:
+    """Every sweeper's progress record, by worker (None: a sweep run without ``--worker``).
+    A record that is not one (not JSON, not the shape raidsweep writes, a file of another
+    kind: ``progress_record``, ``files.read_record``) is left out and said in ``damaged``,
+    naming its file; a crash mid-write leaves none (they are written whole)."""
     records: dict[str | None, dict[str, Any]] = {}
-    for worker, path in _record_files(sweep_dir):
+    for worker, path in _record_files(sweep_dir, damaged):
         try:
-            record = json.loads(path.read_text())
-        except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError, UnicodeDecodeError):
-            continue
-        if isinstance(record, dict):
-            records[worker] = record
+            record = read_record(path, max_bytes=MAX_BYTES, kind="progress record")
+            if record is not None:
+                records[worker] = checked_progress(record)
+        except RecordProblem as exc:
+            _said(damaged, f"{exc}; left out")
+        except ValueError as exc:
+            _said(damaged, f"{path}: damaged ({exc}); left out")
     return records
+
+
+def _said(damaged: list[str] | None, problem: str) -> None:
+    if damaged is not None:
+        damaged.append(problem)
+
+
+def refuse_foreign_records(sweep_dir: Path) -> None:
+    """StoreError naming the first place of a progress record that holds what raidsweep never
+    writes there (a folder, a FIFO, a device, a link it cannot follow): a sweeper replaces its
+    record (a folder in its place failed the sweep mid-way) and reads the others', so a sweep
+    is refused before it changes anything. A damaged record of raidsweep's own kind (a
+    regular file) is no reason: its sweeper writes it anew."""
+    for _, path in _record_files(sweep_dir):
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            if not os.path.lexists(path):
+                continue
+            problem = "is a link to nowhere"
+        except OSError as exc:
+            problem = f"cannot be read ({exc.strerror})"
+        else:
+            if stat.S_ISREG(mode):
+                continue
+            problem = f"is {kind_of(mode)}"
+        raise StoreError(
+            f"{path}: {problem}, not a progress record as raidsweep writes one; remove it, then "
+            "run again"
+        )
 
 
 def merged(records: dict[str | None, dict[str, Any]]) -> dict[str, Any] | None:
@@ -79,7 +130,8 @@ def merged(records: dict[str | None, dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def ended_worker_files(sweep_dir: Path) -> list[Path]:
-    """The record files of workers whose process is not running (ended, or died)."""
+    """The record files of workers whose process is not running (ended, or died); a damaged
+    one is not among them (it is left as it is, for its reader to name)."""
     ended = []
     for worker, record in read_records(sweep_dir).items():
         if worker is not None and not (
@@ -95,6 +147,6 @@ def records_version(sweep_dir: Path) -> tuple[int, ...]:
     for _, path in _record_files(sweep_dir):
         try:
             version.append(path.stat().st_mtime_ns)
-        except (FileNotFoundError, NotADirectoryError):
+        except OSError:  # none there, or one that cannot be read: its reader names it
             version.append(0)
     return tuple(version)

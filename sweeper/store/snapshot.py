@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,6 +28,7 @@ import pyarrow.parquet as pq
 from sweeper.store.files import atomic_write_bytes, parquet_bytes
 from sweeper.store.records import RUN_SCHEMA
 from sweeper.store.trust import RUN_LAYOUT, schema_problem
+from sweeper.untrusted import control_problem, text_control_problem
 
 SNAPSHOT = "snapshot.parquet"
 _FINGERPRINT = b"raidsweep.fingerprint"
@@ -41,7 +43,7 @@ def fingerprint(root: Path, files: Sequence[Path]) -> str | None:
     for f in files:
         try:
             st = os.stat(f)
-        except FileNotFoundError:
+        except OSError:  # gone meanwhile, or a file no read takes (a link loop)
             return None
         digest.update(
             f"{f.relative_to(root)}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}\0"
@@ -58,13 +60,22 @@ def write_snapshot(path: Path, table: pa.Table, print_: str, damaged: list[str])
     atomic_write_bytes(path, parquet_bytes(stamped), replace=True)
 
 
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file: Arrow opens whatever it is given, and a FIFO in
+    the snapshot's place would hang the reader (the parts are read instead)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def read_snapshot(
     path: Path, print_: str | None, columns: list[str], *, include_failed: bool
 ) -> tuple[pa.Table, list[str]] | None:
     """The runs of the snapshot at ``path`` (their ``columns``, the good ones only unless
     ``include_failed``) and the damaged files it left out, if it was read from the files of
     fingerprint ``print_`` and its columns are what raidsweep writes; otherwise None."""
-    if print_ is None:
+    if print_ is None or not _regular(path):
         return None
     try:
         snapshot = pq.ParquetFile(path)  # one open: its fingerprint and rows go together
@@ -76,8 +87,24 @@ def read_snapshot(
             return None
         if schema_problem(snapshot.schema_arrow, RUN_LAYOUT) is not None:
             return None  # written from a damaged part by an older raidsweep: read the parts
+        damaged = _damaged(meta.get(_DAMAGED, b"[]"))
+        if damaged is None:
+            return None  # not what raidsweep writes there: read the parts
         table = snapshot.read(columns=list(dict.fromkeys([*columns, "status"])))
-        damaged = json.loads(meta.get(_DAMAGED, b"[]"))
     if not include_failed:
         table = table.filter(pc.equal(table["status"], "ok"))
     return table.select(columns).replace_schema_metadata(None), damaged
+
+
+def _damaged(kept: bytes) -> list[str] | None:
+    """The damaged files a snapshot's read left out, as it keeps them (a JSON list of lines,
+    each printed as a warning: no control character), or None when it is not that."""
+    try:
+        lines = json.loads(kept)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+        return None
+    if any(text_control_problem(line) or control_problem(line) for line in lines):
+        return None
+    return lines

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sweeper.errors import StoreError
+from sweeper.store.files import kind_of
 from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress
 from sweeper.untrusted import is_name
 
@@ -194,7 +196,10 @@ _WRITTEN_MAX = 65536
 def _stamp(path: Path) -> tuple[int, ...]:
     """What changes when a file is written anew: its inode, size, modification and change
     times (the change time no one can set back)."""
-    st = path.stat()
+    return _stamp_of(path.stat())
+
+
+def _stamp_of(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
@@ -209,7 +214,17 @@ def note_written(path: Path, schema: pa.Schema) -> None:
 
 
 def _part_verdict(path: Path, layout: Layout) -> tuple[str | None, bool]:
-    return _verdict(str(path), _stamp(path), layout)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:  # a link loop, a folder of the path that cannot be looked at
+        return f"cannot be read ({reason(exc)})", False
+    # Only a regular file is opened: a FIFO would hang the reader (Arrow and DuckDB open
+    # what they are given), /dev/zero behind a link would be read without end.
+    if not stat.S_ISREG(st.st_mode):
+        return f"{kind_of(st.st_mode)}, not a Parquet file (refused unread)", False
+    return _verdict(str(path), _stamp_of(st), layout)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -252,16 +267,10 @@ def reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-def sweep_record(path: Path, text: str) -> dict[str, Any]:
-    """The record of ``<root>/<sweep>/sweep.json``: JSON, a mapping, naming the sweep of the
-    folder it lies in; anything else is a StoreError naming the file (a crafted record must
-    not send a report, or anything else, outside the store)."""
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StoreError(
-            f"{path}: damaged (not JSON: {exc.msg}, line {exc.lineno}){RESTORE}"
-        ) from None
+def sweep_record(path: Path, record: Any) -> dict[str, Any]:
+    """The record of ``<root>/<sweep>/sweep.json`` (its JSON document, ``record``): a
+    mapping, naming the sweep of the folder it lies in; anything else is a StoreError naming
+    the file (a crafted record must not send a report, or anything else, outside the store)."""
     if not isinstance(record, dict):
         raise StoreError(f"{path}: damaged (not a sweep's record){RESTORE}")
     folder = path.parent.name

@@ -224,7 +224,7 @@ def test_exports_take_user_text_as_text(tmp_path: Path) -> None:
     assert code == 0, out
     md = (tmp_path / "r.md").read_text()
     assert "<img" not in md and "&lt;img src=x onerror=alert(1)>" in md
-    assert "![x](" not in md and "\\!\\[x\\](http://192.0.2.1/x)" in md
+    assert "![x](" not in md and "\\!\\[x\\](http\\://192.0.2.1/x)" in md
     rankings = pd.read_csv(tmp_path / "r-rankings.csv")
     assert set(rankings["class"]) == {"cmd"}
     assert pd.api.types.is_numeric_dtype(rankings["score"])
