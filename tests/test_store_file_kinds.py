@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import os
 import stat
 from pathlib import Path
@@ -256,3 +257,17 @@ def test_a_parquet_file_of_another_kind_is_left_out_unread(store: Path, kind: st
     assert code == 0 and f"warning: {victim}: " in out and "not a Parquet file" in out, out
     assert f"│ {RUNS - 1}/{RUNS} │" in row(out), out
     assert contents(store) == before
+
+
+@pytest.mark.parametrize("created", [None, 20261129, ["x"]])
+def test_sweeps_list_whatever_a_record_says_of_its_creation(store: Path, created) -> None:
+    """Sweeps are listed newest first by their records' ``created_at``: a record with none, a
+    number or a list there beside the others' times is listed too (the sort had failed)."""
+    other = store / "other"
+    shutil.copytree(store / SWEEP, other)
+    record = json.loads((other / "sweep.json").read_text())
+    (other / "sweep.json").write_text(
+        json.dumps(record | {"sweep_id": "other", "created_at": created})
+    )
+    code, out = run(store, "status")
+    assert code == 0 and f"│ {SWEEP} │" in out and "│ other │" in out, out

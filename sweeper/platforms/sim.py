@@ -17,6 +17,7 @@ from sweeper.platforms.base import Platform
 from sweeper.sim.model import ArrayState
 from sweeper.sim.profile import PROFILE_DIR, ArrayProfile, list_profiles, load_profile
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
+from sweeper.yamlsource import read_text
 
 HEALTH = ("optimal", "degraded", "rebuilding")
 OPTION_KEYS = {"profile", "health", "rank_drives"}
@@ -249,7 +250,8 @@ class SimPlatform(Platform):
 def read_array_state(state_dir: Path) -> tuple[dict[str, Any], ArrayState]:
     """The array's own view, as the playbook left it (``array.json``), not what the sweeper
     intended: its record for the disclosure and the model's state."""
-    s = json.loads((state_dir / "array.json").read_text())
+    # read as a user's file is (bounded, a FIFO refused unread): it lies in the store
+    s = json.loads(read_text(state_dir / "array.json", kind="array state"))
     state = ArrayState(
         raid_level=s["raid_level"],
         layout=s["layout"],

@@ -66,6 +66,7 @@ from sweeper.platforms.vsan_policy import (
 from sweeper.remote import RemoteHost, RemoteHostError, group_hosts, host_vars
 from sweeper.sim.model import ArrayState
 from sweeper.sim.profile import list_profiles, load_profile
+from sweeper.yamlsource import read_text
 
 __all__ = [
     "DATA_REDUCTION_CHANGE_S",
@@ -386,7 +387,7 @@ def read_vsan_state(state_dir: Path) -> tuple[dict[str, Any], ArrayState]:
     """The configuration vCenter read back (not the one the sweeper asked for): the role
     writes that read-back to ``vsan.json``; its record for the disclosure and the model's
     state."""
-    readback = json.loads((state_dir / "vsan.json").read_text())
+    readback = json.loads(read_text(state_dir / "vsan.json", kind="vSAN read-back"))
     params = configuration_of(readback)
     record = params | {
         "ranks": params.get("ranks", 1),

@@ -193,7 +193,7 @@ class ParquetStore(ResultsStore):
                 continue
             if record is not None:
                 out.append(record)
-        return sorted(out, key=lambda r: r.get("created_at", ""), reverse=True)
+        return sorted(out, key=_created, reverse=True)
 
     # runs ---------------------------------------------------------------
     def _config_dir(self, sweep_id: str, config_key: str) -> Path:
@@ -543,3 +543,10 @@ class ParquetStore(ResultsStore):
     def forget_ended_workers(self, sweep_id: str) -> None:
         for path in ended_worker_files(self.root / sweep_id):
             path.unlink(missing_ok=True)
+
+
+def _created(record: dict[str, Any]) -> str:
+    """When a sweep was created, as its record's ISO 8601 time sorts; a record that holds
+    anything else there (a damaged or foreign one) sorts as the oldest, never fails the list."""
+    created = record.get("created_at")
+    return created if isinstance(created, str) else ""
