@@ -18,7 +18,7 @@ from sweeper.units import format_ms
 from sweeper.untrusted import markdown_prose
 
 #: the choices of a run on this page, all of one sweep (``run_sweep``)
-RUN_CHOICES = ("run_id", "run_config", "run_cell", "run_repetition")
+RUN_CHOICES = ("run_id", "run_config", "run_cell", "run_repetition", "run_attempt", "run_attempts")
 
 page = _frame.open_page("Run details")
 store, sweep_id = page.store, page.sweep_id
@@ -84,10 +84,47 @@ def _chosen_run(all_runs: pd.DataFrame) -> str | None:
     return views.find_run(mine, config_key, cell_key, repetition)
 
 
+def _attempt_label(number: int, attempts: list[dict[str, Any]]) -> str:
+    """``2 of 3 · failed · 2026-11-29 09:30:12``: which attempt, how it ended, when."""
+    attempt = attempts[number - 1]
+    finished = attempt.get("finished_at")
+    when = _frame.MISSING if finished is None else f"{finished:%Y-%m-%d %H:%M:%S}"
+    return f"{number} of {len(attempts)} · {attempt.get('status')} · {when}"
+
+
+def _default_attempt(run_id: str, count: int) -> None:
+    """Open each run on the attempt shown without a choice (its good run, else its latest):
+    another run's choice is not this one's. While the sweep writes, a choice of the latest
+    follows a newer attempt (the good run arriving); a choice of an earlier one stays."""
+    was = st.session_state.get("run_attempts")
+    chosen = st.session_state.get("run_attempt")
+    latest_before = was is not None and was[0] == run_id and chosen == was[1]
+    if was is None or was[0] != run_id or latest_before or chosen not in range(1, count + 1):
+        st.session_state["run_attempt"] = count
+    st.session_state["run_attempts"] = (run_id, count)
+
+
+def _chosen_attempt(run_id: str) -> int | None:
+    """The attempt of the run to show, chosen in "Attempt" when it has several (a cell that
+    failed before it succeeded, or failed again); None (the store's default) otherwise."""
+    attempts = store.run_attempts(run_id)
+    if len(attempts) < 2:
+        return None
+    _default_attempt(run_id, len(attempts))
+    return st.selectbox(
+        "Attempt",
+        range(1, len(attempts) + 1),
+        key="run_attempt",
+        format_func=lambda number: _attempt_label(number, attempts),
+        help="A run that failed is tried again: each attempt is kept with what went wrong.",
+    )
+
+
 def _detail(run_id: str) -> dict[str, Any] | None:
-    """The run's whole record; None, and why, when the store has none or cannot read it."""
+    """The run's whole record (of the attempt chosen, when it has several); None, and why,
+    when the store has none or cannot read it."""
     try:
-        detail = store.run_detail(run_id)
+        detail = store.run_detail(run_id, attempt=_chosen_attempt(run_id))
     except StoreError as exc:  # a damaged run file: named, never a traceback
         st.error(f"Run {run_id} cannot be read from the store:", icon=":material/error:")
         st.code(str(exc), language=None, wrap_lines=True)

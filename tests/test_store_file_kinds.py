@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import os
+import shutil
 import stat
 from pathlib import Path
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, fail
-from sweeper.cli.opening import latest_sweep
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, err, fail
+from sweeper.cli.opening import latest_sweep, warn_damaged
 from sweeper.errors import StoreError
+
+if TYPE_CHECKING:
+    # the store's import (DuckDB, Arrow) waits for the command: ``--help`` starts at once
+    from sweeper.store import ResultsStore
 
 
 def disclose(
@@ -21,6 +25,14 @@ def disclose(
     fio_output: Annotated[
         bool, typer.Option("--fio-output", help="With a run: include fio's JSON output.")
     ] = False,
+    attempt: Annotated[
+        int | None,
+        typer.Option(
+            "--attempt",
+            help="With a run: its Nth attempt (1 is the first; a cell may fail before it "
+            "succeeds). Default: the good run, else the latest.",
+        ),
+    ] = None,
 ) -> None:
     """Print the full disclosure record of a run or a sweep."""
     import json
@@ -34,15 +46,58 @@ def disclose(
     results = open_store(store)
     doc = None
     if what is not None and RUN_ID_RE.fullmatch(what):
-        doc = run_disclosure(results, what, fio_output=fio_output)
+        attempts = results.run_attempts(what)
+        chosen = _AttemptOf(results, _checked_attempt(attempt, len(attempts)))
+        doc = run_disclosure(chosen, what, fio_output=fio_output)
+        if doc is not None:
+            warn_damaged(results)
+            _say_attempts(what, attempts, attempt)
         # a sweep may be named with 24 hex digits too: a run first, then that sweep
         if doc is None and results.get_sweep(what) is None:
             fail(StoreError(f"no run or sweep {what} in {results.root}"))
     if doc is None:
         if fio_output:
             fail(ValueError("--fio-output: a run's, not a sweep's (give a run id)"))
+        if attempt is not None:
+            fail(ValueError("--attempt: a run's, not a sweep's (give a run id)"))
         doc = sweep_disclosure(results, latest_sweep(results, what))
     if fmt == "json":
         print(json.dumps(doc, indent=2, default=str))
     else:
         print(to_yaml(doc), end="")
+
+
+class _AttemptOf:
+    """The store as ``run_disclosure`` reads it, its run detail that of one attempt (None:
+    the run's good record, else its latest, as ever)."""
+
+    def __init__(self, store: ResultsStore, attempt: int | None) -> None:
+        self._store, self._attempt = store, attempt
+
+    def run_detail(self, run_id: str) -> dict[str, Any] | None:
+        return self._store.run_detail(run_id, attempt=self._attempt)
+
+
+def _checked_attempt(attempt: int | None, count: int) -> int | None:
+    """``--attempt`` as given, exit 2 naming the valid range when the run has no such
+    attempt (checked before anything is printed). A run id the store does not hold has no
+    attempts: it is left to the sweep of that name, or to the "no run or sweep" error."""
+    if attempt is None or count == 0 or 1 <= attempt <= count:
+        return attempt
+    fail(ValueError(f"--attempt: {attempt} is not 1 to {count}, the run's attempts"))
+
+
+def _say_attempts(run_id: str, attempts: list[dict[str, Any]], attempt: int | None) -> None:
+    """On stderr (the record on stdout stays whole YAML or JSON): which attempt is shown
+    when the run has several, and how to read the others."""
+    count = len(attempts)
+    if count < 2:
+        return
+    failed = sum(a["status"] != "ok" for a in attempts)
+    held = f"{failed} failed, then the good run" if failed < count else "all failed"
+    err.print(
+        f"run {run_id}: {count} attempts ({held}); this is attempt {attempt or count}. "
+        f"Another: raidsweep disclose {run_id} --attempt N (1 to {count})",
+        highlight=False,
+        soft_wrap=True,
+    )

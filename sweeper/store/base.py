@@ -11,6 +11,9 @@ import pandas as pd
 
 from sweeper.store.records import RunAddress, run_columns
 
+#: what ``run_attempts`` says of each attempt: enough to choose one and see why it failed
+ATTEMPT_FIELDS = ("status", "started_at", "finished_at", "error")
+
 
 class ResultsStore(ABC):
     """Keeps sweeps, configurations and runs; readable while a sweep writes."""
@@ -66,8 +69,16 @@ class ResultsStore(ABC):
         """The backend's read behind ``runs``: ``wanted`` is checked and in order."""
 
     @abstractmethod
-    def run_detail(self, run_id: str) -> dict[str, Any] | None:
-        """One run with every column, raw fio JSON and job file included."""
+    def run_detail(self, run_id: str, attempt: int | None = None) -> dict[str, Any] | None:
+        """One run with every column, raw fio JSON and job file included: its good run, else
+        its latest failed attempt; with ``attempt``, that one of ``run_attempts`` (1-based;
+        ValueError naming the range when the run has no such attempt)."""
+
+    @abstractmethod
+    def run_attempts(self, run_id: str) -> list[dict[str, Any]]:
+        """Each attempt at the run (a cell may fail before it succeeds): the failed ones in
+        the order made, then the good run if any, each as ``ATTEMPT_FIELDS``; empty when
+        the store holds no run ``run_id``."""
 
     # configurations -----------------------------------------------------
     @abstractmethod

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from sweeper.errors import StoreError
 from sweeper.locking import exclusive_lock
 from sweeper.processes import pid_alive
-from sweeper.store.base import ResultsStore
+from sweeper.store.base import ATTEMPT_FIELDS, ResultsStore
 from sweeper.store.files import (
     RecordProblem,
     atomic_write_bytes,
@@ -93,6 +93,17 @@ def _may_hold(part: Path, run_id: str) -> bool:
         return any(k[0] == run_id for k in keys_of_part(part))
     except StoreError:
         return True
+
+
+def _attempt_order(row: dict[str, Any]) -> tuple[bool, Any]:
+    """Failed attempts by when they finished, the good run last (at most one per run)."""
+    return (row["status"] == "ok", row["finished_at"])
+
+
+def _attempt_key(row: dict[str, Any]) -> tuple[str, Any]:
+    """What tells one attempt from another: a run's good record is one, its failed attempts
+    are told apart by when they finished (as ``put_run`` names their files)."""
+    return (row["status"], None if row["status"] == "ok" else row["finished_at"])
 
 
 def _write_record(path: Path, record: dict[str, Any], *, replace: bool) -> None:
@@ -357,28 +368,73 @@ class ParquetStore(ResultsStore):
         write_snapshot(self.root / sweep_id / SNAPSHOT, table, print_, self._damaged)
         return table.num_rows
 
-    def run_detail(self, run_id: str) -> dict[str, Any] | None:
+    def run_detail(self, run_id: str, attempt: int | None = None) -> dict[str, Any] | None:
         """The run's record; StoreError naming the file when the run has no good record to
-        show but a file that may hold it is damaged (not Parquet, or its columns)."""
-        if not re.fullmatch(r"[0-9a-f]{24}", run_id):
+        show but a file that may hold it is damaged (not Parquet, or its columns). With
+        ``attempt``, that one of ``run_attempts`` (1 is the first)."""
+        if attempt is not None:
+            return self._attempt(run_id, attempt)
+        if not RUN_ID_RE.fullmatch(run_id):
             return None
         # The run's own files first, then the parts (a file compacted away meanwhile is in
         # a part by then); its good run if any, else its latest failed attempt.
-        rows: list[dict[str, Any]] = []
         damaged: list[str] = []
-        for pattern in (f"*/runs/*/{run_id}.parquet", f"*/runs/*/{run_id}.failed-*.parquet"):
-            for path in self.root.glob(pattern):
-                with contextlib.suppress(FileNotFoundError):
-                    rows += self._rows_of_run(path, run_id, damaged)
+        rows = self._loose_records(run_id, damaged)
         if not any(r["status"] == "ok" for r in rows):
-            for part in self.root.glob(f"*/{COMPACTED}/*.parquet"):
-                with contextlib.suppress(FileNotFoundError):
-                    rows += self._rows_of_run(part, run_id, damaged, part=True)
+            rows += self._compacted_records(run_id, damaged)
             if damaged:
                 raise StoreError(f"run {run_id} cannot be shown: {'; '.join(damaged)}{RESTORE}")
         if not rows:
             return None
-        return max(rows, key=lambda r: (r["status"] == "ok", r["finished_at"]))
+        return max(rows, key=_attempt_order)
+
+    def run_attempts(self, run_id: str) -> list[dict[str, Any]]:
+        """Each attempt at the run: its failed ones in the order made, then its good run if
+        any, each as ``ATTEMPT_FIELDS``. A damaged file that may hold one is left out and
+        said in ``damaged``."""
+        return [{k: r.get(k) for k in ATTEMPT_FIELDS} for r in self._attempts(run_id)]
+
+    def _attempt(self, run_id: str, attempt: int) -> dict[str, Any] | None:
+        """The record of ``run_attempts``' ``attempt`` (1-based); None when there is no run
+        ``run_id``, ValueError naming the range when the run has no such attempt."""
+        attempts = self._attempts(run_id)
+        if not attempts:
+            return None
+        if not 1 <= attempt <= len(attempts):
+            raise ValueError(f"attempt {attempt}: run {run_id} has attempts 1 to {len(attempts)}")
+        return attempts[attempt - 1]
+
+    def _attempts(self, run_id: str) -> list[dict[str, Any]]:
+        """Every record of the run once, in ``_attempt_order``; damaged files said."""
+        self._damaged = []
+        if not RUN_ID_RE.fullmatch(run_id):
+            return []
+        # Every place, not the run files alone: a configuration compacted between a failed
+        # attempt and the good run holds the attempt in a part and the good run in a file.
+        damaged: list[str] = []
+        rows = self._loose_records(run_id, damaged) + self._compacted_records(run_id, damaged)
+        self._damaged = [f"{line}; left out" for line in damaged]
+        # A compaction killed between writing its part and removing the run files leaves a
+        # record in both: one attempt, kept once.
+        unique = {_attempt_key(r): r for r in rows}
+        return sorted(unique.values(), key=_attempt_order)
+
+    def _loose_records(self, run_id: str, damaged: list[str]) -> list[dict[str, Any]]:
+        """The run's records in run files of its own: its good run and its failed attempts."""
+        rows: list[dict[str, Any]] = []
+        for pattern in (f"*/runs/*/{run_id}.parquet", f"*/runs/*/{run_id}.failed-*.parquet"):
+            for path in self.root.glob(pattern):
+                with contextlib.suppress(FileNotFoundError):
+                    rows += self._rows_of_run(path, run_id, damaged)
+        return rows
+
+    def _compacted_records(self, run_id: str, damaged: list[str]) -> list[dict[str, Any]]:
+        """The run's records in compacted parts."""
+        rows: list[dict[str, Any]] = []
+        for part in self.root.glob(f"*/{COMPACTED}/*.parquet"):
+            with contextlib.suppress(FileNotFoundError):
+                rows += self._rows_of_run(part, run_id, damaged, part=True)
+        return rows
 
     @staticmethod
     def _rows_of_run(
