@@ -15,7 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from sweeper.untrusted import control_problem, text_control_problem
+from sweeper.untrusted import control_problem
+from sweeper.yamlsource import format_loc
 
 #: the longest text read from a record (a class name, a configuration's key, a time)
 _LONGEST_TEXT = 1000
@@ -26,7 +27,7 @@ _PID_MAX = 2**22
 def _printable(text: str) -> str:
     """``text``, if it holds no control character (ESC, BEL, CSI; a line break neither: each
     of these texts is a part of one line on a terminal)."""
-    problem = control_problem(text) or text_control_problem(text)
+    problem = control_problem(text)  # its characters include every free text's
     if problem is not None:
         raise ValueError(problem)
     return text
@@ -102,7 +103,7 @@ def _first_problem(exc: ValidationError) -> str:
     """``evidence.classes[0].name: Input should be a valid string (and 2 more problems)``."""
     problems = exc.errors(include_url=False, include_input=False, include_context=False)
     first = problems[0]
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+    where = format_loc(first["loc"]) if first["loc"] else "the record"
     message = first["msg"].removeprefix("Value error, ")
     more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-    return f"{where.lstrip('.') or 'the record'}: {message}{more}"
+    return f"{where}: {message}{more}"
