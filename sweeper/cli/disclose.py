@@ -84,7 +84,8 @@ def _checked_attempt(attempt: int | None, count: int) -> int | None:
     attempts: it is left to the sweep of that name, or to the "no run or sweep" error."""
     if attempt is None or count == 0 or 1 <= attempt <= count:
         return attempt
-    fail(ValueError(f"--attempt: {attempt} is not 1 to {count}, the run's attempts"))
+    valid = "1, the run's one attempt" if count == 1 else f"1 to {count}, the run's attempts"
+    fail(ValueError(f"--attempt: {attempt} is not {valid}"))
 
 
 def _say_attempts(run_id: str, attempts: list[dict[str, Any]], attempt: int | None) -> None:
