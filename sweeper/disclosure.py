@@ -106,9 +106,12 @@ def sweep_disclosure(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_disclosure(store: Any, run_id: str, *, fio_output: bool = False) -> dict[str, Any] | None:
-    """Everything stored about one run (fio's JSON only when asked: it is long)."""
-    detail = store.run_detail(run_id)
+def run_disclosure(
+    store: Any, run_id: str, *, fio_output: bool = False, attempt: int | None = None
+) -> dict[str, Any] | None:
+    """Everything stored about one run (fio's JSON only when asked: it is long): its good
+    record, else its latest attempt; with ``attempt``, its Nth (``ResultsStore.run_detail``)."""
+    detail = store.run_detail(run_id, attempt=attempt)
     if detail is None:
         return None
     out = {k: _plain(v) for k, v in detail.items() if k not in ("disclosure", "fio_json")}

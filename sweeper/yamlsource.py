@@ -238,7 +238,7 @@ def read_text(path: Path | str, *, max_bytes: int = MAX_BYTES, kind: str = "YAML
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputError(name, ["file not found"]) from None
+        raise InputError(name, [_not_found(path)]) from None
     except OSError as exc:
         raise InputError(name, [f"cannot be read: {exc.strerror}"]) from None
     if stat.S_ISDIR(st.st_mode):
@@ -268,6 +268,15 @@ def read_text(path: Path | str, *, max_bytes: int = MAX_BYTES, kind: str = "YAML
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(name, [f"byte {exc.start}: not UTF-8 text ({exc.reason})"]) from None
+
+
+def _not_found(path: Path | str) -> str:
+    """Why a file is not there: none by that name, or a link to a file that is not."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return "file not found"
+    return f"a link to {target!r}, which does not exist"
 
 
 class YamlSource:
@@ -357,10 +366,25 @@ def pydantic_problems(exc: Any, source: YamlSource, prefix: Loc = ()) -> list[st
             msg = "unknown key"
         elif err["type"] == "missing":
             msg = "required key is missing"
+        elif err["type"] in _NUMBER_TYPES and _looks_numeric(err.get("input")):
+            msg += (
+                f" (YAML reads {err['input']} as text: an exponent needs a point and a sign, "
+                "as in 1.0e+6)"
+            )
         line = source.line_of(loc)
         where = f"line {line}: " if line else ""
         problems.append(f"{where}{format_loc(loc)}: {msg}")
     return problems
+
+
+#: pydantic's errors for a value that is not a number where one is wanted
+_NUMBER_TYPES = frozenset({"float_type", "int_type", "float_parsing", "int_parsing"})
+#: what reads as a number to a user but as text to YAML 1.1 (``1e6``, ``2.5E3``, ``1e+06``)
+_EXPONENT_TEXT = re.compile(r"[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+")
+
+
+def _looks_numeric(value: Any) -> bool:
+    return isinstance(value, str) and _EXPONENT_TEXT.fullmatch(value) is not None
 
 
 def _is_union_tag(part: Any) -> bool:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from sweeper.store import ParquetStore
+from sweeper.errors import StoreError
+from sweeper.store import ParquetStore, RunAddress
 from tests.support.cli import cli
 from tests.support.specs import tiny_sim_spec
 from tests.support.sweeps import copy_store
@@ -87,6 +88,8 @@ def replace(path: Path, kind: str) -> None:
         path.symlink_to(path.name)
     elif kind == "/dev/zero":
         path.symlink_to("/dev/zero")
+    elif kind == "link to nowhere":
+        path.symlink_to("gone.json")
     else:
         raise AssertionError(kind)
 
@@ -113,6 +116,7 @@ def test_a_fifo_at_the_sweep_record_is_named_never_waited_on(store: Path) -> Non
     [
         ("progress.json", "fifo", "is not a regular file", "interrupted │ ? │ 8/? │"),
         ("progress.json", "link loop", "Too many levels of symbolic links", "interrupted │ ? │"),
+        ("progress.json", "link to nowhere", "a link to 'gone.json', which does not", "interr"),
         # another worker's record: the sweep's own still tells its state
         ("progress-w1.json", "/dev/zero", "is not a regular file", "finished │ 2/2 │ 8/8 │"),
     ],
@@ -271,3 +275,44 @@ def test_sweeps_list_whatever_a_record_says_of_its_creation(store: Path, created
     )
     code, out = run(store, "status")
     assert code == 0 and f"│ {SWEEP} │" in out and "│ other │" in out, out
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "link loop", "truncated", "another run"])
+def test_a_run_readers_leave_out_is_not_counted_as_stored(store: Path, kind: str) -> None:
+    """What readers leave out is not a stored run: a resumed sweep measures it again (the
+    store counted any file by its name, so that run was never measured again), and the good
+    run takes the place of what was there."""
+    files = sorted((store / SWEEP / "runs").glob("*/*.parquet"))
+    victim = files[0]
+    results = ParquetStore(store)
+    good = results.run_detail(victim.stem)
+    assert good is not None
+    address = RunAddress(SWEEP, good["config_key"], good["cell_key"], good["repetition"])
+    assert results.has_run(address)
+    if kind == "truncated":
+        victim.write_bytes(victim.read_bytes()[:-100])
+    elif kind == "another run":
+        victim.unlink()
+        shutil.copyfile(files[1], victim)
+    else:
+        replace(victim, kind)
+    (store / SWEEP / "snapshot.parquet").unlink()
+    results = ParquetStore(store)
+    assert not results.has_run(address)
+    assert results.put_run(good) is True
+    assert victim.is_file() and not victim.is_symlink()
+    assert results.has_run(address) and results.put_run(good) is False
+    runs = ParquetStore(store).runs(SWEEP)
+    assert len(runs) == RUNS and runs["run_id"].is_unique, runs
+    code, out = run(store, "status")
+    assert code == 0 and f"│ {RUNS}/{RUNS} │" in row(out) and "warning" not in out, out
+
+
+def test_a_folder_in_a_runs_place_is_named_when_the_run_is_stored(store: Path) -> None:
+    victim = sorted((store / SWEEP / "runs").glob("*/*.parquet"))[0]
+    results = ParquetStore(store)
+    good = results.run_detail(victim.stem)
+    replace(victim, "folder")
+    with pytest.raises(StoreError, match=f"a folder where run {victim.stem}'s file goes"):
+        results.put_run(good)
+    assert victim.is_dir() and not any(victim.iterdir())

@@ -79,3 +79,26 @@ def test_a_damaged_record_is_passed_over(tmp_path: Path) -> None:
     store.write_progress("s", _record("finished", 1, "1"), worker="a")
     (tmp_path / "s" / "progress-b.json").write_text('{"state": "run')
     assert store.read_progress("s") == _record("finished", 1, "1")
+
+
+def test_a_sweepers_evidence_reads_back_as_written() -> None:
+    """The progress record's model mirrors ``sweep.stopping``'s dataclasses field for field
+    (with stricter types): a field added there and not here would be dropped on reading, a
+    type changed there refused."""
+    from sweeper.store.progress_record import checked_progress
+    from sweeper.sweep.stopping import ClassEvidence, StopDecision
+
+    pick = ClassEvidence(
+        name="data_file",
+        pick="raid10/host_striped/wb-ra",
+        p_beaten=0.25,
+        confidence=0.75,
+        confident=False,
+        fitted=7,
+        threat="raid5/host_striped/wb-ra",
+        p_threat=0.125,
+        unsure="too few configurations",
+        predicted_best="raid6/pool_striped/wb-ra",
+    )
+    decision = StopDecision(False, 5.0, 0.9, 7, 18, (pick,)).record()
+    assert checked_progress({"state": "running", "evidence": decision})["evidence"] == decision

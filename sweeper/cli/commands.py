@@ -89,7 +89,22 @@ def main() -> None:
         # Ctrl-C ends a command with 130, whatever it was doing (sweeper.cli.interrupts);
         # a command that took it and ended well (capture keeps what it has) keeps its status.
         code = exc.code if isinstance(exc, SystemExit) else 1
-        if not interrupts.INTERRUPTED.is_set() or code in (0, None, 130):
+        if not interrupts.INTERRUPTED.is_set() or code in (0, None):
             raise
+        if code == 130 and not _from_keyboard_interrupt(exc):
+            raise  # the command said so itself (run: how to resume)
         err.print("interrupted", highlight=False)
         raise SystemExit(130) from None
+
+
+def _from_keyboard_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` came of a KeyboardInterrupt no command handled: Typer turns one into
+    exit status 130 and prints nothing."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -12,7 +12,7 @@ from sweeper.errors import StoreError
 
 if TYPE_CHECKING:
     # the store's import (DuckDB, Arrow) waits for the command: ``--help`` starts at once
-    from sweeper.store import ResultsStore
+    pass
 
 
 def disclose(
@@ -47,8 +47,8 @@ def disclose(
     doc = None
     if what is not None and RUN_ID_RE.fullmatch(what):
         attempts = results.run_attempts(what)
-        chosen = _AttemptOf(results, _checked_attempt(attempt, len(attempts)))
-        doc = run_disclosure(chosen, what, fio_output=fio_output)
+        chosen = _checked_attempt(attempt, len(attempts))
+        doc = run_disclosure(results, what, fio_output=fio_output, attempt=chosen)
         if doc is not None:
             warn_damaged(results)
             _say_attempts(what, attempts, attempt)
@@ -65,17 +65,6 @@ def disclose(
         print(json.dumps(doc, indent=2, default=str))
     else:
         print(to_yaml(doc), end="")
-
-
-class _AttemptOf:
-    """The store as ``run_disclosure`` reads it, its run detail that of one attempt (None:
-    the run's good record, else its latest, as ever)."""
-
-    def __init__(self, store: ResultsStore, attempt: int | None) -> None:
-        self._store, self._attempt = store, attempt
-
-    def run_detail(self, run_id: str) -> dict[str, Any] | None:
-        return self._store.run_detail(run_id, attempt=self._attempt)
 
 
 def _checked_attempt(attempt: int | None, count: int) -> int | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -243,24 +244,38 @@ class ParquetStore(ResultsStore):
         address = RunAddress(row["sweep_id"], row["config_key"], row["cell_key"], row["repetition"])
         row = dict(row, run_id=address.run_id)
         path = self._run_path(address)
+        replace = False
         if row["status"] == "ok":
             if self.has_run(address):
                 return False
+            # What is in the run's place is not the run (a damaged file, a FIFO, a link):
+            # readers leave it out and warn, so the good run takes its place.
+            replace = os.path.lexists(path)
         else:
             # Failed attempts are kept beside the address, never in its place.
             stamp = row["finished_at"].strftime("%Y%m%dT%H%M%S%f")
             path = path.with_name(f"{address.run_id}.failed-{stamp}.parquet")
-        written = atomic_write_bytes(path, table_bytes(row, RUN_SCHEMA), replace=False)
+        try:
+            written = atomic_write_bytes(path, table_bytes(row, RUN_SCHEMA), replace=replace)
+        except IsADirectoryError:
+            raise StoreError(
+                f"{path}: a folder where run {address.run_id}'s file goes; remove it to store "
+                "the run"
+            ) from None
         if written:
             note_written(path, RUN_SCHEMA)
         return written
 
     def has_run(self, address: RunAddress) -> bool:
         # The run file first, the parts second: a compaction writes the part before it
-        # removes the file, so a run is found at every moment.
-        if self._run_path(address).exists():
-            return True
+        # removes the file, so a run is found at every moment. A file in the run's place
+        # counts only if readers read the run from it (not damaged, nor a FIFO, nor another
+        # run's), or a run they leave out would never be measured again.
         key = (address.run_id, "ok", None)
+        path = self._run_path(address)
+        with contextlib.suppress(FileNotFoundError):
+            if part_problem(path, RUN_LAYOUT) is None and key in keys_of_part(path):
+                return True
         folder = self._config_dir_name(address.sweep_id, address.config_key)
         for part in self._parts(address.sweep_id, folder):
             with contextlib.suppress(FileNotFoundError):
