@@ -189,7 +189,8 @@ def test_a_damaged_progress_record_is_named_and_not_trusted(
     done = cli("status", SWEEP, "--json", "--store", store, timeout=TIMEOUT)
     assert done.returncode == 0 and f"warning: {path}: " in done.stderr, done.stderr
     assert "\x1b" not in done.stdout and "\\u001b" not in done.stdout, done.stdout
-    assert json.loads(done.stdout)["sweeps"][0]["state"] == "interrupted"
+    entry = json.loads(done.stdout)["sweeps"][0]
+    assert entry["state"] == "interrupted" and entry["totals_known"] is False, entry
     assert contents(store) == before
 
 

@@ -115,6 +115,7 @@ def status_document(statuses: Iterable[Any]) -> dict[str, Any]:
             "array_s_used": _num(s.array_s_used),
             "array_s_total": _num(s.array_s_total),
             "waiting": s.waiting,
+            "totals_known": s.totals_known,
         }
         for s in statuses
     ]
@@ -238,6 +239,9 @@ STATUS_SCHEMA = _object(
                     "array_s_total": _NUM,
                     # a manual sweep's operator: what to build, e.g. "build raid10/… (3 of 9)"
                     "waiting": {"type": ["string", "null"]},
+                    # false where no progress record told the totals: the *_total fields
+                    # and configurations_done then read 0 for "not known"
+                    "totals_known": {"type": "boolean"},
                 }
             ),
         },

@@ -87,6 +87,7 @@ def test_status_json(quick_store: ParquetStore) -> None:
     (sweep,) = doc["sweeps"]
     s = sweep_status(quick_store, "quick")
     assert sweep["sweep"] == "quick" and sweep["state"] == s.state == "finished"
+    assert sweep["totals_known"] is True
     assert (sweep["runs_done"], sweep["runs_total"]) == (s.runs_done, s.runs_total) == (1134, 1134)
     assert sweep["configurations_done"] == 9
 
