@@ -61,6 +61,7 @@ def _env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["key"] = breakable_key
+    env.filters["breakable"] = breakable_text
     env.globals |= {
         "rank_label": rank_label,
         "limits_text": limits_text,
@@ -77,6 +78,12 @@ def breakable_key(text: Any) -> Markup:
     parts = str(text).split("/")
     shown = [p + "/" for p in parts[:-1]] + parts[-1:]
     return Markup("<wbr>").join(Markup('<span class="part">{}</span>').format(p) for p in shown)
+
+
+def breakable_text(text: Any) -> Markup:
+    """Text, escaped, that a narrow column may wrap after each ``/``: the cell names in a
+    latency or a limit (``randrw70/8k/qd1x16``) are no wider than one of their parts."""
+    return Markup("/<wbr>").join(str(text).split("/"))
 
 
 def _svg(chart: Any) -> str:

@@ -184,7 +184,7 @@ def test_the_surrogate_is_fitted_again_only_when_a_configuration_completes(case)
 
 def test_the_heatmaps_predicted_cells_write_their_interval_as_the_tables() -> None:
     """The Heatmaps page's predicted cells give their interval (in percent of the best
-    measured) in the tooltip as every table writes an interval (``87.04–113``)."""
+    measured) in the tooltip as every table writes an interval (``87–113``)."""
     import altair as alt
 
     from app_pages._predictions import with_predicted_cells
@@ -211,4 +211,4 @@ def test_the_heatmaps_predicted_cells_write_their_interval_as_the_tables() -> No
         for row in rows
         if "interval" in row
     ]
-    assert told and set(told) == {"87.04–113"}
+    assert told and set(told) == {"87–113"}

@@ -53,9 +53,64 @@ def _plain_spec(value: Any) -> str:
     return ",.0f" if abs(value) >= 1000 else ".4g"
 
 
+#: how many decimals an interval may add to its larger end's precision to tell its ends apart
+INTERVAL_EXTRA_DECIMALS = 2
+
+
 def interval_text(lo: Any, hi: Any) -> str:
-    """A 95% interval as every table writes it (``1,235–2,346``, ``0.5–950.3``)."""
-    return f"{figure(lo)}–{figure(hi)}"
+    """A 95% interval as every table writes it (``1,235–2,346``, ``0.5–950.3``, ``912–1,033``):
+    both ends with one precision, never scientific notation, an en dash between them.
+
+    The precision is the one the larger end's magnitude gets from ``figure``: thousands
+    grouped and no decimals from 1,000, four significant digits below (912.3 to 1,033 reads
+    ``912–1,033``, not ``912.3–1,033``; 87.04 to 112.96 reads ``87–113``). Distinct ends that
+    would then read alike get a decimal more, up to ``INTERVAL_EXTRA_DECIMALS`` more
+    (``3,304.2–3,304.4``); ends closer than that are equal to the precision shown and read
+    alike. A trailing zero both ends have is dropped (``95–105``, ``1.5–2.0``), so both keep
+    the same number of decimals. Rounding never swaps the ends: ``lo <= hi`` reads so. A
+    missing or infinite end is a dash, the other end then written as ``figure`` writes it
+    alone."""
+    ends = [_finite(lo), _finite(hi)]
+    if ends[0] is None or ends[1] is None:
+        return f"{figure(lo)}–{figure(hi)}"
+    a, b = ends
+    decimals = _decimals(max(abs(a), abs(b)))
+    texts = _fixed(a, b, decimals)
+    for more in range(1, INTERVAL_EXTRA_DECIMALS + 1):
+        if a == b or texts[0] != texts[1]:
+            break
+        texts = _fixed(a, b, decimals + more)
+    return "–".join(_trim_zeros(texts))
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value) if math.isfinite(float(value)) else None
+
+
+def _decimals(magnitude: float) -> int:
+    """The decimals ``figure`` gives a number of this size: none from 1,000 (after
+    rounding: 999.96 is 1,000), else four significant digits."""
+    if magnitude == 0:
+        return 0
+    exponent = int(format(magnitude, ".3e").split("e")[1])  # of the rounded figure
+    return max(0, 3 - exponent)
+
+
+def _fixed(a: float, b: float, decimals: int) -> list[str]:
+    texts = [format(v, f",.{decimals}f") for v in (a, b)]
+    # a zero that rounds from below reads "-0.0": no sign on a zero
+    return [t[1:] if t.startswith("-") and not t.strip("-0.,") else t for t in texts]
+
+
+def _trim_zeros(texts: list[str]) -> list[str]:
+    """Drop the trailing zeros both ends have (and the point, with its last decimal)."""
+    while all("." in t and t.endswith("0") for t in texts):
+        texts = [t[:-1] for t in texts]
+    if all(t.endswith(".") for t in texts):
+        texts = [t[:-1] for t in texts]
+    return texts
 
 
 def risk_text(value: Any) -> str:
