@@ -10,7 +10,6 @@ a sweep writes.
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from sweeper.errors import InputError
 from sweeper.processes import pid_alive
 from sweeper.status import SweepStatus, sweep_status
 from sweeper.store import ParquetStore
+from sweeper.untrusted import markdown_code
 
 STORE_ENV = "RAIDSWEEP_STORE"
 DEFAULT_STORE = "raidsweep-data"
@@ -52,43 +52,23 @@ def sweep_ids(records: list[dict[str, Any]]) -> list[str]:
     return [r["sweep_id"] for r in ordered if r.get("sweep_id")]
 
 
-#: a run of backticks, and a line break: what a code span must be built around
-_BACKTICKS = re.compile(r"`+")
-_LINE_BREAKS = re.compile(r"[\r\n]+")
-
-
-def code_span(text: str) -> str:
-    """``text`` as a Markdown code span that shows it as itself, whatever it holds: a path,
-    a key or a typed value may hold backticks, which would end a plain `…` early and let the
-    rest render as Markdown (a link, LaTeX between two ``$``). The fence is one backtick
-    longer than the longest run inside (CommonMark), padded where the text starts or ends
-    with a backtick or a blank; a line break (which could open a heading) reads as a space."""
-    one_line = _LINE_BREAKS.sub(" ", text)
-    if not one_line:
-        return ""
-    fence = "`" * (max((len(m) for m in _BACKTICKS.findall(one_line)), default=0) + 1)
-    padded = one_line[:1] in "` " or one_line[-1:] in "` "
-    pad = " " if padded else ""
-    return f"{fence}{pad}{one_line}{pad}{fence}"
-
-
 def how_to_start(root: Path) -> str:
     """What the page says where there is no sweep to show: a store path that names nothing
     (or a file) is said to be so, since a mistyped path would look like an empty store."""
-    command = code_span(f"{START_COMMAND} --store {root}")
+    command = markdown_code(f"{START_COMMAND} --store {root}")
     elsewhere = f"set `{STORE_ENV}` to the folder of an existing store"
     if root.is_file():
         return (
-            f"{code_span(str(root))} is a file, not a store's folder: {elsewhere}, "
+            f"{markdown_code(str(root))} is a file, not a store's folder: {elsewhere}, "
             "then reload this page."
         )
     if not root.exists():
         return (
-            f"There is no folder {code_span(str(root.resolve()))}: check the store's path "
+            f"There is no folder {markdown_code(str(root.resolve()))}: check the store's path "
             f"({elsewhere}), or start one with {command}; then reload this page."
         )
     return (
-        f"No sweeps in {code_span(str(root))} yet. Start one with {command} (or {elsewhere}), "
+        f"No sweeps in {markdown_code(str(root))} yet. Start one with {command} (or {elsewhere}), "
         "then reload this page."
     )
 
@@ -308,17 +288,31 @@ def is_running(store: ParquetStore, sweep_id: str) -> bool:
 
 
 # live refresh -----------------------------------------------------------------------------------
-def live(store: ParquetStore, sweep_id: str, render: Callable[[], None]) -> None:
-    """Call ``render``; while the sweep runs, as a fragment re-rendered every REFRESH_S seconds."""
-    if not is_running(store, sweep_id):
+def live(
+    store: ParquetStore,
+    sweep_id: str,
+    render: Callable[[], None],
+    *others: tuple[ParquetStore, str],
+) -> None:
+    """Call ``render``; while the sweep runs (or any of ``others``, (store, sweep) pairs of
+    the other sweeps the page shows beside it), as a fragment re-rendered every REFRESH_S
+    seconds. The page's widgets drawn before it keep their choices: a refresh re-runs
+    ``render`` alone."""
+    sweeps = [(store, sweep_id), *others]
+    shown = "a sweep shown" if others else "the sweep"
+
+    def running() -> bool:
+        return any(is_running(where, sweep) for where, sweep in sweeps)
+
+    if not running():
         render()
         return
 
     @st.fragment(run_every=REFRESH_S)
     def _live() -> None:
-        if not is_running(store, sweep_id):
-            st.rerun()  # the sweep stopped: a full run renders it once more, without the timer
-        st.caption(f"Live: refreshed every {REFRESH_S} s while the sweep runs.")
+        if not running():
+            st.rerun()  # the sweeps stopped: a full run renders them once more, without the timer
+        st.caption(f"Live: refreshed every {REFRESH_S} s while {shown} runs.")
         render()
 
     _live()

@@ -98,9 +98,10 @@ class SweepPage:
         if note:
             st.warning(note, icon=":material/hourglass_top:")
 
-    def live(self, render: Callable[[], None]) -> None:
-        """Render the page's figures; while the sweep runs, again every few seconds."""
-        _common.live(self.store, self.sweep_id, render)
+    def live(self, render: Callable[[], None], *others: tuple[ParquetStore, str]) -> None:
+        """Render the page's figures; while the sweep runs (or one of ``others``, the
+        (store, sweep) pairs of other sweeps the page shows), again every few seconds."""
+        _common.live(self.store, self.sweep_id, render, *others)
 
 
 def open_page(title: str | None = None) -> SweepPage:

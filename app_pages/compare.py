@@ -9,10 +9,10 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _frame
-from app_pages._common import code_span
 from recommender import views
 from recommender.recommendations import ClassRecommendation
 from recommender.views.markdown import figure, risk_text
+from sweeper.untrusted import markdown_code
 
 GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
 page = _frame.open_page("Compare")
@@ -57,7 +57,7 @@ def render() -> None:
     if a == b:
         st.warning("Choose two different configurations.")
         return
-    st.markdown(f"**A** = {code_span(a)}  \n**B** = {code_span(b)}")
+    st.markdown(f"**A** = {markdown_code(a)}  \n**B** = {markdown_code(b)}")
     st.subheader("Per class")
     _scores(views.compare_scores(current, a, b))
     st.subheader("Per cell")

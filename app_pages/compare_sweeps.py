@@ -1,7 +1,8 @@
 """Compare sweeps: the sweep chosen in the sidebar (B) against another (A) of this store or of
 another store — the new array against the old, after a firmware update against before, a
 rehearsal against the simulated array; per class and per cell, each change with its interval
-and whether it is significantly better or worse. The acceptance verdict of B's gates beside."""
+and whether it is significantly better or worse. The acceptance verdict of B's gates beside.
+While either sweep runs, the comparison is drawn again every few seconds, the choices kept."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _common, _frame
-from app_pages._common import code_span
 from recommender.acceptance_io import check_rows, sweep_acceptance, verdict_for
 from recommender.data import sweep_classes
 from recommender.sweepcompare import (
@@ -23,7 +23,7 @@ from recommender.sweepcompare import (
 )
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
-from sweeper.untrusted import markdown_prose, path_problem
+from sweeper.untrusted import markdown_code, markdown_prose, path_problem
 
 
 def _same_folder(a: Path, b: Path) -> bool:
@@ -65,7 +65,8 @@ ids = [i for i in _common.sweep_ids(records) if not (same_store and i == page.sw
 if not ids:
     if other.strip() and not store_a.root.is_dir():
         st.info(
-            f"There is no folder {code_span(str(store_a.root))}: check the path of sweep A's store."
+            f"There is no folder {markdown_code(str(store_a.root))}: "
+            "check the path of sweep A's store."
         )
         st.stop()
     st.info("No other sweep to compare with: name another store, or run a second sweep.")
@@ -88,7 +89,8 @@ def render() -> None:
         st.error(markdown_prose(str(exc)))
         return
     comparison = compare_sweeps(runs_a, runs_b, classes)
-    st.markdown(f"**A** = sweep {code_span(sweep_a)}  \n**B** = sweep {code_span(page.sweep_id)}")
+    a, b = markdown_code(sweep_a), markdown_code(page.sweep_id)
+    st.markdown(f"**A** = sweep {a}  \n**B** = sweep {b}")
     if comparison.classes.empty and comparison.cells.empty:
         st.info(f"{NOTHING_IN_COMMON[0].upper()}{NOTHING_IN_COMMON[1:]}.")
         return
@@ -123,4 +125,5 @@ def _acceptance(store_a: ParquetStore) -> None:
     _frame.table(pd.DataFrame(check_rows(verdict)))
 
 
-page.live(render)
+# live while either sweep runs: A's runs, as they land, change the comparison as B's do
+page.live(render, (store_a, sweep_a))

@@ -22,7 +22,7 @@ from recommender.tradeoffs import TRADEOFF_FORMULA
 from recommender.views.markdown import risk_text, share_text
 from sweeper.status import provisional
 from sweeper.units import format_ms
-from sweeper.untrusted import markdown_prose, markdown_text
+from sweeper.untrusted import markdown_code, markdown_prose, markdown_text
 
 page = _frame.open_page("Recommendations")
 names = page.class_names(
@@ -242,7 +242,7 @@ def _decision(rec: ClassRecommendation) -> None:
         text += "  \nMargin to each limit: the limited figures are not measured yet."
     st.success(text, icon=":material/hourglass_top:" if note else ":material/recommend:")
     key = str(rec.best["config_key"])
-    st.markdown(f"Recommended configuration: `{key}`", help=views.explain_key(key))
+    st.markdown(f"Recommended configuration: {markdown_code(key)}", help=views.explain_key(key))
 
 
 def _in_view(table: pd.DataFrame) -> list[str]:
@@ -279,7 +279,7 @@ def _links(key: str | None, rec: ClassRecommendation) -> None:
     # The keys are in words above the links, where they wrap: a link's label never does, and
     # two keys in one would be cut off in a narrow window.
     whom = "the recommended one" if key != best else "the runner-up"
-    st.markdown(f"Selected: `{key}`  \nAgainst {whom}: `{other}`")
+    st.markdown(f"Selected: {markdown_code(key)}  \nAgainst {whom}: {markdown_code(other)}")
     row = st.container(horizontal=True)
     row.page_link(
         "app_pages/compare.py",

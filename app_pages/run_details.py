@@ -9,13 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _frame
-from app_pages._common import code_span
 from recommender import views
 from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
 from recommender.views.shading import cell_order_key
 from sweeper.errors import StoreError
 from sweeper.units import format_ms
-from sweeper.untrusted import markdown_prose
+from sweeper.untrusted import markdown_code, markdown_prose
 
 #: the choices of a run on this page, all of one sweep (``run_sweep``)
 RUN_CHOICES = ("run_id", "run_config", "run_cell", "run_repetition", "run_attempt", "run_attempts")
@@ -51,13 +50,6 @@ def _take_picks() -> None:
         st.session_state["run_id"] = ""
 
 
-def _typed_problem(problem: str, typed: str) -> str:
-    """``views.run_id_problem``'s message with the typed text shown as itself: the message
-    quotes it between backticks, which a backtick in the text would end early."""
-    head, quoted, tail = problem.partition(f"`{typed}`")
-    return f"{head}{code_span(typed)}{tail}" if quoted else markdown_prose(problem)
-
-
 def _chosen_run(all_runs: pd.DataFrame) -> str | None:
     """The run typed, else the one chosen by configuration, cell and repetition; None (and
     why) when the typed text is no run id."""
@@ -67,7 +59,7 @@ def _chosen_run(all_runs: pd.DataFrame) -> str | None:
     if typed:
         problem = views.run_id_problem(typed)
         if problem:
-            st.error(_typed_problem(problem, typed))
+            st.error(problem)  # the typed text quoted as itself
             return None
         return typed
     cols = st.columns([3, 2, 1])
@@ -130,7 +122,7 @@ def _detail(run_id: str) -> dict[str, Any] | None:
         st.code(str(exc), language=None, wrap_lines=True)
         return None
     if detail is None:
-        st.error(f"No run {run_id} is stored in {code_span(str(store.root))}.")
+        st.error(f"No run {run_id} is stored in {markdown_code(str(store.root))}.")
     return detail
 
 
@@ -153,7 +145,8 @@ def _worst_p99(detail: dict[str, Any]) -> str:
 def _figures(detail: dict[str, Any]) -> None:
     # Each figure as wide as it reads, the row wrapping where the window is narrow: never cut off.
     figures = st.container(horizontal=True, gap="large")
-    figures.metric("Status", str(detail.get("status")), width="content")
+    # the status as the store holds it: shown as text, never as Markdown, whatever it says
+    figures.metric("Status", markdown_prose(str(detail.get("status"))), width="content")
     figures.metric("IOPS", _figure(detail.get("iops"), ",.0f"), width="content")
     figures.metric("MB/s", _figure(detail.get("mbps"), ",.1f"), width="content")
     figures.metric("p99 latency (ms)", _worst_p99(detail), width="content")
@@ -167,7 +160,7 @@ def _notes(detail: dict[str, Any]) -> None:
     """Which tool measured the run, and what went wrong: the store's and the tools' words
     shown as themselves (an Ansible or shell error holds `$`, `*` and links)."""
     tool = markdown_prose(f"{detail.get('tool')} {detail.get('tool_version')}")
-    st.caption(f"Run id {code_span(str(detail.get('run_id')))} · {tool}")
+    st.caption(f"Run id {markdown_code(str(detail.get('run_id')))} · {tool}")
     if detail.get("error"):
         st.error("The run failed. What the tool said:", icon=":material/error:")
         st.code(str(detail["error"]), language=None, wrap_lines=True)

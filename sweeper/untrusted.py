@@ -130,6 +130,35 @@ def markdown_text(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", _SHORTCODE.sub(":\u2060", text))
 
 
+#: a run of backticks, and a line break: what a code span must be built around
+_BACKTICKS = re.compile(r"`+")
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+#: what Streamlit rewrites in the whole Markdown source before reading it, code spans too
+#: (``:material/x:``, its icons' name, to ``:material_x:``): a word joiner (U+2060,
+#: invisible) after the ':' keeps the text as it is
+_STREAMLIT_ICON = ":material/"
+_ICON_KEPT = ":\u2060material/"
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as an inline code span of Markdown that shows it as itself, whatever it holds
+    (a path, a key, a value typed): nothing in a code span is read as Markdown or HTML, but a
+    backtick in ``text`` would end a plain `…` early and let the rest render (a link, LaTeX
+    between two ``$``). So the fence is one backtick longer than the longest run inside
+    (CommonMark), padded with a blank where the text starts or ends with a backtick or a blank
+    (Markdown takes one off each side, unless the text is all blanks); a line break (which
+    could open a heading or end the span's paragraph) reads as a space, and Streamlit's
+    ``:material/`` keeps its '/' (an invisible word joiner after its ':'). Empty text is no
+    span at all: ``""``."""
+    one_line = _LINE_BREAKS.sub(" ", text).replace(_STREAMLIT_ICON, _ICON_KEPT)
+    if not one_line:
+        return ""
+    fence = "`" * (max((len(m) for m in _BACKTICKS.findall(one_line)), default=0) + 1)
+    edges = one_line[:1] + one_line[-1:]
+    pad = " " if one_line.strip(" ") and ("`" in edges or " " in edges) else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
 def markdown_html_text(text: str) -> str:
     """``text`` for a Markdown file that may be rendered anywhere: what could start HTML
     escaped (``<img`` is ``&lt;img``, ``&`` is ``&amp;``; a ``>`` alone opens nothing and

@@ -21,14 +21,13 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages._common import code_span
 from recommender.views import metric_text
 from recommender.views.markdown import figure
 from recommender.views.shading import cell_order_key
 from sweeper import operator_room as operator
 from sweeper.platforms import manual
 from sweeper.store import ParquetStore
-from sweeper.untrusted import markdown_prose
+from sweeper.untrusted import markdown_code, markdown_prose
 from tests.support.apptest import open_app
 from tests.support.specs import class_measuring, one_cell_sim, write_spec
 from tests.support.sweeps import copy_store, sweep
@@ -163,7 +162,7 @@ def test_a_typed_run_id_is_quoted_as_typed(
     typed = "`**x**` $a$ [click](http://evil.example)"
     at.text_input(key="run_id").set_value(typed).run()
     (error,) = [e.value for e in _no_traceback(at).error]
-    assert error.startswith(f"{code_span(typed)} is not a run id"), error
+    assert error.startswith(f"{markdown_code(typed)} is not a run id"), error
 
 
 # figures as the CLI writes them --------------------------------------------------------------
@@ -359,19 +358,19 @@ def test_compare_sweeps_offers_the_newest_first_and_quotes_a_path_whole(
     typed = "/nonexistent/`**b**` $a$ and $b$"
     at.text_input(key="compare_sweeps_store").set_value(typed).run()
     said = [i.value for i in _no_traceback(at).info]
-    assert any(code_span(str(Path(typed))) in i for i in said), said
+    assert any(markdown_code(str(Path(typed))) in i for i in said), said
 
 
 def test_a_store_path_is_quoted_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     root = tmp_path / "no`such` $a$ and $b$"
     at = open_app(monkeypatch, root)
     said = " ".join(i.value for i in at.info)
-    assert f"There is no folder {code_span(str(root.resolve()))}:" in said, said
+    assert f"There is no folder {markdown_code(str(root.resolve()))}:" in said, said
 
 
 def test_a_code_span_shows_its_text_whatever_it_holds() -> None:
-    assert code_span("raid5/single_rank") == "`raid5/single_rank`"
-    assert code_span("a`b") == "``a`b``"
-    assert code_span("`a``") == "``` `a`` ```"
-    assert code_span("two\nlines") == "`two lines`"
-    assert code_span("") == ""
+    assert markdown_code("raid5/single_rank") == "`raid5/single_rank`"
+    assert markdown_code("a`b") == "``a`b``"
+    assert markdown_code("`a``") == "``` `a`` ```"
+    assert markdown_code("two\nlines") == "`two lines`"
+    assert markdown_code("") == ""

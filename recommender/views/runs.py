@@ -11,6 +11,7 @@ import pandas as pd
 
 from recommender.views.labels import CONFIGURATION, RUN_FIGURES, metric_text
 from sweeper.units import format_size
+from sweeper.untrusted import markdown_code
 from sweeper.vocabulary import RUN_ID_RE
 
 
@@ -44,10 +45,11 @@ def configuration_table(
 
 
 def run_id_problem(text: str) -> str | None:
-    """Why ``text`` is not a run id, or None when it is one."""
+    """Why ``text`` is not a run id, or None when it is one: Markdown, the text quoted as
+    itself (``markdown_code``) whatever it holds."""
     if not RUN_ID_RE.fullmatch(text):
         return (
-            f"`{text}` is not a run id: a run id is 24 hexadecimal digits "
+            f"{markdown_code(text)} is not a run id: a run id is 24 hexadecimal digits "
             "(see the run id column of a heatmap cell's runs, or `raidsweep disclose`)."
         )
     return None

@@ -200,3 +200,74 @@ def test_heatmap_figures_and_labels_never_overlap(app_url, browser_page, width, 
         page.set_viewport_size({"width": 1400, "height": 1600})
     assert seen["labels"] >= 4, seen
     assert seen["clashes"] == [], seen
+
+
+#: every page of the app: its address ("" is the landing Overview) and its title
+PAGES = {
+    "": None,
+    "recommendations": "Recommendations",
+    "heatmaps": "Heatmaps",
+    "curves": "Curves",
+    "compare": "Compare",
+    "compare_sweeps": "Compare sweeps",
+    "run_details": "Run details",
+    "what_matters": "What matters",
+    "operator": "Operator",
+}
+_SIDEWAYS = """() => {
+  // the page's own scroll path: the main block, every box around it, and the document; a
+  // table's or a code block's own frame inside the block may scroll, the page may not
+  const path = [];
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  for (let el = main; el; el = el.parentElement) path.push(el);
+  path.push(document.scrollingElement);
+  return path.filter((el) => el.scrollWidth > el.clientWidth + 1)
+    .map((el) => [el.getAttribute('data-testid') || el.tagName, el.clientWidth, el.scrollWidth]);
+}"""
+
+
+def test_no_page_scrolls_sideways_in_a_narrow_window(app_url, browser_page):
+    """At 800 px, the sidebar open beside the page, a table wider than its column scrolls in
+    its own frame: the page itself never scrolls sideways."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=UI_TIMEOUT_MS)
+    page = browser_page
+    page.set_viewport_size({"width": 800, "height": 1000})
+    try:
+        for address, title in PAGES.items():
+            page.goto(f"{app_url.rstrip('/')}/{address}")
+            heading = f"{title} — sweep quick" if title else "Sweep quick"
+            expect(page.get_by_role("heading", name=heading)).to_be_visible()
+            expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+            page.wait_for_timeout(1500)  # the tables' and charts' last layout
+            assert page.evaluate(_SIDEWAYS) == [], heading
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1600})
+
+
+#: a run id typed that is none: backticks, Markdown, a formula, a link, HTML, and Streamlit's
+#: icon and colour shortcodes (Streamlit rewrites ``:material/`` even inside code)
+TYPED_RUN_ID = (
+    "``a`` :material/warning: :rocket: :red[x] $a$ and $b$ <b>b</b> "
+    "[l](http://192.0.2.1/) **x** ~~s~~ `"
+)
+
+
+def test_a_typed_run_id_is_shown_as_typed(app_url, browser_page):
+    """Run details quotes text typed as a run id as those characters: one piece of code, no
+    markup, no icon, no formula, none of it rewritten."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=UI_TIMEOUT_MS)
+    page = browser_page
+    page.goto(f"{app_url.rstrip('/')}/run_details")
+    box = page.get_by_label("Run id")
+    box.fill(TYPED_RUN_ID)
+    box.press("Enter")
+    error = page.get_by_test_id("stAlertContentError")
+    expect(error).to_contain_text("is not a run id")
+    quoted = error.locator("code").first
+    assert quoted.inner_text().replace("\u2060", "") == TYPED_RUN_ID, error.inner_html()
+    markup = error.locator("a, b, strong, em, del, img, .katex, [data-testid='stIconMaterial']")
+    assert markup.count() == 0, error.inner_html()
