@@ -83,12 +83,18 @@ def _broken_sweep(store: ParquetStore) -> None:
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
-    folder = tmp_path_factory.mktemp("robust-pages")
+    store = two_flash_sweeps(tmp_path_factory.mktemp("robust-pages"))
+    _broken_sweep(store)
+    return store
+
+
+def two_flash_sweeps(folder: Path) -> ParquetStore:
+    """A store in ``folder`` with two finished sweeps on the all-flash profile: CURVES_A
+    (RAID 5 and 10) and CURVES_B (RAID 6)."""
     store = ParquetStore(folder / "store")
     for name, levels in ((CURVES_A, ["raid5", "raid10"]), (CURVES_B, ["raid6"])):
         _, outcome = sweep(_flash_spec(folder, name, levels), store.root)
         assert outcome.complete
-    _broken_sweep(store)
     return store
 
 

@@ -19,8 +19,7 @@ from streamlit.testing.v1 import AppTest
 from recommender import views
 from sweeper.store import ParquetStore
 from tests.support.apptest import open_app
-from tests.support.sweeps import sweep
-from tests.test_app_robust_pages import CURVES_A, CURVES_B, _flash_spec, _is_live, _page
+from tests.test_app_robust_pages import CURVES_A, CURVES_B, _is_live, _page, two_flash_sweeps
 
 #: a status no run has today: Markdown, LaTeX, a link, an icon and HTML
 STATUS = "**ok** $a$ and $b$ [click](http://192.0.2.1/) :material/warning: :red[x] <b>b</b>"
@@ -28,12 +27,7 @@ STATUS = "**ok** $a$ and $b$ [click](http://192.0.2.1/) :material/warning: :red[
 
 @pytest.fixture(scope="module")
 def two_sweeps(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
-    folder = tmp_path_factory.mktemp("typed-status-compare")
-    store = ParquetStore(folder / "store")
-    for name, levels in ((CURVES_A, ["raid5", "raid10"]), (CURVES_B, ["raid6"])):
-        _, outcome = sweep(_flash_spec(folder, name, levels), store.root)
-        assert outcome.complete
-    return store
+    return two_flash_sweeps(tmp_path_factory.mktemp("typed-status-compare"))
 
 
 def _markdown_text(markdown: str) -> str:
