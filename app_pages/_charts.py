@@ -136,10 +136,23 @@ def share_bars(frame: pd.DataFrame, title: str) -> alt.Chart:
     )
 
 
+#: the page's width for the plot, its own height kept: title, axes and legend are added to it
+_FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
+
+
 def titled(chart: alt.TopLevelMixin, title: str) -> alt.TopLevelMixin:
     """``chart`` with ``title`` above it (Vega names the figure by it: its title's
-    aria-label, what a screen reader says of it)."""
-    return chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=14, limit=0))
+    aria-label, what a screen reader says of it), as wide as the page.
+
+    Streamlit fits a chart that says nothing of its sizing into its declared height (Vega's
+    ``fit``): a title and a legend below then take that height from the plot (the curves'
+    plot was squeezed to a sixth of it, its title under the page's choices, the trade-off's
+    legend cut off). Only the width is fitted here; a chart laid out in steps (a heatmap's
+    cells) keeps Vega's own sizing."""
+    chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=14, limit=0))
+    if isinstance(getattr(chart, "width", None), alt.Step):
+        return chart
+    return chart.properties(autosize=_FIT_WIDTH)
 
 
 CELL_SEP = " · "

@@ -56,6 +56,11 @@ def heatmap(frame: pd.DataFrame, metric_label: str, *, higher_is_better: bool = 
     return (rect + text).properties(height=alt.Step(22), width=alt.Step(56))
 
 
+#: the plots' own heights, in pixels (a title, the axes and a legend are added to them)
+CURVE_PLOT_HEIGHT = 300
+TRADEOFF_PLOT_HEIGHT = 320
+
+
 def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     """IOPS against mean latency as I/Os in flight grow, one line per curve.
 
@@ -80,7 +85,7 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     )
     line = base.mark_line(point=True).encode(order="outstanding:Q")
     marks = base.transform_filter(alt.datum.role != "").mark_point(size=120, shape="diamond")
-    return (line + marks).properties(width=520, height=300)
+    return (line + marks).properties(width=520, height=CURVE_PLOT_HEIGHT)
 
 
 def tradeoff_points(ranked: pd.DataFrame) -> pd.DataFrame:
@@ -150,5 +155,5 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
                 alt.Tooltip("limits:N", title="limits (what broke)"),
             ],
         )
-        .properties(height=320)
+        .properties(height=TRADEOFF_PLOT_HEIGHT)
     )

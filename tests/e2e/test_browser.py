@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from recommender.charts import CURVE_PLOT_HEIGHT, TRADEOFF_PLOT_HEIGHT
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
 from tests.support.appserver import chromium, streamlit_run
@@ -271,3 +272,32 @@ def test_a_typed_run_id_is_shown_as_typed(app_url, browser_page):
     assert quoted.inner_text().replace("\u2060", "") == TYPED_RUN_ID, error.inner_html()
     markup = error.locator("a, b, strong, em, del, img, .katex, [data-testid='stIconMaterial']")
     assert markup.count() == 0, error.inner_html()
+
+
+@pytest.mark.parametrize(
+    ("address", "plot_height"),
+    [("curves", CURVE_PLOT_HEIGHT), ("recommendations", TRADEOFF_PLOT_HEIGHT)],
+)
+def test_a_chart_keeps_its_plot_and_shows_its_title_and_legend(
+    app_url, browser_page, address, plot_height
+):
+    """A chart's plot keeps its own height and its title, axes and legend are added to it:
+    Streamlit had fitted the whole figure into the plot's height, which squeezed the curves'
+    plot to a sixth of it with its title under the page's choices, and cut the trade-off's
+    legend off ("breaks a limit" unseen)."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=UI_TIMEOUT_MS)
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    try:
+        page.goto(f"{app_url.rstrip('/')}/{address}")
+        chart = page.get_by_test_id("stVegaLiteChart").first
+        expect(chart).to_be_visible()
+        page.wait_for_timeout(1500)  # the chart's last layout
+        box = chart.bounding_box()
+        assert box is not None
+        # a title line (14 px) and the x axis with its title take at least 60 px
+        assert box["height"] >= plot_height + 60, (address, box)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1600})
