@@ -253,15 +253,19 @@ def test_a_damaged_run_file_is_named_not_a_traceback(
 
 
 # pages opened while a sweep runs -------------------------------------------------------------
-def _running_copy(pristine: ParquetStore, folder: Path) -> tuple[Path, Path]:
-    """CURVES_A as a sweep that runs (this process stands in for its sweeper) and has
-    stored no run yet; its runs are held in the second folder returned."""
+def running_copy(
+    pristine: ParquetStore, folder: Path, running: str = CURVES_A, *others: str
+) -> tuple[Path, Path]:
+    """A copy of the sweep ``running`` (and of ``others``, as they are) in which it runs
+    (this process stands in for its sweeper) and has stored no run yet; its runs are held in
+    the second folder returned."""
     root = folder / "store"
-    shutil.copytree(pristine.root / CURVES_A, root / CURVES_A)
-    progress = pristine.read_progress(CURVES_A) or {}
-    ParquetStore(root).write_progress(CURVES_A, progress | {"state": "running", "pid": os.getpid()})
+    for name in (running, *others):
+        shutil.copytree(pristine.root / name, root / name)
+    progress = pristine.read_progress(running) or {}
+    ParquetStore(root).write_progress(running, progress | {"state": "running", "pid": os.getpid()})
     held = folder / "held"
-    shutil.move(root / CURVES_A / "runs", held)
+    shutil.move(root / running / "runs", held)
     return root, held
 
 
@@ -278,7 +282,7 @@ def test_a_page_opened_before_the_first_run_follows_the_sweep(
 ) -> None:
     """No runs yet: said in the part of the page that refreshes, whose choices appear once
     runs land."""
-    root, held = _running_copy(pristine, tmp_path)
+    root, held = running_copy(pristine, tmp_path)
     at = _page(open_app(monkeypatch, root), page)
     assert at.info and _is_live(at), [i.value for i in at.info]
     shutil.move(held, root / CURVES_A / "runs")
@@ -290,7 +294,7 @@ def test_a_page_opened_before_the_first_run_follows_the_sweep(
 def _manual(pristine: ParquetStore, folder: Path) -> tuple[Path, Path]:
     """CURVES_A as a manual sweep that runs and waits for no one yet; its store and the
     operator's room of its array."""
-    root, _ = _running_copy(pristine, folder)
+    root, _ = running_copy(pristine, folder)
     path = root / CURVES_A / "sweep.json"
     record = json.loads(path.read_text())
     record["spec"]["platform"] = "manual"

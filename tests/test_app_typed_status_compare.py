@@ -7,7 +7,6 @@ here again for this module)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,14 @@ from streamlit.testing.v1 import AppTest
 from recommender import views
 from sweeper.store import ParquetStore
 from tests.support.apptest import open_app
-from tests.test_app_robust_pages import CURVES_A, CURVES_B, _is_live, _page, two_flash_sweeps
+from tests.test_app_robust_pages import (
+    CURVES_A,
+    CURVES_B,
+    _is_live,
+    _page,
+    running_copy,
+    two_flash_sweeps,
+)
 
 #: a status no run has today: Markdown, LaTeX, a link, an icon and HTML
 STATUS = "**ok** $a$ and $b$ [click](http://192.0.2.1/) :material/warning: :red[x] <b>b</b>"
@@ -73,19 +79,6 @@ def test_the_status_of_a_run_is_shown_as_text(
 
 
 # Compare sweeps --------------------------------------------------------------------------------
-def _running(pristine: ParquetStore, folder: Path, sweep_id: str) -> tuple[Path, Path]:
-    """Both sweeps, ``sweep_id`` one that runs (this process stands in for its sweeper) and
-    has stored no run yet; its runs are held in the second folder returned."""
-    root = folder / "store"
-    for name in (CURVES_A, CURVES_B):
-        shutil.copytree(pristine.root / name, root / name)
-    progress = pristine.read_progress(sweep_id) or {}
-    ParquetStore(root).write_progress(sweep_id, progress | {"state": "running", "pid": os.getpid()})
-    held = folder / "held"
-    shutil.move(root / sweep_id / "runs", held)
-    return root, held
-
-
 def _compared(at: AppTest) -> bool:
     """Whether the page shows the comparison (the tables per class and per cell)."""
     return any(m.value.startswith("**A** = sweep") for m in at.markdown) and bool(at.dataframe)
@@ -97,7 +90,8 @@ def test_compare_sweeps_follows_a_sweep_that_runs(
 ) -> None:
     """B is the sidebar's sweep, A the one chosen on the page: while either runs, the page
     refreshes, the runs that land are compared, and the choices made stay as they were."""
-    root, held = _running(two_sweeps, tmp_path, runs)
+    other = CURVES_B if runs == CURVES_A else CURVES_A
+    root, held = running_copy(two_sweeps, tmp_path, runs, other)
     at = _page(open_app(monkeypatch, root), "compare_sweeps", CURVES_B)
     assert at.selectbox(key="compare_sweeps_a").value == CURVES_A
     at.toggle(key="compare_sweeps_all").set_value(True).run()
