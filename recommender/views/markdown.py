@@ -99,9 +99,8 @@ def _decimals(magnitude: float) -> int:
 
 
 def _fixed(a: float, b: float, decimals: int) -> list[str]:
-    texts = [format(v, f",.{decimals}f") for v in (a, b)]
-    # a zero that rounds from below reads "-0.0": no sign on a zero
-    return [t[1:] if t.startswith("-") and not t.strip("-0.,") else t for t in texts]
+    # ``figure`` writes a zero that rounds from below ("-0.0") without its sign
+    return [figure(v, f",.{decimals}f") for v in (a, b)]
 
 
 def _trim_zeros(texts: list[str]) -> list[str]:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, err, fail
 from sweeper.cli.opening import latest_sweep, warn_damaged
 from sweeper.errors import StoreError
-
-if TYPE_CHECKING:
-    # the store's import (DuckDB, Arrow) waits for the command: ``--help`` starts at once
-    pass
 
 
 def disclose(
