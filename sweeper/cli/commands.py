@@ -98,13 +98,9 @@ def main() -> None:
 
 
 def _from_keyboard_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` came of a KeyboardInterrupt no command handled: Typer turns one into
-    exit status 130 and prints nothing."""
-    seen: set[int] = set()
-    cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return True
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return False
+    """Whether ``exc`` is Typer's exit for a KeyboardInterrupt no command handled: Typer
+    raises ``Exit(130) from`` it, exits with its code and prints nothing. A command's own
+    ``typer.Exit(130)``, raised while it handles the interrupt, has it as its context only
+    (and has said so itself)."""
+    typer_exit = exc.__context__ if isinstance(exc, SystemExit) else exc
+    return isinstance(getattr(typer_exit, "__cause__", None), KeyboardInterrupt)
