@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _common
+from recommender.figures import score_decimals
 from recommender.recommendations import ClassRecommendation
 from sweeper.status import SweepStatus, provisional
 from sweeper.store import ParquetStore
@@ -149,11 +150,11 @@ def _printf(fmt: str) -> Callable[[Any], str]:
     return lambda v: MISSING if v is None or pd.isna(v) else fmt % v
 
 
-def figure_format(values: pd.Series) -> str:
-    """The printf format that writes a column's figures as the CLI and the report do
-    (``views.figure``): thousands grouped where they reach 1,000, else four digits."""
-    big = bool(len(values)) and float(values.astype(float).abs().max()) >= 1000
-    return "%,.0f" if big else "%.4g"
+def score_format(values: pd.Series) -> str:
+    """The printf format of a class's scores, with the precision every surface gives them
+    (``recommender.figures.score_decimals``: whole from 100, else three digits of the
+    largest), thousands grouped."""
+    return f"%,.{score_decimals(values)}f"
 
 
 def number(label: str, fmt: str, words: str, width: int = 56) -> Any:

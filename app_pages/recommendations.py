@@ -61,7 +61,7 @@ def render() -> None:
     # the columns left out of view (SPARE) are one click away in the table's column menu and
     # in the CSV.
     unit = views.metric_unit(wclass.metric)
-    formats = _ranking_columns(unit, _frame.figure_format(table["score"]), currency)
+    formats = _ranking_columns(unit, _frame.score_format(table["score"]), currency)
     keeps = table["limits"] == "ok"
     # The trade-off front is drawn and named under the chart below: not a column here.
     table = table.drop(columns=["trade-off front"], errors="ignore")

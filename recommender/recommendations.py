@@ -17,6 +17,7 @@ import pandas as pd
 from recommender.classes import METRIC_UNITS, WorkloadClass
 from recommender.evidence import EVIDENCE_COLUMNS, evidence
 from recommender.features import feature_impact
+from recommender.figures import figure, interval_text, score_decimals
 from recommender.scoring import rank_classes
 from recommender.tiebreak import MARGIN_COLUMNS, SCORE, TieBreak, break_tie, limit_margins
 from recommender.tradeoffs import pareto_tradeoffs, with_tradeoffs
@@ -69,9 +70,12 @@ class ClassRecommendation:
             return f"{self.name}: no runs measured the class's cells"
         b = self.best
         unit = METRIC_UNITS[self.wclass.metric]
+        decimals = score_decimals(self.ranked["score"])
+        spec = f",.{decimals}f"
         text = (
-            f"{self.name}: {b['config_key']} — {b['score']:,.0f} {unit} "
-            f"(95% CI {b['score_lo']:,.0f}–{b['score_hi']:,.0f}, {int(b['repetitions'])} reps)"
+            f"{self.name}: {b['config_key']} — {figure(b['score'], spec)} {unit} "
+            f"(95% CI {interval_text(b['score_lo'], b['score_hi'], decimals)}, "
+            f"{int(b['repetitions'])} reps)"
         )
         tied = self.tied_set
         if tied:
@@ -83,7 +87,7 @@ class ClassRecommendation:
             text += "; no configuration keeps every limit"
         if self.runner_up is not None:
             r = self.runner_up
-            text += f"; runner-up {r['config_key']} {r['score']:,.0f}"
+            text += f"; runner-up {r['config_key']} {figure(r['score'], spec)}"
             if r["score"] > 0 and b["score"] / r["score"] < _FAR:
                 text += f" ({100 * (b['score'] / r['score'] - 1):+.1f}%)"
             if self.runner_up_reason:

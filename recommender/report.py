@@ -23,6 +23,7 @@ from recommender.data import load_recommendations
 from recommender.drift import drift_table
 from recommender.evidence import EVIDENCE_COLUMNS, SHARE_MEANING
 from recommender.features import IMPACT_COLUMNS, impact_summary
+from recommender.figures import interval_text, score_decimals
 from recommender.importance import class_importances
 from recommender.matrix_text import matrix_more
 from recommender.pareto import pareto_set
@@ -102,12 +103,16 @@ def build_context(store: Any, record: dict[str, Any]) -> dict[str, Any]:
     for rec in recs:
         wclass, part = rec.wclass, rec.ranked
         points = tradeoff_points(part)
+        # one precision for the class's scores and their intervals, as on every surface
+        decimals = score_decimals(part["score"]) if len(part) else 0
         sections.append(
             {
                 "name": wclass.name,
                 "description": wclass.description,
                 "metric": wclass.metric,
                 "unit": METRIC_UNITS[wclass.metric],
+                "score_decimals": decimals,
+                "score_spec": f",.{decimals}f",
                 "cells": [(c.cell, c.weight) for c in wclass.cells],
                 "limits": class_limits_text(wclass.limits),
                 "rows": part.to_dict("records"),
@@ -243,6 +248,7 @@ def render_report(store: Any, record: dict[str, Any], ctx: dict[str, Any] | None
     template = _env().get_template("report.html.j2")
     ctx = dict(ctx or build_context(store, record))
     ctx["fmt"] = lambda v, spec=",.0f": figure(v, spec)  # REPORT.md's figures spelled alike
+    ctx["interval"] = interval_text
     return template.render(**ctx)
 
 
@@ -409,7 +415,8 @@ def render_markdown(
             out += [text(f"Not measured: {s['missing']}."), ""]
         unit = s["unit"]
         heads = {"score": f"score ({unit})", "cost_per_unit": f"{currency} / {unit}"}
-        out += [md(part[shown], headings=heads), ""]
+        scores = dict.fromkeys(("score", "score_lo", "score_hi"), s["score_spec"])
+        out += [md(part[shown], headings=heads, formats=scores), ""]
         ev = pd.DataFrame(s["evidence"])
         if len(ev):
             runner = s["runner_up"]["config_key"]

@@ -26,7 +26,6 @@ from recommender.data import heatmap_frame, load_rankings, load_recommendations
 from recommender.importance import class_importances
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
-from recommender.views.markdown import figure
 from recommender.views.runs import run_list
 from sweeper.store import ParquetStore
 from sweeper.units import format_size
@@ -573,15 +572,12 @@ def test_a_run_link_opens_in_the_runs_own_sweep(monkeypatch, quick, tmp_path):
 
 
 def test_the_rankings_score_is_written_as_the_cli_writes_it():
-    """Thousands grouped (3,423), else four digits (35.29): views.figure's spelling, in the
-    printf Streamlit takes (its "," flag) and in the text of a column with a gap."""
+    """One precision for a class's column (score_decimals): whole from 100 (3,423 and 612),
+    else three digits of the largest (35.3 and 7.1), in the printf Streamlit takes (its ","
+    flag) and in the text of a column with a gap."""
     from app_pages import _frame
 
-    for values in ([3423.4, 612.0], [35.29, 7.1]):
-        fmt = _frame.figure_format(pd.Series(values))
-        shown = [_frame._printf(fmt)(v) for v in values]
-        if max(values) >= 1000:
-            assert shown == [figure(values[0]), "612"]
-        else:
-            assert shown == [figure(v) for v in values]
+    for values, want in (([3423.4, 612.0], ["3,423", "612"]), ([35.29, 7.1], ["35.3", "7.1"])):
+        fmt = _frame.score_format(pd.Series(values))
+        assert [_frame._printf(fmt)(v) for v in values] == want
     assert _frame._printf("%,d items")(1234567) == "1,234,567 items"

@@ -73,8 +73,9 @@ def test_predictions_never_enter_a_ranking_as_measurements(case) -> None:
 
 
 def test_a_predicted_interval_reads_as_the_rankings() -> None:
-    """The same bounds read the same under the ranking as in it: thousands grouped, four
-    digits below 1,000, an en dash without spaces (``views.markdown.figure``)."""
+    """The same bounds read the same under the ranking as in it: thousands grouped, the
+    precision of the class's scores (whole: the largest reaches 100), an en dash without
+    spaces (``recommender.figures``)."""
     bounds = [(1234.6, 2345.6), (0.5, 950.3)]
     ranked = ranked_table({"a": 2000.0, "b": 500.0}).assign(
         score_lo=[lo for lo, _ in bounds], score_hi=[hi for _, hi in bounds]
@@ -92,7 +93,7 @@ def test_a_predicted_interval_reads_as_the_rankings() -> None:
         }
     )
     rows = shown.predicted_table(predicted, "redo_log")
-    assert rows["95% interval"].to_list() == ["1,235–2,346", "0.5–950.3"]
+    assert rows["95% interval"].to_list() == ["1,235–2,346", "0–950"]
     ranking = views.recommendation_table(ranked, prices=False)
     assert rows["95% interval"].to_list() == ranking["95% interval"].to_list()
 

@@ -397,7 +397,10 @@ def test_shared_figures_read_as_the_cli_writes_them() -> None:
         loss_risk_per_year=1.0923e-6,
         cost_per_unit=1.0,
     )
-    assert risk_text(row.loss_risk_per_year) == _figures(row, None)["loss risk/yr"] == "1.1e-06"
+    figures = _figures(row, None, 0)
+    assert risk_text(row.loss_risk_per_year) == figures["loss risk/yr"] == "1.1e-06"
+    assert figures["score"] == "341 (309–373)"
+    assert _figures(row, None, 1)["score"] == "340.9 (309.2–372.7)"
     assert [share_text(v) for v in (-0.4, 0.3, 12.6, -84.7)] == ["0", "0", "+13", "-85"]
     assert views.metric_text("read_lat_p99_ms", 0.10423) == "0.104"
     assert views.metric_text("iops", 3637.512) == "3,638"

@@ -3,13 +3,12 @@ the same format per column, never scientific notation for a score, a dash for no
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
 
+from recommender.figures import INTERVAL_EXTRA_DECIMALS, figure, interval_text
 from sweeper.untrusted import markdown_html_text
 
 #: per column, how its figures are written (the HTML report's formats)
@@ -33,83 +32,6 @@ FIGURE_FORMATS: dict[str, str] = {
     "contribution_pct": "+.0f",
     "weight": "g",
 }
-
-
-def figure(value: Any, spec: str | None = None) -> str:
-    """One figure: by ``spec``, else thousands grouped and at most four significant digits
-    below 1,000; a dash for a missing or infinite one."""
-    if value is None or value is pd.NA or value is pd.NaT:
-        return "–"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return str(value)
-    if not math.isfinite(float(value)):
-        return "–"
-    text = format(value, spec if spec is not None else _plain_spec(value))
-    # a share of -0.3% rounds to "-0" (and +0.2% to "+0"): no sign on a zero
-    return text[1:] if text[:1] in "+-" and not text.strip("+-0.,%") else text
-
-
-def _plain_spec(value: Any) -> str:
-    return ",.0f" if abs(value) >= 1000 else ".4g"
-
-
-#: how many decimals an interval may add to its larger end's precision to tell its ends apart
-INTERVAL_EXTRA_DECIMALS = 2
-
-
-def interval_text(lo: Any, hi: Any) -> str:
-    """A 95% interval as every table writes it (``1,235–2,346``, ``0.5–950.3``, ``912–1,033``):
-    both ends with one precision, never scientific notation, an en dash between them.
-
-    The precision is the one the larger end's magnitude gets from ``figure``: thousands
-    grouped and no decimals from 1,000, four significant digits below (912.3 to 1,033 reads
-    ``912–1,033``, not ``912.3–1,033``; 87.04 to 112.96 reads ``87–113``). Distinct ends that
-    would then read alike get a decimal more, up to ``INTERVAL_EXTRA_DECIMALS`` more
-    (``3,304.2–3,304.4``); ends closer than that are equal to the precision shown and read
-    alike. A trailing zero both ends have is dropped (``95–105``, ``1.5–2.0``), so both keep
-    the same number of decimals. Rounding never swaps the ends: ``lo <= hi`` reads so. A
-    missing or infinite end is a dash, the other end then written as ``figure`` writes it
-    alone."""
-    ends = [_finite(lo), _finite(hi)]
-    if ends[0] is None or ends[1] is None:
-        return f"{figure(lo)}–{figure(hi)}"
-    a, b = ends
-    decimals = _decimals(max(abs(a), abs(b)))
-    texts = _fixed(a, b, decimals)
-    for more in range(1, INTERVAL_EXTRA_DECIMALS + 1):
-        if a == b or texts[0] != texts[1]:
-            break
-        texts = _fixed(a, b, decimals + more)
-    return "–".join(_trim_zeros(texts))
-
-
-def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    return float(value) if math.isfinite(float(value)) else None
-
-
-def _decimals(magnitude: float) -> int:
-    """The decimals ``figure`` gives a number of this size: none from 1,000 (after
-    rounding: 999.96 is 1,000), else four significant digits."""
-    if magnitude == 0:
-        return 0
-    exponent = int(format(magnitude, ".3e").split("e")[1])  # of the rounded figure
-    return max(0, 3 - exponent)
-
-
-def _fixed(a: float, b: float, decimals: int) -> list[str]:
-    # ``figure`` writes a zero that rounds from below ("-0.0") without its sign
-    return [figure(v, f",.{decimals}f") for v in (a, b)]
-
-
-def _trim_zeros(texts: list[str]) -> list[str]:
-    """Drop the trailing zeros both ends have (and the point, with its last decimal)."""
-    while all("." in t and t.endswith("0") for t in texts):
-        texts = [t[:-1] for t in texts]
-    if all(t.endswith(".") for t in texts):
-        texts = [t[:-1] for t in texts]
-    return texts
 
 
 def risk_text(value: Any) -> str:
@@ -147,16 +69,19 @@ def markdown_table(
     text: Callable[[str], str] = markdown_html_text,
     *,
     headings: Mapping[str, str] | None = None,
+    formats: Mapping[str, str] | None = None,
 ) -> str:
     """``frame`` as a Markdown table: figures by ``FIGURE_FORMATS``, text through ``text``
     (user text is never markup), columns headed by ``headings`` (a table's own: a score's
-    unit), else ``HEADINGS``."""
+    unit), else ``HEADINGS``; ``formats`` a table's own figure formats (a class's score
+    precision, ``recommender.figures.score_spec``) over ``FIGURE_FORMATS``."""
     if not len(frame):
         return "_none_"
+    specs = {**FIGURE_FORMATS, **(formats or {})}
     shown = pd.DataFrame(
         {
             col: [
-                text(v) if isinstance(v, str) else figure(v, FIGURE_FORMATS.get(str(col)))
+                text(v) if isinstance(v, str) else figure(v, specs.get(str(col)))
                 for v in frame[col]
             ]
             for col in frame.columns
@@ -169,3 +94,16 @@ def markdown_table(
         for c in frame.columns
     ]
     return shown.to_markdown(index=False, disable_numparse=True, colalign=align)
+
+
+#: ``figure`` and ``interval_text`` live in ``recommender.figures``; here for the tables' users
+__all__ = [
+    "FIGURE_FORMATS",
+    "HEADINGS",
+    "INTERVAL_EXTRA_DECIMALS",
+    "figure",
+    "interval_text",
+    "markdown_table",
+    "risk_text",
+    "share_text",
+]

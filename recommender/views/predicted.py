@@ -8,9 +8,9 @@ import math
 
 import pandas as pd
 
+from recommender.figures import figure, interval_text, score_decimals
 from recommender.predictions import nearest
 from recommender.views.labels import CONFIGURATION
-from recommender.views.markdown import figure, interval_text
 
 #: the mark before a predicted figure, wherever it is shown (CLI, report, app)
 MARK = "~"
@@ -43,13 +43,14 @@ def predicted_table(predicted: pd.DataFrame, name: str) -> pd.DataFrame:
     part = predicted[predicted["class"] == name] if len(predicted) else predicted
     if part.empty:
         return pd.DataFrame(columns=TABLE_COLUMNS)
+    decimals = score_decimals(part["predicted"])  # as the CLI writes them
     return pd.DataFrame(
         {
             "rank": NOT_RANKED,
             CONFIGURATION: part["config_key"].astype(str).to_numpy(),
-            "predicted score": [f"{MARK} {figure(v)}" for v in part["predicted"]],
+            "predicted score": [f"{MARK} {figure(v, f',.{decimals}f')}" for v in part["predicted"]],
             "95% interval": [  # as the ranking writes its intervals
-                interval_text(lo, hi)
+                interval_text(lo, hi, decimals)
                 for lo, hi in zip(part["predicted_lo"], part["predicted_hi"], strict=True)
             ],
             "measured": [

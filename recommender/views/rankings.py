@@ -8,9 +8,9 @@ from typing import Any
 
 import pandas as pd
 
+from recommender.figures import interval_text, score_decimals
 from recommender.recommendations import ClassRecommendation
 from recommender.views.labels import CONFIGURATION, limits_text, rank_label
-from recommender.views.markdown import interval_text
 
 
 def ranked_all(recs: Iterable[ClassRecommendation]) -> pd.DataFrame:
@@ -63,13 +63,15 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
     predicted rows (``kind`` "predicted", ``recommender.predictions``) is refused."""
     measured_only(ranked)
     part = ranked
+    decimals = score_decimals(part["score"])
     columns: dict[str, Any] = {
         "rank": [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)],
         CONFIGURATION: part["config_key"].to_numpy(),
         **_size(part),
         "score": part["score"].astype(float).to_numpy(),
-        "95% interval": [  # as the CLI and the report write it
-            interval_text(lo, hi) for lo, hi in zip(part["score_lo"], part["score_hi"], strict=True)
+        "95% interval": [  # as the CLI and the report write it: the scores' precision
+            interval_text(lo, hi, decimals)
+            for lo, hi in zip(part["score_lo"], part["score_hi"], strict=True)
         ],
         "CV %": part["cv_pct"].astype(float).to_numpy(),
         "repetitions": part["repetitions"].astype(int).to_numpy(),

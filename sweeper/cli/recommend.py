@@ -147,6 +147,7 @@ def _print_class_evidence(
     name: str, evidence: dict[str, Any] | None, predicted: pd.DataFrame | None
 ) -> None:
     """How sure the search is of the class's pick, and its predictions, marked as such."""
+    from recommender.figures import score_decimals, score_text
     from recommender.predictions import prediction_rows
     from recommender.search_evidence import class_line
 
@@ -158,25 +159,28 @@ def _print_class_evidence(
         console.print(
             "  [italic magenta]predicted, not measured (surrogate, 95% interval; not ranked):[/]"
         )
+    decimals = score_decimals(r["predicted"] for r in rows)
     for r in rows:
         best = " — predicted best, not measured" if r["beats_pick"] else ""
+        shown = score_text(r["predicted"], r["predicted_lo"], r["predicted_hi"], decimals)
         console.print(
-            f"  [italic magenta]~ {escape(r['configuration'])}  ≈ {r['predicted']:,.0f} "
-            f"({r['predicted_lo']:,.0f}–{r['predicted_hi']:,.0f}){best}[/]",
+            f"  [italic magenta]~ {escape(r['configuration'])}  ≈ {shown}{best}[/]",
             highlight=False,
         )
 
 
-def _figures(r: Any, prices: dict[str, Any] | None) -> dict[str, str]:
-    """One ranked row's figures as text, by column heading."""
+def _figures(r: Any, prices: dict[str, Any] | None, decimals: int) -> dict[str, str]:
+    """One ranked row's figures as text, by column heading; the score and its interval with
+    the class's ``decimals`` (``recommender.figures.score_decimals``)."""
 
+    from recommender.figures import score_text
     from recommender.views.markdown import risk_text
 
     def known(value: float, spec: str) -> str:
         return "–" if value != value else format(value, spec)  # NaN: not known
 
     out = {
-        "score": f"{r.score:,.0f} ({r.score_lo:,.0f}–{r.score_hi:,.0f})",
+        "score": score_text(r.score, r.score_lo, r.score_hi, decimals),
         "CV": f"{r.cv_pct:.1f}%",
         "n": str(r.repetitions),
         "usable": known(r.usable_share, ".0%"),
@@ -195,10 +199,12 @@ def _class_rows(
     (its rank and key, its figures, each broken limit on a line of its own). Nothing is cut."""
     from rich.measure import Measurement
 
+    from recommender.figures import score_decimals
     from recommender.views import CONFIGURATION, metric_unit, rank_label
 
     wclass = rec.wclass
     rows = list(part.itertuples())
+    decimals = score_decimals(part["score"])
     broken = [r.violations.split("; ") if not r.meets_limits else [] for r in rows]
     longest = max((len(v) for b in broken for v in b), default=len("ok"))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
@@ -206,13 +212,16 @@ def _class_rows(
     table.add_column(CONFIGURATION, no_wrap=True)
     unit = metric_unit(wclass.metric)
     headings = {"score": f"{unit} (95% CI)", "cost": f"{(prices or {}).get('currency', '')}/{unit}"}
-    for name in _figures(rows[0], prices) if rows else []:
+    for name in _figures(rows[0], prices, decimals) if rows else []:
         table.add_column(headings.get(name, name), no_wrap=True, justify="right")
     table.add_column("limits", min_width=min(longest, 60), overflow="fold")
     for r, b in zip(rows, broken, strict=True):
         limits = "\n".join(f"[red]{escape(v)}[/]" for v in b) or "[green]ok[/]"
         table.add_row(
-            rank_label(r.rank, r.tied), r.config_key, *_figures(r, prices).values(), limits
+            rank_label(r.rank, r.tied),
+            r.config_key,
+            *_figures(r, prices, decimals).values(),
+            limits,
         )
     natural = Measurement.get(console, console.options.update_width(10_000), table).maximum
     if natural <= console.width:
@@ -222,7 +231,7 @@ def _class_rows(
     pad = " " * (width + 2)
     for r, b in zip(rows, broken, strict=True):
         label = rank_label(r.rank, r.tied).ljust(width)
-        f = _figures(r, prices)
+        f = _figures(r, prices, decimals)
         trade_offs = f"usable {f['usable']} · loss risk/yr {f['loss risk/yr']}"
         if "cost" in f:
             trade_offs += f" · {headings['cost']} {f['cost']}"
