@@ -130,6 +130,25 @@ def picked_row(event: object, rows: int) -> int | None:
     return picked[0] if picked and 0 <= picked[0] < rows else None
 
 
+def latest_pick(memory_key: str, picks: Mapping[str, str | None]) -> str | None:
+    """Of the rows picked in several tables of one page (``picks``: per table, its pick or
+    None), the one picked last: a table whose pick changed in this run, else the one that
+    was last before if its pick still stands, else any still picked. A click in one table
+    does not clear another's selection, so without this the table drawn last would always
+    win. What each table held is kept under ``memory_key``."""
+    before = st.session_state.get(memory_key) or {}
+    held: Mapping[str, str | None] = before.get("picks", {})
+    changed = [name for name, pick in picks.items() if pick is not None and held.get(name) != pick]
+    standing = [name for name, pick in picks.items() if pick is not None]
+    last = before.get("last")
+    if changed:
+        last = changed[-1]
+    elif last not in standing:
+        last = standing[-1] if standing else None
+    st.session_state[memory_key] = {"picks": dict(picks), "last": last}
+    return None if last is None else picks[last]
+
+
 #: what a missing figure is shown as, in every table
 MISSING = "—"
 #: the background of a row that breaks a limit (a light red that dark text reads on)

@@ -90,7 +90,7 @@ def render() -> None:
             else ""
         )
     )
-    chosen = _picked_key(picked, table[keeps])
+    picks = {"kept": _picked_key(picked, table[keeps])}
     if (~keeps).any():
         broken = table[~keeps]
         st.subheader(f"Breaking a limit ({len(broken)})")
@@ -107,7 +107,7 @@ def render() -> None:
             selection_mode="single-row",
             key=_rows_key("ranking_broken_rows", broken),
         )
-        chosen = _picked_key(picked_broken, broken) or chosen
+        picks["broken"] = _picked_key(picked_broken, broken)
         st.warning(
             "What broke:  \n"
             + "  \n".join(
@@ -116,7 +116,8 @@ def render() -> None:
             ),
             icon=":material/block:",
         )
-    _links(chosen, rec)
+    # a row selected in each table: the one clicked last is the one chosen
+    _links(_frame.latest_pick(_rows_key("ranking_pick", table), picks), rec)
     if "cells missing" in table:
         gaps = table.loc[table["cells missing"] != "", [views.CONFIGURATION, "cells missing"]]
         st.warning(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from streamlit.testing.v1 import AppTest
 
 from app_pages import _common
@@ -86,7 +87,28 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
     _derive(store, store, "uneven", keep=lambda r: (r["config_key"], r["repetition"]) != (RAID5, 2))
     _derive(store, store, "nocls", spec={"classes": []})
     _derive(store, store, "failed", change=_failed)
+    _derive(store, store, "limited", spec={"classes": [_limit_between(folder, store)]})
     return store
+
+
+def _limit_between(folder: Path, store: ParquetStore) -> str:
+    """A class file whose p99 read latency limit lies between the configurations' own, so
+    that some keep it and some break it."""
+    p99 = store.runs(SWEEP).groupby("config_key")["read_lat_p99_ms"].mean().sort_values()
+    assert p99.iloc[0] < p99.iloc[-1], p99
+    path = folder / "limited.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "limited",
+                "description": "the cell, with a limit some configurations break",
+                "metric": "iops",
+                "cells": [{"cell": CELL, "weight": 1}],
+                "limits": [{"metric": "read_lat_p99", "max": f"{p99.iloc[1:3].mean():.4f}ms"}],
+            }
+        )
+    )
+    return str(path)
 
 
 def _ok(at: AppTest) -> AppTest:
@@ -155,6 +177,27 @@ def test_a_cells_run_selected_is_not_taken_for_another_cells(monkeypatch, store)
     assert f"**1 runs** of **{RAID5}** at **8k**" in [m.value for m in at.markdown]
     assert not at.get("page_link")
     assert any("Select a row" in c.value for c in at.caption)
+
+
+def test_the_row_clicked_last_is_the_one_chosen_of_the_two_tables(monkeypatch, store):
+    """A row selected in the ranking and one in the limit breakers' table: the one clicked
+    last is the one chosen (the breakers' table, drawn second, had always won)."""
+    at = _open(monkeypatch, store.root, "limited", "recommendations")
+    kept, broken = (at.dataframe[i].value["configuration"] for i in (0, 1))
+    assert len(kept) and len(broken), "the class's limit must split the configurations"
+
+    def chosen() -> str:
+        (line,) = _selected(at)
+        return line.split("  ")[0]
+
+    _ok(_select(at, 1, 0))
+    assert chosen() == f"Selected: `{broken.iloc[0]}`"
+    _ok(_select(at, 0, 0))
+    assert chosen() == f"Selected: `{kept.iloc[0]}`"
+    _ok(at.run())  # nothing clicked: the choice stands
+    assert chosen() == f"Selected: `{kept.iloc[0]}`"
+    _ok(_select(at, 1, len(broken) - 1))
+    assert chosen() == f"Selected: `{broken.iloc[-1]}`"
 
 
 # classes named as the pages' own columns ----------------------------------------------------
