@@ -51,6 +51,24 @@ class BoundedLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        # A tag the value does not fit (``!!int secret``, ``!!timestamp soon``, ``!!bool x``)
+        # fails inside PyYAML's constructor with Python's own ValueError, KeyError or
+        # AttributeError, whose text holds the value: refused here naming the line and the
+        # tag, never the value (it may be a password).
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError, OverflowError):
+            raise _Refused(
+                None,
+                None,
+                f"a value tagged {_short_tag(node.tag)} that is not one (the value is not "
+                "shown; untag it or write it as the tag reads)",
+                node.start_mark,
+            ) from None
+
     def construct_yaml_int(self, node: Any) -> Any:
         # Python refuses to read more than 4,300 digits (a ValueError, not YAML's), and reads
         # YAML 1.1's base-60 integers (1:00:00) in time quadratic in their length
@@ -62,7 +80,18 @@ class BoundedLoader(yaml.SafeLoader):
                 f"(at most {MAX_NUMBER_CHARS})",
                 node.start_mark,
             )
+        _no_base_60(node)
         return super().construct_yaml_int(node)
+
+    def construct_yaml_null(self, node: Any) -> Any:
+        # PyYAML reads ``!!null anything`` as None, silently dropping the text
+        if isinstance(node.value, str) and node.value not in _NULLS:
+            raise ValueError(node.tag)
+        return super().construct_yaml_null(node)
+
+    def construct_yaml_float(self, node: Any) -> Any:
+        _no_base_60(node)
+        return super().construct_yaml_float(node)
 
     def construct_scalar(self, node: Any) -> Any:
         value = super().construct_scalar(node)
@@ -81,6 +110,29 @@ class BoundedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+
+#: the spellings of null (YAML 1.1)
+_NULLS = ("", "~", "null", "Null", "NULL")
+
+
+def _short_tag(tag: str) -> str:
+    """A YAML tag as written: ``!!int`` for the standard ones."""
+    standard = "tag:yaml.org,2002:"
+    return "!!" + tag[len(standard) :] if tag.startswith(standard) else tag
+
+
+def _no_base_60(node: Any) -> None:
+    """Refuse YAML 1.1's base-60 numbers: ``1:30`` reads as 90 (``repetitions: 1:30`` would
+    be 90 repetitions), which no one writing a setting means."""
+    if isinstance(node.value, str) and ":" in node.value and node.tag.startswith("tag:yaml"):
+        raise _Refused(
+            None,
+            None,
+            "a base-60 number to YAML 1.1 (1:30 reads as 90): write the number itself, or "
+            "quote it to mean text",
+            node.start_mark,
+        )
 
 
 #: half of a UTF-16 surrogate pair: PyYAML keeps each ``\\uXXXX`` escape of a pair as a code
@@ -108,6 +160,8 @@ def _joined(value: str, node: yaml.Node) -> str:
 
 
 BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_yaml_float)
+BoundedLoader.add_constructor("tag:yaml.org,2002:null", BoundedLoader.construct_yaml_null)
 
 
 class _TreeProblem(Exception):

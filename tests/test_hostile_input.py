@@ -153,6 +153,36 @@ def test_yaml_shapes_are_clean_problems(text: str, problem: str) -> None:
     assert problem in info.value.render()
 
 
+@pytest.mark.parametrize("tag", ["!!int", "!!float", "!!bool", "!!timestamp", "!!null"])
+@pytest.mark.parametrize("where", ["a: {tag} Hunter2Secret", "- [1, {{p: {tag} Hunter2Secret}}]"])
+def test_a_value_its_tag_does_not_fit_is_refused_unshown(tag: str, where: str) -> None:
+    """PyYAML reads ``!!int x`` with Python's int(), whose ValueError quotes the value: an
+    inventory's password so tagged was printed. It is refused naming the line and the tag."""
+    with pytest.raises(InputError) as info:
+        YamlSource(where.format(tag=tag), "doc.yaml")
+    said = info.value.render()
+    assert f"line 1: a value tagged {tag} that is not one" in said, said
+    assert "Hunter2Secret" not in said and "hunter2secret" not in said.lower()
+
+
+@pytest.mark.parametrize(
+    "text", ["repetitions: 1:30", "max: 1:30.5", "seed: -1:00:00", "x: [2:00]"]
+)
+def test_a_base_60_number_is_refused(text: str) -> None:
+    """YAML 1.1 reads 1:30 as 90: ``repetitions: 1:30`` would have run 90 repetitions."""
+    with pytest.raises(InputError) as info:
+        YamlSource(text, "doc.yaml")
+    assert "line 1: a base-60 number to YAML 1.1 (1:30 reads as 90)" in info.value.render()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("t: '1:30'", "1:30"), ("t: !!str 1:30", "1:30"), ("t: at 1:30", "at 1:30"), ("n: 0x10", 16)],
+)
+def test_text_with_a_colon_and_other_numbers_still_read(text: str, value: object) -> None:
+    assert YamlSource(text, "doc.yaml").data == {text.split(":")[0]: value}
+
+
 def test_a_character_written_as_its_utf16_escapes_is_that_character(tmp_path: Path) -> None:
     """JSON writers spell a character beyond the BMP as two escapes ("\\ud83d\\ude80"), and
     JSON is YAML: a class file written so loads with the character whole, and the ranking

@@ -281,7 +281,7 @@ class SweepSpec(StrictModel):
     name: str
     description: str = ""
     platform: str = "sim"
-    inventory: str = "inventories/sim"
+    inventory: str = Field(default="inventories/sim", min_length=1)  # "" is no folder
     platform_options: dict[str, Any] = Field(default_factory=dict)
     config_space: ConfigSpace
     matrix: Matrix
