@@ -12,7 +12,7 @@ from app_pages import _frame
 from recommender import views
 from recommender.recommendations import ClassRecommendation
 from recommender.views.markdown import figure, risk_text
-from sweeper.untrusted import markdown_code
+from sweeper.untrusted import markdown_code, markdown_prose
 
 GLOSSARY_HELP = "What the parts of a configuration key mean:\n\n" + views.glossary_markdown()
 page = _frame.open_page("Compare")
@@ -71,11 +71,80 @@ def render() -> None:
         _frame.table(_shown_tradeoffs(trade, currency))
 
 
+#: what the per-class table's "limits" columns say of a configuration that keeps every limit
+#: of the class, and where the class has not ranked it
+LIMITS_OK, NOT_RANKED = "ok", ""
+#: how ``limits_text`` joins the limits a configuration broke (one per cell and limit)
+LIMITS_SEPARATOR = "; "
+
+
+def _broken(limits: str) -> list[str]:
+    """The limits a configuration broke, each naming its cell, from the text the views write
+    (``limits_text``: ``ok``, or the broken ones ``; ``-joined); none for ``ok`` or unranked."""
+    if limits in (LIMITS_OK, NOT_RANKED):
+        return []
+    return [part for part in str(limits).split(LIMITS_SEPARATOR) if part.strip()]
+
+
+def _limits_count(limits: str) -> str:
+    """The table's short form: ``ok``, ``3 breaches`` (a limit broken on a cell is one) or
+    MISSING (the class has not ranked it). The grid never wraps its text: the whole list, cut
+    off there, is shown under the table."""
+    if limits == NOT_RANKED:
+        return _frame.MISSING
+    return _breaches(len(_broken(limits))) or LIMITS_OK
+
+
+def _breaches(count: int) -> str:
+    """``1 breach``, ``3 breaches`` (``""`` for none)."""
+    return "" if not count else f"{count} breach" if count == 1 else f"{count} breaches"
+
+
+def _limits_help(side: str) -> str:
+    return (
+        f"ok, or how many times {side} breaks a limit of the class (once per limit and cell: "
+        "one limit broken on two cells is two breaches); each is listed, with its cell and "
+        "figure, under the table."
+    )
+
+
+def broken_limits_markdown(scores: pd.DataFrame) -> str:
+    """Every limit A and B break, per class and side, one a line (``""``: none broken): the
+    class's name as code and the limit's text as prose, never read as Markdown."""
+    lines = []
+    for row in scores.to_dict("records"):
+        for side in ("A", "B"):
+            broken = _broken(row[f"limits {side}"])
+            if not broken:
+                continue
+            lines.append(
+                f"- {markdown_code(str(row['class']))} — **{side}**, {_breaches(len(broken))}:"
+            )
+            lines += [f"    - {markdown_prose(limit)}" for limit in broken]
+    return "\n".join(lines)
+
+
 def _scores(scores: pd.DataFrame) -> None:
     """Per class both scores as the ranking writes them (``figure``: 84,412 or 35.29) and
-    the class's metric as every page names it (IOPS, MB/s)."""
-    shown = scores.assign(metric=[views.metric_unit(m) for m in scores["metric"]])
-    _frame.table(shown, {"A / B": "%.3f"}, spell={"score A": figure, "score B": figure})
+    the class's metric as every page names it (IOPS, MB/s); of the limits each breaks the
+    count in the table (a grid does not wrap: a long list there is cut off, and two wide
+    columns push B's beyond the frame) and the full list under it, which wraps."""
+    shown = scores.assign(
+        metric=[views.metric_unit(m) for m in scores["metric"]],
+        **{f"limits {s}": [_limits_count(t) for t in scores[f"limits {s}"]] for s in "AB"},
+    )
+    _frame.table(
+        shown,
+        {"A / B": "%.3f"},
+        spell={"score A": figure, "score B": figure},
+        help={f"limits {s}": _limits_help(s) for s in "AB"},
+    )
+    listed = broken_limits_markdown(scores)
+    if listed:
+        st.markdown("**Limits broken** (each cell's mean against the class's limit)")
+        st.markdown(listed)
+    else:
+        st.caption("Neither configuration breaks a limit of any class.")
 
 
 def _cells(a: str, b: str) -> None:
