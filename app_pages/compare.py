@@ -125,18 +125,26 @@ def broken_limits_markdown(scores: pd.DataFrame) -> str:
 
 
 def _scores(scores: pd.DataFrame) -> None:
-    """Per class both scores as the ranking writes them (``figure``: 84,412 or 35.29) and
-    the class's metric as every page names it (IOPS, MB/s); of the limits each breaks the
-    count in the table (a grid does not wrap: a long list there is cut off, and two wide
-    columns push B's beyond the frame) and the full list under it, which wraps."""
-    shown = scores.assign(
+    """Per class both scores as its ranking writes them (the class's precision,
+    ``recommender.figures``: 84,412 or 35.3) and the class's metric as every page names it
+    (IOPS, MB/s); of the limits each breaks the count in the table (a grid does not wrap: a
+    long list there is cut off, and two wide columns push B's beyond the frame) and the full
+    list under it, which wraps."""
+    shown = scores.drop(columns="decimals").assign(
         metric=[views.metric_unit(m) for m in scores["metric"]],
         **{f"limits {s}": [_limits_count(t) for t in scores[f"limits {s}"]] for s in "AB"},
+        **{
+            f"score {s}": [
+                figure(v, f",.{int(d)}f")
+                for v, d in zip(scores[f"score {s}"], scores["decimals"], strict=True)
+            ]
+            for s in "AB"
+        },
     )
+    right = {f"score {s}": st.column_config.TextColumn(alignment="right") for s in "AB"}
     _frame.table(
         shown,
-        {"A / B": "%.3f"},
-        spell={"score A": figure, "score B": figure},
+        {"A / B": "%.3f", **right},
         help={f"limits {s}": _limits_help(s) for s in "AB"},
     )
     listed = broken_limits_markdown(scores)

@@ -23,6 +23,7 @@ from recommender import views
 from recommender.charts import tradeoff_points
 from recommender.curves import sweep_curves
 from recommender.data import heatmap_frame, load_rankings, load_recommendations
+from recommender.figures import figure, score_spec
 from recommender.importance import class_importances
 from recommender.scoring import FORMULA
 from recommender.tradeoffs import TRADEOFF_FORMULA
@@ -298,8 +299,9 @@ def test_compare_page_sets_two_configurations_side_by_side(monkeypatch, quick, r
     assert list(scores["class"]) == list(recs)
     for row in scores.itertuples(index=False):
         part = recs[row[0]].ranked.set_index("config_key")
-        assert row[3] == pytest.approx(part.loc[a, "score"])
-        assert row[5] == pytest.approx(part.loc[b, "score"])
+        spec = score_spec(part["score"])  # as the class's ranking writes its scores
+        assert row[3] == figure(part.loc[a, "score"], spec)
+        assert row[5] == figure(part.loc[b, "score"], spec)
         assert row[6] == pytest.approx(part.loc[a, "score"] / part.loc[b, "score"])
 
     cells = at.dataframe[1].value

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from recommender.figures import score_decimals
 from recommender.recommendations import ClassRecommendation
 from recommender.views.labels import limits_text, rank_label
 from recommender.views.rankings import number
@@ -15,11 +16,14 @@ from recommender.views.shading import cell_order_key
 
 
 def compare_scores(recs: Iterable[ClassRecommendation], a: str, b: str) -> pd.DataFrame:
-    """Per class: both configurations' rank, score and limits, and the ratio of the scores."""
+    """Per class: both configurations' rank, score and limits, and the ratio of the scores;
+    ``decimals``: the precision of the class's scores (``recommender.figures``), as its
+    ranking writes them."""
     rows = []
     for rec in recs:
         part = rec.ranked.set_index("config_key") if len(rec.ranked) else None
         row: dict[str, Any] = {"class": rec.name, "metric": rec.wclass.metric}
+        row["decimals"] = score_decimals(rec.ranked["score"]) if len(rec.ranked) else 0
         for side, key in (("A", a), ("B", b)):
             if part is None or key not in part.index:
                 row |= {f"rank {side}": "", f"score {side}": math.nan, f"limits {side}": ""}
@@ -43,6 +47,7 @@ def compare_scores(recs: Iterable[ClassRecommendation], a: str, b: str) -> pd.Da
         "A / B",
         "limits A",
         "limits B",
+        "decimals",
     ]
     return pd.DataFrame(rows, columns=cols)
 
