@@ -15,6 +15,7 @@ from app_pages import _charts, _frame, _predictions
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.evidence import SHARE_MEANING
+from recommender.figures import figure
 from recommender.recommendations import ClassRecommendation
 from recommender.report import csv_bytes, render_report, report_tables
 from recommender.scoring import FORMULA
@@ -141,13 +142,9 @@ def render() -> None:
         )
         _frame.table(
             views.evidence_table(rec.evidence),
-            {
-                "weight": "%g",
-                "recommended": "%.1f",
-                "runner-up": "%.1f",
-                "ratio": "%.3f",
-            },
-            spell={"share %": share_text},
+            {"weight": "%g", "ratio": "%.3f"},
+            # each cell's mean as the report writes it (figure: 3,784 or 433.5)
+            spell={"recommended": figure, "runner-up": figure, "share %": share_text},
         )
 
     st.subheader("Trade-offs")

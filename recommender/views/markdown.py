@@ -18,8 +18,6 @@ FIGURE_FORMATS: dict[str, str] = {
     "score_hi": ",.0f",
     "score_off": ",.0f",
     "score_on": ",.0f",
-    "recommended": ",.0f",
-    "runner_up": ",.0f",
     "key_value": ",.0f",
     "drives": ",.0f",
     "cv_pct": ".1f",
