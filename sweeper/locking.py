@@ -24,10 +24,12 @@ lock file, and says to stop it there.
 - :func:`target_lock_dir` is where the per-target locks live: machine-wide, since two sweeps
   in two stores may point at the same array. ``RAIDSWEEP_LOCK_DIR`` moves it; by default
   ``/run/lock/raidsweep`` (tmpfs, cleared at boot, shared by every user of the machine) where
-  it can be written, else ``~/.cache/raidsweep/locks``. A lock is per machine: two machines
-  driving one array (two load hosts, each with its own raidsweep) are not seen by it. Each
-  target identity (``local:dev:8:16``, ``linux_md:10.0.0.5:22:dev:/dev/disk/by-id/…``) is
-  one file named by its hash; a sweep holds one per part of the storage it drives, so two
+  it can be written, else ``~/.cache/raidsweep/locks``; ``RAIDSWEEP_LOCK_DIR`` must be an
+  absolute path (:func:`lock_dir_problem`), and the commands check the folder before they
+  write anything (``sweeper.cli.common.lock_folder_problem``). A lock is per machine: two
+  machines driving one array (two load hosts, each with its own raidsweep) are not seen by
+  it. Each target identity (``local:dev:8:16``, ``linux_md:10.0.0.5:22:dev:/dev/disk/by-id/…``)
+  is one file named by its hash; a sweep holds one per part of the storage it drives, so two
   sweeps conflict when they share any part.
 """
 
@@ -47,6 +49,7 @@ from typing import Any
 
 from sweeper.errors import InputError
 from sweeper.processes import pid_alive
+from sweeper.untrusted import path_problem
 
 
 @contextlib.contextmanager
@@ -273,10 +276,45 @@ def hold(locks: dict[Path, str], record: dict[str, Any]) -> Iterator[list[dict[s
             os.close(fd)  # closing releases the flock
 
 
+#: the environment variable that moves the machine-wide folder of the targets' locks
+LOCK_DIR_ENV = "RAIDSWEEP_LOCK_DIR"
+
+
+def lock_dir_problem(value: str) -> str | None:
+    """Why ``value`` (``RAIDSWEEP_LOCK_DIR``'s) cannot name the folder of the targets' locks,
+    or None; from its text alone (the folder itself is looked at by
+    ``sweeper.cli.common.lock_folder_problem``). It is refused empty (as an empty
+    ``RAIDSWEEP_STORE`` is: ``"$UNSET"`` must not choose a folder), relative (each working
+    folder would be a lock folder of its own, and two sweeps of one array started from two
+    folders would not see each other), with template syntax or control characters, and where
+    it is not UTF-8 text (a lock names its folder to the next taker)."""
+    if not value:
+        return "is empty: name the lock folder (an absolute path), or unset it"
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        shown = os.fsencode(value).decode(errors="backslashreplace")
+        return f"'{shown}' is not UTF-8 text: name the lock folder in UTF-8"
+    problem = path_problem(value)
+    if problem is not None:
+        return problem
+    if not os.path.isabs(value):
+        return (
+            f"{value!r} is not an absolute path: the lock folder is machine-wide, the same "
+            "for every sweep whatever folder it runs from"
+        )
+    return None
+
+
 def target_lock_dir() -> Path:
-    """The machine-wide folder of the storage targets' locks (see the module's text)."""
-    given = os.environ.get("RAIDSWEEP_LOCK_DIR")
-    if given:
+    """The machine-wide folder of the storage targets' locks (see the module's text);
+    InputError naming ``RAIDSWEEP_LOCK_DIR`` where it cannot name one
+    (:func:`lock_dir_problem`)."""
+    given = os.environ.get(LOCK_DIR_ENV)
+    if given is not None:
+        problem = lock_dir_problem(given)
+        if problem is not None:
+            raise InputError(LOCK_DIR_ENV, [problem])
         return Path(given)
     run_lock = Path("/run/lock")
     if run_lock.is_dir() and os.access(run_lock, os.W_OK | os.X_OK):
@@ -289,7 +327,8 @@ def target_locks(identities: Sequence[str]) -> dict[Path, str]:
     each with what it guards."""
     folder = target_lock_dir()
     return {
-        folder / f"{hashlib.sha256(i.encode()).hexdigest()[:32]}.lock": f"storage target {i}"
+        # os.fsencode: an identity holds a path, and a path need not be UTF-8 text
+        folder / f"{hashlib.sha256(os.fsencode(i)).hexdigest()[:32]}.lock": f"storage target {i}"
         for i in identities
     }
 

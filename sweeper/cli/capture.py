@@ -8,7 +8,13 @@ from typing import Annotated
 
 import typer
 
-from sweeper.cli.common import console, fail, seconds_option
+from sweeper.cli.common import (
+    console,
+    fail,
+    lock_folder_problem,
+    output_problem,
+    seconds_option,
+)
 
 
 class TraceMode(StrEnum):
@@ -71,7 +77,11 @@ def capture(
             f"disk and its partition, or a device stacked on another): {inner}'s I/O would "
             "be counted twice; observe one of them"
         )
-    if output.exists() or output.is_symlink():
+    # as report -o: no template syntax or control characters, a name a file system takes,
+    # in a place that can be a folder
+    if (problem := output_problem(output)) is not None:
+        problems.append(f"--output: {problem}")
+    elif output.exists() or output.is_symlink():
         problems.append(f"--output: {output} exists (a capture is never overwritten)")
     elif not output.parent.is_dir():
         problems.append(f"--output: the folder {output.parent} does not exist")
@@ -91,13 +101,21 @@ def capture(
                 )
     note = None
     use_trace = False
-    if names and trace is not TraceMode.off:
+    # the tracer's lock lives in the machine-wide lock folder (RAIDSWEEP_LOCK_DIR)
+    locks_problem = lock_folder_problem(make=False) if trace is not TraceMode.off else None
+    if locks_problem is not None:
+        problems.append(locks_problem)
+    elif names and trace is not TraceMode.off:
         note = _tracer_held() or tracefs.unavailable(names)
         if note is not None and trace is TraceMode.on:
             problems.append(f"--trace on: {note}")
         use_trace = note is None
     elif trace is TraceMode.off:
         note = "off (--trace off)"
+    if not problems and use_trace:  # made (if missing) before the capture file is
+        locks_problem = lock_folder_problem(make=True)
+        if locks_problem is not None:
+            problems.append(locks_problem)
     if problems:
         fail(InputError("raidsweep capture", problems))
     header = header_for(names, duration_s, interval_s, use_trace, note)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any
@@ -9,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from sweeper.cli.common import console, fail, seconds_option
+from sweeper.cli.common import console, fail, folder_problem, seconds_option, utf8_problem
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
 
@@ -72,9 +74,13 @@ def characterize(
             f"--name: {class_name!r} is not a class name (letters, digits, _ . -; at most 48)"
         )
     folder = output if output is not None else capture.with_name(capture.stem + "-classes")
-    # the class files' folder is named in specs, which refuse template syntax and controls
-    if (problem := path_problem(str(folder))) is not None:
+    # the class files' folder is named in specs, which refuse template syntax and controls;
+    # and it must be a folder, or one that can be made (a name a file system takes, in no
+    # file, not a symbolic link that leads nowhere)
+    if (problem := path_problem(str(folder)) or folder_problem(folder)) is not None:
         problems.append(f"--output: {problem}")
+    elif (problem := utf8_problem(folder)) is not None:
+        problems.append(f"--output: {problem}: a spec (UTF-8 text) could not name its classes")
     if problems:
         fail(InputError("raidsweep characterize", problems))
     try:
@@ -108,16 +114,13 @@ def characterize(
                 "--output", [f"{t} exists (a class file is never overwritten)" for t in taken]
             )
         )
-    if folder.exists() and not folder.is_dir():
-        fail(InputError("--output", [f"{folder} is not a folder"]))
     texts = []
     for phase in classes:
         WorkloadClass.model_validate(phase.document)  # a class the loader takes, or a bug here
-        texts.append(render(phase, capture.name))
-    folder.mkdir(parents=True, exist_ok=True)
-    for target, text in zip(targets, texts, strict=True):
-        with open(target, "x", encoding="utf-8") as fh:
-            fh.write(text)
+        # the capture's name as text (bytes of a name that is not UTF-8 shown as \xff)
+        texts.append(render(phase, os.fsencode(capture.name).decode(errors="backslashreplace")))
+    _write_all(folder, dict(zip(targets, texts, strict=True)))
+    for target in targets:
         load_class(target)
     for line in notes:
         console.print(line, highlight=False)
@@ -125,6 +128,41 @@ def characterize(
         console.print(f"\n[bold]{escape(phase.name)}[/] → {escape(str(target))}", highlight=False)
         for line in phase.explanation:
             console.print(line, highlight=False, markup=False)
+
+
+def _write_all(folder: Path, texts: dict[Path, str]) -> None:
+    """Each class file (never over one that is there), in ``folder``, made if missing: all of
+    them or, where one cannot be written (a file system that takes no folder or file, as
+    /proc and /sys), none, and no folder made; exit 2 naming the path and the problem."""
+    from sweeper.errors import InputError
+
+    made = [p for p in (folder, *folder.parents) if not (p.exists() or p.is_symlink())]
+    written: list[Path] = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for target, text in texts.items():
+            with open(target, "x", encoding="utf-8") as fh:
+                written.append(target)
+                fh.write(text)
+    except BaseException as exc:
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        for path in made:  # the deepest first
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        if not isinstance(exc, OSError):
+            raise
+        where = exc.filename or folder
+        fail(
+            InputError(
+                "--output",
+                [
+                    f"{where}: cannot be written ({exc.strerror}); write the class files "
+                    "elsewhere with --output"
+                ],
+            )
+        )
 
 
 def _trace_losses(end: dict[str, Any]) -> list[str]:

@@ -68,18 +68,96 @@ def checked_store(
     return value
 
 
+def checked_play_store(
+    ctx: typer.Context, param: typer.CallbackParam, value: Path | None
+) -> Path | None:
+    """``--store`` of ``run``, ``plan`` and ``teardown``, which hand the store's path to
+    Ansible (the simulated array's state lives in it): checked as every ``--store`` is
+    (:func:`checked_store`), and refused where its name is not UTF-8 text, which Ansible's
+    variables cannot carry (the plays would fail on it, the store's folder made). A command
+    that only reads the store (``status``, ``recommend``) takes such a name."""
+    value = checked_store(ctx, param, value)
+    if value is not None and (problem := utf8_problem(value)) is not None:
+        raise typer.BadParameter(
+            f"{problem}: run, plan and teardown hand the store's path to Ansible, which takes "
+            "UTF-8 text only; choose another --store"
+        )
+    return value
+
+
+def utf8_problem(path: Path) -> str | None:
+    """``'<path>' is not UTF-8 text`` (a byte that is not UTF-8 shown as ``\\xff``) where the
+    name of ``path`` is not UTF-8 text, else None."""
+    try:
+        str(path).encode()
+    except UnicodeEncodeError:
+        shown = os.fsencode(str(path)).decode(errors="backslashreplace")
+        return f"'{_cut(shown)}' is not UTF-8 text"
+    return None
+
+
+def output_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a file raidsweep writes, or None: template syntax or control
+    characters (a line break would split its name in every listing), a name no file system
+    takes, a place that cannot be a folder."""
+    from sweeper.untrusted import path_problem
+
+    return path_problem(str(path)) or _length_problem(path) or folder_problem(path.parent)
+
+
 def checked_output(value: Path | None) -> Path | None:
     """A file to write (``report -o``, ``accept --report``): no template syntax or control
     characters (a line break would split its name in every listing), a name a file can
     have, in a place that can be a folder (exit 2 otherwise, nothing written)."""
-    from sweeper.untrusted import path_problem
-
     if value is None:
         return value
-    problem = path_problem(str(value)) or _length_problem(value) or folder_problem(value.parent)
+    problem = output_problem(value)
     if problem is not None:
         raise typer.BadParameter(problem)
     return value
+
+
+def lock_folder_problem(*, make: bool) -> str | None:
+    """Why the machine-wide folder of the storage targets' locks (``RAIDSWEEP_LOCK_DIR``,
+    else the default) cannot be used, as a line naming the variable (or the default folder),
+    the problem and what to do; or None. ``make``: for a command about to take the locks,
+    just before it writes anything else (the store's folder): the folder is made where it is
+    missing and must be writable. Otherwise it is only looked at (``--check``, ``plan``, and
+    every command before its work: nothing is made)."""
+    from sweeper.errors import InputError
+    from sweeper.locking import LOCK_DIR_ENV, target_lock_dir
+
+    given = LOCK_DIR_ENV in os.environ
+    advice = (
+        "set it to a folder every sweep on this machine can use, or unset it"
+        if given
+        else f"set {LOCK_DIR_ENV} to a folder every sweep on this machine can use"
+    )
+    try:
+        folder = target_lock_dir()
+    except InputError as exc:  # "RAIDSWEEP_LOCK_DIR is empty", "RAIDSWEEP_LOCK_DIR: 'x' is …"
+        said = exc.problems[0]
+        return f"{LOCK_DIR_ENV}{' ' if said.startswith('is empty') else ': '}{said}"
+    problem = folder_problem(folder)
+    if problem is None and make:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            problem = f"{_cut(str(folder))}: cannot be made a folder ({exc.strerror})"
+        else:
+            if not os.access(folder, os.W_OK | os.X_OK):
+                problem = f"{_cut(str(folder))}: cannot be written (no permission, or read-only)"
+    if problem is None:
+        return None
+    place = LOCK_DIR_ENV if given else "the lock folder"
+    return f"{place}: {problem}; {advice}"
+
+
+def check_lock_folder(*, make: bool) -> None:
+    """Exit 2 where the lock folder cannot be used (:func:`lock_folder_problem`)."""
+    problem = lock_folder_problem(make=make)
+    if problem is not None:
+        fail(ValueError(problem))
 
 
 #: what Linux allows: a file name (NAME_MAX) and a whole path (PATH_MAX, with its NUL)
@@ -127,6 +205,19 @@ StoreOpt = Annotated[
         parser=store_path,
         metavar="<path>",
         callback=checked_store,
+    ),
+]
+#: ``--store`` of the commands that hand it to plays (``run``, ``plan``, ``teardown``)
+PlayStoreOpt = Annotated[
+    Path,
+    typer.Option(
+        "--store",
+        envvar="RAIDSWEEP_STORE",
+        help="Folder of the results store.",
+        show_default=True,
+        parser=store_path,
+        metavar="<path>",
+        callback=checked_play_store,
     ),
 ]
 DEFAULT_STORE = Path("raidsweep-data")

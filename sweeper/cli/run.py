@@ -11,7 +11,16 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from sweeper.cli.common import DEFAULT_STORE, CheckOpt, SpecArg, StoreOpt, console, err, fail
+from sweeper.cli.common import (
+    DEFAULT_STORE,
+    CheckOpt,
+    PlayStoreOpt,
+    SpecArg,
+    check_lock_folder,
+    console,
+    err,
+    fail,
+)
 from sweeper.cli.opening import open_sweeper, warn_busy
 from sweeper.errors import StoreError
 from sweeper.units import format_duration
@@ -28,7 +37,7 @@ WorkerOpt = Annotated[
 
 def run(
     spec_file: SpecArg,
-    store: StoreOpt = DEFAULT_STORE,
+    store: PlayStoreOpt = DEFAULT_STORE,
     check: CheckOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     worker: WorkerOpt = None,
@@ -39,6 +48,7 @@ def run(
     from sweeper.cli.prompt import TerminalPrompt
     from sweeper.locking import LockHeld
 
+    check_lock_folder(make=False)  # RAIDSWEEP_LOCK_DIR, before any play or any write
     stop = threading.Event()
     sweeper = open_sweeper(
         spec_file,
@@ -70,6 +80,7 @@ def run(
         warn_busy(sweeper)
         console.print("nothing was changed (--check)")
         return
+    check_lock_folder(make=True)  # the locks' folder can be used: then the store's is made
     _make_store(store)
 
     # first Ctrl-C: finish cleanly; second: stop now

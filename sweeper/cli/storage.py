@@ -9,13 +9,22 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from sweeper.cli.common import DEFAULT_STORE, CheckOpt, SpecArg, StoreOpt, console, err, fail
+from sweeper.cli.common import (
+    DEFAULT_STORE,
+    CheckOpt,
+    PlayStoreOpt,
+    SpecArg,
+    check_lock_folder,
+    console,
+    err,
+    fail,
+)
 from sweeper.cli.opening import open_sweeper, warn_busy
 
 
 def plan(
     spec_file: SpecArg,
-    store: StoreOpt = DEFAULT_STORE,
+    store: PlayStoreOpt = DEFAULT_STORE,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Plan only the first N configurations.")
     ] = None,
@@ -24,6 +33,7 @@ def plan(
     mode, from the storage as it is now); nothing is changed."""
     from sweeper.storage import plan_configurations
 
+    check_lock_folder(make=False)  # RAIDSWEEP_LOCK_DIR: it says who else is at work
     sweeper = open_sweeper(spec_file, store)
     warn_busy(sweeper)  # a plan from storage another sweep is changing may be stale
     configs = sweeper.plan.configurations[:limit]
@@ -43,7 +53,7 @@ def plan(
 
 def teardown(
     spec_file: SpecArg,
-    store: StoreOpt = DEFAULT_STORE,
+    store: PlayStoreOpt = DEFAULT_STORE,
     check: CheckOpt = False,
 ) -> None:
     """Remove what the sweep built on the test storage, leaving it as it was found."""
@@ -51,9 +61,12 @@ def teardown(
     from sweeper.storage import actions
     from sweeper.storage import teardown as run_teardown
 
+    check_lock_folder(make=False)  # RAIDSWEEP_LOCK_DIR, before any play or any write
     sweeper = open_sweeper(spec_file, store, exclusive=not check)
     if check:
         warn_busy(sweeper)
+    else:
+        check_lock_folder(make=True)
     try:
         # Never under a sweep that drives this storage; --check only looks.
         with contextlib.nullcontext() if check else sweeper.holding("raidsweep teardown"):
