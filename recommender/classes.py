@@ -255,7 +255,10 @@ def class_path(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if not path.suffix:
         return CLASS_DIR / f"{name_or_path}.yaml"
-    if path.is_absolute() or not (PROJECT_ROOT / path).exists():
+    # os.path.exists: a path no file system takes (a name of more than 255 bytes, a loop of
+    # links, a folder that cannot be looked into) is no file of the project; read as given,
+    # its reading names the problem (``load_model``: "cannot be read: File name too long")
+    if path.is_absolute() or not os.path.exists(PROJECT_ROOT / path):
         return path
     return PROJECT_ROOT / path
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+from pydantic import BaseModel, ValidationError
 
-from recommender.classes import WorkloadClass, load_classes
+from recommender.classes import WorkloadClass, load_class
 from recommender.recommendations import ClassRecommendation, class_recommendations
 from recommender.scoring import rank_classes
-from recommender.tradeoffs import hardware_facts
+from recommender.tradeoffs import HardwareFacts, hardware_facts
 from recommender.views.grids import HEATMAP_METRICS, heatmap_frame
-from sweeper.spec import Matrix
+from sweeper.errors import InputError
+from sweeper.spec import Matrix, SweepSpec
 from sweeper.store.records import RUN_SCHEMA, run_columns
+from sweeper.yamlsource import format_loc
 
 __all__ = [
     "HEATMAP_METRICS",
@@ -21,21 +26,98 @@ __all__ = [
     "heatmap_frame",
     "load_rankings",
     "load_recommendations",
+    "record_place",
+    "record_problems",
     "scoring_frame",
     "sweep_classes",
 ]
 
 
-def sweep_classes(record: dict[str, Any]) -> list[WorkloadClass]:
+#: the fields of a sweep's record beside its spec and hardware that are read, each a text
+RECORD_TEXTS = ("description", "platform", "created_at", "raidsweep_version", "fingerprint")
+
+
+def record_problems(record: dict[str, Any]) -> list[str]:
+    """What of a sweep's record (``<store>/<sweep>/sweep.json``, a file anyone may edit) the
+    recommender, the report, compare, accept and the app cannot read, each ``field: problem``:
+    its spec as the spec's own models take it (``SweepSpec``: classes, matrix, hardware,
+    prices, study, acceptance …), the hardware facts recorded with it (``HardwareFacts``)
+    and its texts. None for a record raidsweep wrote; a newer raidsweep's unknown key is one."""
+    # a spec that names no class (``classes: []``, which no spec file may say) is read: its
+    # runs are shown with no score (``recommend --class`` ranks them)
+    problems = _model_problems(
+        SweepSpec, record.get("spec"), "spec.", {("too_short", ("classes",))}
+    )
+    if record.get("hardware") is not None:
+        problems += _model_problems(HardwareFacts, record["hardware"], "hardware.")
+    problems += [
+        f"{key}: {type(record[key]).__name__} where raidsweep writes text"
+        for key in RECORD_TEXTS
+        if record.get(key) is not None and not isinstance(record[key], str)
+    ]
+    return problems
+
+
+def _model_problems(
+    model: type[BaseModel],
+    value: Any,
+    prefix: str,
+    allowed: Collection[tuple[str, tuple[Any, ...]]] = (),
+) -> list[str]:
+    """``value``'s problems as ``model``, each ``<prefix><field>: problem``; but those of
+    ``allowed`` (pydantic's error type and the field's place)."""
+    try:
+        model.model_validate(value)
+    except ValidationError as exc:
+        out = []
+        for e in exc.errors(include_url=False):
+            if (e["type"], e["loc"]) in allowed:
+                continue
+            # not the names pydantic gives its validators ('function-after[…]')
+            loc = [p for p in e["loc"] if not (isinstance(p, str) and "[" in p and p.endswith("]"))]
+            msg = e["msg"].removeprefix("Value error, ")
+            msg = "unknown key" if e["type"] == "extra_forbidden" else msg
+            # not "… or instance of HardwareFacts": a model's name says nothing in a file
+            msg = "Input should be a mapping" if e["type"] == "model_type" else msg
+            field = prefix + format_loc(loc) if loc else prefix.rstrip(".")
+            out.append(f"{field}: {msg}")
+        return out
+    except RecursionError:
+        return [f"{prefix.rstrip('.')}: nested too deeply to validate"]
+    return []
+
+
+def record_place(store: Any, record: dict[str, Any]) -> str:
+    """Where the sweep's record lies, to name it: ``<store>/<sweep>/sweep.json``."""
+    name = str(record.get("sweep_id"))
+    root = getattr(store, "root", None)
+    return f"sweep {name}'s record" if root is None else str(Path(root) / name / "sweep.json")
+
+
+def sweep_classes(record: dict[str, Any], where: str | None = None) -> list[WorkloadClass]:
     """The sweep's classes with the limits for its drives' media, each as it scores the
-    sweep's matrix (a stand-in in place of a cell the matrix lacks)."""
+    sweep's matrix (a stand-in in place of a cell the matrix lacks). InputError naming the
+    record (``where``, see ``record_place``) and its field when the record is damaged or a
+    class of ``spec.classes`` does not load (its file edited, moved or removed)."""
+    where = where or record_place(None, record)
+    problems = record_problems(record)
+    if problems:
+        raise InputError(where, [f"damaged: {p}" for p in problems])
     media = hardware_facts(record).get("media")
     cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
-    return load_classes(record["spec"]["classes"], media, cells)
+    classes = []
+    for i, entry in enumerate(record["spec"]["classes"]):
+        try:
+            classes.append(load_class(entry).for_media(media).for_cells(cells))
+        except InputError as exc:
+            problems += [f"spec.classes[{i}]: {exc.source}: {p}" for p in exc.problems]
+    if problems:
+        raise InputError(where, problems)
+    return classes
 
 
 def load_rankings(store: Any, record: dict[str, Any]) -> tuple[pd.DataFrame, list[WorkloadClass]]:
-    classes = sweep_classes(record)
+    classes = sweep_classes(record, record_place(store, record))
     runs = store.runs(record["sweep_id"])
     return rank_classes(runs, classes), classes
 
@@ -84,9 +166,10 @@ def load_recommendations(
     without ``runs``, the store's good runs are read, only their SCORING_COLUMNS."""
     if runs is None:
         runs = store.runs(record["sweep_id"], columns=SCORING_COLUMNS)
+    classes = sweep_classes(record, record_place(store, record))
     return class_recommendations(
         scoring_frame(runs),
-        sweep_classes(record),
+        classes,
         hardware_facts(record),
         (record.get("spec") or {}).get("prices"),
     )

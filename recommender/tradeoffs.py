@@ -24,14 +24,18 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
+from pydantic import Field, model_validator
 from scipy import stats
 
 from sweeper.configuration import Configuration
 from sweeper.dimensions import WIDTH, raid_group
+from sweeper.models import StrictModel
 from sweeper.platforms import get_platform
+from sweeper.spec import Hardware
+from sweeper.vocabulary import RAID_LEVELS
 
 HOURS_PER_YEAR = 8760.0
 TRADEOFF_COLUMNS = [
@@ -52,6 +56,27 @@ TRADEOFF_FORMULA = (
     "that more drives than the group still tolerates fail during the rebuild (RAID 10: the "
     "mirror partner); cost = fixed + drives × price per drive"
 )
+
+
+class RecordedGroup(StrictModel):
+    """A RAID group as a platform states it: a platform's own may hold no data drive (RAID 6
+    over linux_md's two ``rank_devices``), never no drive at all."""
+
+    data: int = Field(ge=0)
+    redundancy: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _drives(self) -> RecordedGroup:
+        if self.data + self.redundancy == 0:
+            raise ValueError("a RAID group of no drives")
+        return self
+
+
+class HardwareFacts(Hardware):
+    """The hardware facts a sweep's record holds (its ``hardware``, recorded at registration):
+    the platform's, with the spec's (``Hardware``) over them (``merge_hardware``)."""
+
+    raid_groups: dict[Literal[RAID_LEVELS], RecordedGroup] = Field(default_factory=dict)  # type: ignore[valid-type]
 
 
 def hardware_facts(record: dict[str, Any]) -> dict[str, Any]:

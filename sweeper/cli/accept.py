@@ -71,6 +71,7 @@ def accept(
         sweep_acceptance,
         verdict_for,
     )
+    from recommender.data import record_place, sweep_classes
     from sweeper.spec import load_spec
     from sweeper.status import provisional
     from sweeper.store import open_store
@@ -79,6 +80,8 @@ def accept(
         fail(ValueError(f"--report {report}: the report is HTML; name it *.html"))
     results, record = open_sweep(store, sweep)
     try:
+        # a class of the sweep's that no longer loads, named in its record's place
+        sweep_classes(record, record_place(results, record))
         if spec is not None:
             acceptance = load_spec(spec)[0].acceptance
             if acceptance is None:

@@ -57,7 +57,7 @@ def compare(
     """Compare sweep B with sweep A: per class and per cell, B's change with its 95% interval
     and whether it is significantly better or worse. Pairs each class's recommended
     configurations and every configuration both sweeps measured (or --config-a/--config-b)."""
-    from recommender.data import sweep_classes
+    from recommender.data import record_place, sweep_classes
     from recommender.sweepcompare import (
         CHANGE_NOTE,
         CHOSEN,
@@ -73,9 +73,10 @@ def compare(
     record_a, record_b = latest_sweep(results_a, sweep_a), latest_sweep(results_b, sweep_b)
     runs_a, runs_b = results_a.runs(sweep_a), results_b.runs(sweep_b)
     try:
-        classes = sweep_classes(record_a)
+        classes = sweep_classes(record_a, record_place(results_a, record_a))
         names = {c.name for c in classes}
-        classes += [c for c in sweep_classes(record_b) if c.name not in names]
+        others = sweep_classes(record_b, record_place(results_b, record_b))
+        classes += [c for c in others if c.name not in names]
     except (InputError, StoreError) as exc:
         fail(exc)
     pairings = None

@@ -25,22 +25,27 @@ WORKER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def open_sweep(
-    store: Path, sweep: str | None, classes: list[str] | None = None
+    store: Path, sweep: str | None, classes: list[str] | None = None, *, ranked: bool = False
 ) -> tuple[ResultsStore, dict[str, Any]]:
     """The results store and the named sweep's record (else the latest's), its classes
-    replaced by ``classes`` when given."""
+    replaced by ``classes`` when given; ``ranked``: exit 2 when it then names no class to
+    rank by (a record whose spec says ``classes: []``)."""
     from sweeper.store import open_store
 
     results = open_store(store)
-    record = latest_sweep(results, sweep)
-    return results, with_classes(record, classes)
+    record = with_classes(latest_sweep(results, sweep), classes)
+    if ranked and not record["spec"]["classes"]:
+        path = Path(results.root) / str(record["sweep_id"]) / "sweep.json"
+        hint = "rank its runs by a class of your choice with --class NAME or FILE"
+        fail(StoreError(f"{path}: damaged (its spec names no classes); {hint}"))
+    return results, record
 
 
 def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
     """The named sweep's record, else the latest; exit 2 when there is none or it is
     damaged (a bad name never becomes a path)."""
     try:
-        if sweep:
+        if sweep is not None:  # '' is no name (never "the latest"): the store says so
             record = results.get_sweep(sweep)
             if record is None:
                 fail(StoreError(f"no sweep {sweep!r} in {results.root}; {_there(results, sweep)}"))
@@ -57,10 +62,13 @@ def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
 
 
 def _readable(results: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
-    """The record, if its spec's matrix is one this raidsweep reads (exit 2 naming the
-    record otherwise: a damaged record, or one a newer raidsweep wrote)."""
+    """The record, if every field of it that is read (its spec as the spec's models take it,
+    its hardware facts, its texts: ``recommender.data.record_problems``) is one this
+    raidsweep reads (exit 2 naming the record and the field otherwise: a damaged record, or
+    one a newer raidsweep wrote). Its class files are loaded where the classes are ranked."""
     from pydantic import ValidationError
 
+    from recommender.data import record_problems
     from sweeper.spec import Matrix
 
     path = Path(results.root) / str(record.get("sweep_id")) / "sweep.json"
@@ -73,6 +81,10 @@ def _readable(results: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
         where = ".".join(str(p) for p in first["loc"])
         detail = f"{where}: {first['msg']}" if where else first["msg"]
         fail(StoreError(f"{path}: damaged (its spec's matrix: {detail})"))
+    problems = record_problems(record)
+    if problems:
+        more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+        fail(StoreError(f"{path}: damaged ({'; '.join(problems[:3])}{more})"))
     return record
 
 
@@ -139,7 +151,8 @@ def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str,
                 )
             )
         given[wclass.name] = name
-        names.append(name if name in known else str(class_path(where).resolve()))
+        # os.path.realpath: never an error (Path.resolve raises on a loop of links)
+        names.append(name if name in known else os.path.realpath(class_path(where)))
     return record | {"spec": record["spec"] | {"classes": names}}
 
 

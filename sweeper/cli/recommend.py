@@ -47,7 +47,7 @@ def recommend(
     from recommender.views import RANK_CAPTION
     from sweeper.status import provisional
 
-    results, record = open_sweep(store, sweep, classes)
+    results, record = open_sweep(store, sweep, classes, ranked=True)
     runs = results.runs(record["sweep_id"])
     try:
         recs = load_recommendations(results, record, runs)

@@ -18,7 +18,7 @@ from sweeper.cli.common import (
     fail,
 )
 from sweeper.cli.opening import open_sweep, warn_damaged
-from sweeper.errors import StoreError
+from sweeper.errors import InputError, StoreError
 
 
 def report(
@@ -35,12 +35,14 @@ def report(
     -decisions): all of them or none."""
     from recommender.report import write_report
 
-    results, record = open_sweep(store, sweep, classes)
+    results, record = open_sweep(store, sweep, classes, ranked=True)
     target = output or (Path(store) / record["sweep_id"] / "report.html")
     if target.suffix.lower() not in (".html", ".htm"):
         fail(ValueError(f"--output {target}: the report is HTML; name it *.html"))
     try:
         html_path, *others = write_report(results, record, target)
+    except InputError as exc:  # a class of the sweep's that no longer loads: nothing written
+        fail(exc)
     except OSError as exc:  # a read-only or full filesystem, a folder or the user's file there
         advice = "write the report elsewhere with --output"
         where = exc.filename or target
