@@ -185,6 +185,7 @@ EMPTY_NAME = {
     "accept": ["accept", ""],
     "compare A": ["compare", "", SWEEP],
     "compare B": ["compare", SWEEP, ""],
+    "status": ["status", ""],
 }
 
 

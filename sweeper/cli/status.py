@@ -27,7 +27,7 @@ def status(
     from sweeper.store import open_store
 
     results = open_store(store)
-    records = [latest_sweep(results, sweep)] if sweep else results.list_sweeps()
+    records = [latest_sweep(results, sweep)] if sweep is not None else results.list_sweeps()
     statuses = _statuses(results, [rec["sweep_id"] for rec in records])
     if as_json:
         from recommender.views.documents import status_document
