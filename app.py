@@ -37,10 +37,12 @@ with st.sidebar:
     if ids:
         sweep_id = st.selectbox("Sweep", ids, key="sweep", help="Newest first")
         record = store.get_sweep(sweep_id) or {}
-        st.caption(
-            f"{markdown_prose(record.get('description', ''))}  \n"
-            f"platform {record.get('platform', '?')} · created {record.get('created_at', '?')[:19]}"
-        )
+        if _common.record_damage(store, record) is None:
+            st.caption(
+                f"{markdown_prose(record.get('description', ''))}  \n"
+                f"platform {record.get('platform', '?')} · "
+                f"created {record.get('created_at', '?')[:19]}"
+            )
     elif not damaged:
         st.caption("No sweeps yet.")
     for problem in damaged:

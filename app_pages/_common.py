@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from recommender.curves import sweep_curves
-from recommender.data import SCORING_COLUMNS, load_recommendations
+from recommender.data import SCORING_COLUMNS, load_recommendations, record_place, record_problems
 from recommender.importance import class_importances
 from recommender.recommendations import ClassRecommendation
 from recommender.views import ranked_all
@@ -29,7 +29,7 @@ from sweeper.errors import InputError
 from sweeper.processes import pid_alive
 from sweeper.status import SweepStatus, sweep_status
 from sweeper.store import ParquetStore
-from sweeper.untrusted import markdown_code
+from sweeper.untrusted import markdown_code, markdown_text
 
 STORE_ENV = "RAIDSWEEP_STORE"
 DEFAULT_STORE = "raidsweep-data"
@@ -81,7 +81,24 @@ def require_sweep() -> tuple[ParquetStore, dict[str, Any]]:
     if record is None:
         st.info(how_to_start(store.root))
         st.stop()
+    damage = record_damage(store, record)
+    if damage is not None:
+        st.error(damage, icon=":material/report:")
+        st.stop()
     return store, record
+
+
+def record_damage(store: ParquetStore, record: dict[str, Any]) -> str | None:
+    """What is damaged in the sweep's record (``sweep.json``, a file anyone may edit), as
+    Markdown naming the file and each field (``recommender.data.record_problems``), or None.
+    A page reads none of such a record: its fields would be taken as they are."""
+    problems = record_problems(record)
+    if not problems:
+        return None
+    place = record_place(store, record)
+    return f"{markdown_code(place)} is damaged; the sweep is not shown:  \n" + "  \n".join(
+        markdown_text(p) for p in problems
+    )
 
 
 # cached reads -----------------------------------------------------------------------------------

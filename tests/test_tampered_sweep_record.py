@@ -198,3 +198,31 @@ def test_an_empty_sweep_name_is_no_name(finished: Path, tmp_path: Path, command:
     assert code == 2, out
     assert "'' is not a sweep name" in out, out
     assert _files(store) == before  # report wrote no report.html into the sweep's folder
+
+
+#: the app's pages that show one sweep (Compare sweeps and Operator choose their own)
+APP_PAGES = ("overview", "recommendations", "heatmaps", "curves", "compare", "run_details")
+
+
+@pytest.mark.parametrize(
+    "damage", ["a creation time that is not text", "a price that is not a number"]
+)
+def test_the_app_names_a_damaged_record_and_shows_none_of_it(
+    finished: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    """The landing page read ``created_at[:19]`` of an integer, and the ranking pages ended
+    in tracebacks; each page now names the record and the field, and shows nothing of it."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.support.apptest import APP
+
+    change, field = DAMAGES[damage]
+    store = _tampered(finished, tmp_path, change)
+    monkeypatch.setenv("RAIDSWEEP_STORE", str(store))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for page in APP_PAGES:
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        said = " ".join(e.value for e in at.error)
+        assert "sweep.json" in said and field.split(":")[0] in said, (page, said)
+        assert not at.dataframe, page  # nothing of the sweep is shown
