@@ -4,6 +4,8 @@ columns, not only block sizes), and which cell a click chose."""
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
 import altair as alt
@@ -16,6 +18,52 @@ CELL_SELECTION = "cell"
 _CHAR_PX = 6.2
 #: a row label's room: at most 45% of a narrow window (a phone's), whole on a wide one
 _NARROW_LABELS = alt.expr("clamp(containerSize()[0] * 0.45, 90, 460)")
+#: a row label's font size, the width of its character (a little generous) and its line height
+_ROW_FONT, _ROW_CHAR_PX, _ROW_LINE_PX = 11, 6.8, 13
+#: a row label broken into lines holds at most this many characters a line (a part of the key
+#: between two '/' is never split): 45% of a phone's window
+_LINE_CHARS = 22
+#: up to this many columns the grid is as wide as the page; more keep a square's own width
+_FIT_COLUMNS = 16
+
+
+def key_lines(key: str, limit: int = _LINE_CHARS) -> list[str]:
+    """A configuration key in lines broken only after a '/' (``raid10/host_stripe/`` and
+    ``ranks4/stripe16k/wb-ra``), each of at most ``limit`` characters where its parts allow:
+    a part is never split, so every line reads as the key's own words."""
+    lines: list[str] = []
+    for part in re.split(r"(?<=/)", key):
+        if lines and len(lines[-1]) + len(part) <= limit:
+            lines[-1] += part
+        elif part:
+            lines.append(part)
+    return lines or [key]
+
+
+def cell_figure(value: Any) -> str:
+    """A heatmap cell's label: always three significant digits, k and M for thousands and
+    millions (``3.83k``, ``2.10k``, ``434``, ``12.0``): one short form for every cell."""
+    if value is None or not math.isfinite(float(value)):
+        return "—"
+    rounded = float(f"{float(value):.3g}")
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(rounded) >= size:
+            return f"{rounded / size:#.3g}".rstrip(".") + suffix
+    return f"{rounded:#.3g}".rstrip(".")
+
+
+def _row_labels(
+    rows: list[str], marks: dict[str, str]
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Each row's label whole (its key and mark) and in lines (``key_lines``, the mark after
+    the last: on a phone's window a long mark is cut there, the key never is)."""
+    whole, lines = {}, {}
+    for key in rows:
+        mark = marks.get(key, "")
+        parts = key_lines(key)
+        parts[-1] += mark
+        whole[key], lines[key] = key + mark, parts
+    return whole, lines
 
 
 def grid_heatmap(
@@ -43,9 +91,23 @@ def grid_heatmap(
     pick = alt.selection_point(
         name=CELL_SELECTION, fields=["config_key", "column"], on="click", clear="dblclick"
     )
-    marks = json.dumps(row_marks or {})
     red = json.dumps(list(breakers or []))
     longest = max(map(len, order), default=0)
+    shown_rows = rows or sorted(frame["config_key"].unique())
+    whole, lines = _row_labels(shown_rows, row_marks or {})
+    # the key whole where 45% of the window holds it, else broken after its '/' into lines
+    label = (
+        f"containerSize()[0] * 0.45 >= {_ROW_CHAR_PX} * length({json.dumps(whole)}[datum.value]"
+        f" || datum.value) ? ({json.dumps(whole)}[datum.value] || datum.value)"
+        f" : ({json.dumps(lines)}[datum.value] || datum.value)"
+    )
+    step = max(22, _ROW_LINE_PX * max((len(v) for v in lines.values()), default=1) + 8)
+    frame = frame.assign(
+        label=[
+            ("=" if tied else "") + cell_figure(v)
+            for tied, v in zip(frame["tied"], frame["value"], strict=True)
+        ]
+    )
     base = alt.Chart(frame).encode(
         x=alt.X(
             "column:O",
@@ -61,25 +123,30 @@ def grid_heatmap(
         y=alt.Y(
             "config_key:N",
             title=None,  # the keys speak for themselves; a title would crowd long labels
-            sort=rows or sorted(frame["config_key"].unique()),
+            sort=shown_rows,
             axis=alt.Axis(
                 labelLimit=_NARROW_LABELS,
-                labelExpr=f"datum.value + ({marks}[datum.value] || '')",
+                labelFontSize=_ROW_FONT,
+                labelExpr=label,
                 labelColor=alt.expr(f"indexof({red}, datum.value) >= 0 ? '#b71c1c' : '#222222'"),
             ),
         ),
     )
+    # above the grid, not beside it: on a phone its width goes to the squares (and their figures)
+    legend = alt.Legend(orient="top", direction="horizontal", titleOrient="left")
     if per_column:
         color = alt.Color(
             "tone:Q",
             title=["place in its column", "(1 = the column's best)"],
             scale=alt.Scale(scheme=scheme, domain=[0, 1]),
+            legend=legend,
         )
     else:
         color = alt.Color(
             "value:Q",
             title=metric_label,
             scale=alt.Scale(scheme=scheme, reverse=not higher_is_better),
+            legend=legend,
         )
     rect = (
         base.mark_rect(cursor="pointer")
@@ -105,15 +172,19 @@ def grid_heatmap(
     # A figure is printed only where its square is wide enough for it (the chart fits its
     # column, so squares narrow with many columns or a narrow window): colour and tooltip
     # still carry it, never figures printed over each other.
-    fits = f"bandwidth('x') >= {_CHAR_PX} * length(datum.label) + 4 ? 1 : 0"
-    text = base.mark_text(fontSize=10, cursor="pointer", opacity=alt.expr(fits)).encode(
+    fits = f"bandwidth('x') >= {_CHAR_PX * 1.1} * length(datum.label) + 4 ? 1 : 0"
+    text = base.mark_text(fontSize=11, cursor="pointer", opacity=alt.expr(fits)).encode(
         text=alt.Text("label:N"),
         color=alt.when(alt.datum.ink == DARK_INK)
         .then(alt.value(DARK_INK))
         .otherwise(alt.value(LIGHT_INK)),
     )
-    width = 64 if len(order) <= 8 else 46
-    return (rect + text).properties(height=alt.Step(22), width=alt.Step(width))
+    # as wide as the page (``titled`` fits it) up to _FIT_COLUMNS columns; a square's own
+    # width beyond, never narrower than its figure
+    fitted = len(order) <= _FIT_COLUMNS
+    return (rect + text).properties(
+        height=alt.Step(step), width="container" if fitted else alt.Step(46)
+    )
 
 
 def share_bars(frame: pd.DataFrame, title: str) -> alt.Chart:
@@ -136,6 +207,8 @@ def share_bars(frame: pd.DataFrame, title: str) -> alt.Chart:
     )
 
 
+#: a title longer than this is shown in two lines
+_TITLE_CHARS = 44
 #: the page's width for the plot, its own height kept: title, axes and legend are added to it
 _FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
@@ -149,7 +222,11 @@ def titled(chart: alt.TopLevelMixin, title: str) -> alt.TopLevelMixin:
     plot was squeezed to a sixth of it, its title under the page's choices, the trade-off's
     legend cut off). Only the width is fitted here; a chart laid out in steps (a heatmap's
     cells) keeps Vega's own sizing."""
-    chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=14, limit=0))
+    # a long title in two lines, after its ': ' (what it plots, then where): a phone's window
+    # holds each, where one line ran off its edge
+    head, sep, tail = title.partition(": ")
+    text: str | list[str] = [head + ":", tail] if sep and len(title) > _TITLE_CHARS else title
+    chart = chart.properties(title=alt.TitleParams(text, anchor="start", fontSize=14, limit=0))
     if isinstance(getattr(chart, "width", None), alt.Step):
         return chart
     return chart.properties(autosize=_FIT_WIDTH)

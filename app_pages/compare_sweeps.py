@@ -15,8 +15,11 @@ from app_pages import _common, _frame
 from recommender.acceptance_io import check_rows, sweep_acceptance, verdict_for
 from recommender.data import sweep_classes
 from recommender.sweepcompare import (
+    CELL_TABLE_EXTRA,
     CHANGE_NOTE,
+    CLASS_TABLE_EXTRA,
     NOTHING_IN_COMMON,
+    RECOMMENDED_MARK,
     cell_table,
     class_table,
     compare_sweeps,
@@ -24,6 +27,57 @@ from recommender.sweepcompare import (
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
 from sweeper.untrusted import markdown_code, markdown_prose, path_problem
+
+#: the tables' columns: short headers with their words as tooltips, narrow figures, so that
+#: the scores, the change and its interval fit a laptop's window beside the sidebar; the
+#: columns of ``*_TABLE_EXTRA`` hidden (the table's column menu shows them, the CSV has them)
+_PAIR_HELP = (
+    "The configuration compared in both sweeps; 'A's → B's' where they differ (each whole "
+    f"in the hidden columns configuration A and B). {RECOMMENDED_MARK.strip()}: what the "
+    "sweeps recommend for the class."
+)
+_COLUMNS: dict[str, object] = {
+    "class": st.column_config.TextColumn("class", width=120, help="The class and its unit"),
+    "configuration": st.column_config.TextColumn("configuration", width=262, help=_PAIR_HELP),
+    "cell": st.column_config.TextColumn("cell", width=132),
+    "figure": st.column_config.TextColumn("figure", width=84),
+    "A": st.column_config.TextColumn("A", width=58, help="Sweep A's mean", alignment="right"),
+    "B": st.column_config.TextColumn("B", width=58, help="Sweep B's mean", alignment="right"),
+    "change % (95% CI)": st.column_config.TextColumn(
+        "change %",
+        width=132,
+        help="B / A − 1 in %, with its 95% interval",
+        alignment="right",
+    ),
+    "verdict": st.column_config.TextColumn(
+        "verdict",
+        width=64,
+        help="better / worse: the 95% interval of the change excludes no change; n.s.: it "
+        "does not (no significant change); unknown: fewer than two repetitions on a side",
+    ),
+}
+
+
+def _hidden(columns: list[str]) -> dict[str, object]:
+    """The column configs of ``columns``: hidden until the table's column menu shows them."""
+    return {
+        c: st.column_config.TextColumn(c, help=_EXTRA_HELP.get(c)) | {"hidden": True}
+        for c in columns
+    }
+
+
+def _narrow(shown: pd.DataFrame, extra: list[str]) -> None:
+    """A comparison's table, its columns as ``_COLUMNS`` sets them, those of ``extra``
+    hidden."""
+    columns = {c: v for c, v in _COLUMNS.items() if c in shown.columns}
+    _frame.table(shown, columns | _hidden(extra))
+
+
+_EXTRA_HELP = {
+    "A (95% CI)": "Sweep A's mean with its 95% interval",
+    "B (95% CI)": "Sweep B's mean with its 95% interval",
+    "paired as": "Why the pair was compared: each sweep's recommendation, the same configuration",
+}
 
 
 def _same_folder(a: Path, b: Path) -> bool:
@@ -95,14 +149,14 @@ def render() -> None:
         st.info(f"{NOTHING_IN_COMMON[0].upper()}{NOTHING_IN_COMMON[1:]}.")
         return
     st.subheader("Per class")
-    _frame.table(class_table(comparison.classes))
+    _narrow(class_table(comparison.classes), CLASS_TABLE_EXTRA)
     st.subheader("Per cell")
     cells = comparison.cells
     if not show_all:
         cells = cells[cells["verdict"].isin(["better", "worse"])]
     st.caption(f"{len(cells)} of {len(comparison.cells)} cell figures shown.")
     if len(cells):
-        _frame.table(cell_table(cells))
+        _narrow(cell_table(cells), CELL_TABLE_EXTRA)
     st.caption(f"Changes in %. {CHANGE_NOTE[0].upper()}{CHANGE_NOTE[1:]}.")
     _acceptance(store_a)
 

@@ -56,6 +56,16 @@ def heatmap(frame: pd.DataFrame, metric_label: str, *, higher_is_better: bool = 
     return (rect + text).properties(height=alt.Step(22), width=alt.Step(56))
 
 
+#: a latency tick as the tables write the figure (``figure``: four significant digits,
+#: thousands grouped) with its unit: ``0.5 ms``, ``3 ms``, ``1,000 ms``
+LATENCY_LABEL = "format(datum.value, abs(datum.value) >= 1000 ? ',.0f' : '.4~g') + ' ms'"
+#: a legend's label: whole on a wide page, cut only at the width of a phone's window
+_LEGEND_LABEL_LIMIT = alt.expr("max(120, containerSize()[0] - 30)")
+#: the data-loss risk as the CLI and the tables write it (Python's ``.1e``: 1.1e-06, two
+#: exponent digits), from d3's ``.1e`` (1.1e-6)
+RISK_LABEL = "replace(format(datum.value, '.1e'), regexp('e([-+])([0-9])$'), 'e$1' + '0' + '$2')"
+
+
 #: the plots' own heights, in pixels (a title, the axes and a legend are added to them)
 CURVE_PLOT_HEIGHT = 300
 TRADEOFF_PLOT_HEIGHT = 320
@@ -68,12 +78,26 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     """
     base = alt.Chart(frame).encode(
         x=alt.X("iops:Q", title="IOPS"),
-        y=alt.Y("latency_ms:Q", title="mean latency (ms)", scale=alt.Scale(type="log")),
+        y=alt.Y(
+            "latency_ms:Q",
+            title="mean latency (ms)",
+            scale=alt.Scale(type="log"),
+            # every tick with its unit, so that 1 ms, 3 ms … read as a decade's figures
+            axis=alt.Axis(labelExpr=LATENCY_LABEL),
+        ),
         # below the plot, one curve a line: long names never squeeze the plot on a narrow page
         color=alt.Color(
             "curve:N",
             title=None,
-            legend=alt.Legend(orient="bottom", direction="vertical", columns=1, labelLimit=520),
+            legend=alt.Legend(
+                orient="bottom",
+                direction="vertical",
+                columns=1,
+                labelLimit=_LEGEND_LABEL_LIMIT,
+                # a curve's configuration and its workload on lines of their own: a phone's
+                # window holds each whole
+                labelExpr="split(datum.label, ' · ')",
+            ),
         ),
         tooltip=[
             alt.Tooltip("curve:N"),
@@ -119,6 +143,11 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
     """
     # the risk as the CLI and the tables write it (1.1e-06): d3's format cannot
     points = points.assign(risk_text=points["loss_risk_per_year"].map(risk_text))
+    # a log scale (the risks span decades: 7.8e-11 to 6.0e-06); a risk of nought is coloured
+    # as the least one above it
+    risk = points["loss_risk_per_year"].astype(float)
+    least = risk[risk > 0].min() if (risk > 0).any() else 1e-12
+    points = points.assign(risk_colour=risk.clip(lower=least))
     return (
         alt.Chart(points)
         .mark_point(size=160, filled=True, opacity=0.9)
@@ -126,14 +155,18 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
             x=alt.X("score:Q", title=f"score ({metric_unit(metric)})", scale=alt.Scale(zero=False)),
             y=alt.Y("usable_pct:Q", title="usable capacity (%)", scale=alt.Scale(zero=False)),
             color=alt.Color(
-                "loss_risk_per_year:Q",
+                "risk_colour:Q",
                 title="data-loss risk / year",
-                scale=alt.Scale(type="symlog", constant=1e-9, scheme="orangered"),
-                legend=alt.Legend(format=".1e"),
+                scale=alt.Scale(type="log", scheme="orangered"),
+                # below the plot, so that the plot keeps the page's width on a narrow window
+                legend=alt.Legend(
+                    labelExpr=RISK_LABEL, orient="bottom", direction="horizontal", titleOrient="top"
+                ),
             ),
             shape=alt.Shape(
                 "front:N",
                 title=None,
+                legend=alt.Legend(orient="bottom", direction="vertical"),
                 scale=alt.Scale(
                     domain=["on the trade-off front", "dominated", "breaks a limit"],
                     range=["diamond", "circle", "cross"],

@@ -285,60 +285,97 @@ def spell_change(change: float, lo: float, hi: float) -> str:
 NOTHING_IN_COMMON = "the two sweeps have no configuration pair with cells in common"
 
 
+#: the verdicts as the app's narrow verdict column writes them (the CLI's words otherwise)
+SHORT_VERDICTS = {"no significant change": "n.s."}
+#: before a configuration that both sweeps recommend for the row's class
+RECOMMENDED_MARK = "★ "
+
+
+def pair_label(config_a: str, config_b: str) -> str:
+    """A pair of configurations in one column: the key when both sweeps measured the same
+    one, else A's → B's."""
+    return config_a if config_a == config_b else f"{config_a} → {config_b}"
+
+
+def _reasons(pairings: list[str]) -> str:
+    """The reasons one pair was compared for a class, each once, in the order found."""
+    return "; ".join(dict.fromkeys(pairings))
+
+
 def class_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per pairing and class, as the CLI words it: the configurations, A and B each with its
-    95% interval, the change in % with its interval, the verdict."""
-    rows = [
-        {
-            "configuration A": r.config_a,
-            "configuration B": r.config_b,
-            "paired as": r.pairing,
+    """Per class and pair of configurations, as the CLI words it: the class, the pair (★
+    before a sweep's recommendation), A and B, the change in % with its interval, the
+    verdict; then what a narrow window leaves out (``CLASS_TABLE_EXTRA``): A and B each with
+    its 95% interval, why the pair was compared, each configuration whole. A pair compared
+    for two reasons (recommended, and the same configuration) is one row naming both."""
+    rows: dict[tuple[str, str, str], dict[str, object]] = {}
+    reasons: dict[tuple[str, str, str], list[str]] = {}
+    for r in frame.itertuples():
+        key = (str(r[1]), str(r.config_a), str(r.config_b))
+        reasons.setdefault(key, []).append(str(r.pairing))
+        if key in rows:
+            continue
+        rows[key] = {
             "class": f"{r[1]} ({r.unit})",
+            "configuration": pair_label(r.config_a, r.config_b),
+            "A": spell_figure(r.a),
+            "B": spell_figure(r.b),
+            "change % (95% CI)": spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
+            "verdict": SHORT_VERDICTS.get(str(r.verdict), str(r.verdict)),
             "A (95% CI)": spell_interval(r.a, r.a_lo, r.a_hi),
             "B (95% CI)": spell_interval(r.b, r.b_lo, r.b_hi),
-            "change % (95% CI)": spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
-            "verdict": r.verdict,
+            "configuration A": r.config_a,
+            "configuration B": r.config_b,
         }
-        for r in frame.itertuples()
-    ]
-    return pd.DataFrame(rows, columns=_CLASS_WORDS)
+    for key, row in rows.items():
+        why = _reasons(reasons[key])
+        row["paired as"] = why
+        if RECOMMENDED in why:
+            row["configuration"] = RECOMMENDED_MARK + str(row["configuration"])
+    return pd.DataFrame(list(rows.values()), columns=_CLASS_WORDS)
 
 
 def cell_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per pair of configurations and cell figure, as the CLI words it."""
+    """Per pair of configurations and cell figure, as the CLI words it: the pair, the cell
+    and figure, A and B, the change with its interval, the verdict; then each configuration
+    whole (``CELL_TABLE_EXTRA``)."""
     rows = [
         {
-            "configuration A": r.config_a,
-            "configuration B": r.config_b,
+            "configuration": pair_label(r.config_a, r.config_b),
             "cell": r.cell,
             "figure": FIGURE_LABELS.get(str(r.figure), str(r.figure)),
             "A": spell_figure(r.a),
             "B": spell_figure(r.b),
             "change % (95% CI)": spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
-            "verdict": r.verdict,
+            "verdict": SHORT_VERDICTS.get(str(r.verdict), str(r.verdict)),
+            "configuration A": r.config_a,
+            "configuration B": r.config_b,
         }
         for r in frame.itertuples()
     ]
     return pd.DataFrame(rows, columns=_CELL_WORDS)
 
 
+#: the columns of ``class_table`` a page shows only on demand (its column menu, the CSV)
+CLASS_TABLE_EXTRA = ["A (95% CI)", "B (95% CI)", "paired as", "configuration A", "configuration B"]
+#: the columns of ``cell_table`` a page shows only on demand
+CELL_TABLE_EXTRA = ["configuration A", "configuration B"]
 _CLASS_WORDS = [
-    "configuration A",
-    "configuration B",
-    "paired as",
     "class",
-    "A (95% CI)",
-    "B (95% CI)",
+    "configuration",
+    "A",
+    "B",
     "change % (95% CI)",
     "verdict",
+    *CLASS_TABLE_EXTRA,
 ]
 _CELL_WORDS = [
-    "configuration A",
-    "configuration B",
+    "configuration",
     "cell",
     "figure",
     "A",
     "B",
     "change % (95% CI)",
     "verdict",
+    *CELL_TABLE_EXTRA,
 ]
