@@ -50,7 +50,7 @@ def render() -> None:
     st.altair_chart(_charts.titled(bars, f"{class_name}: what each dimension explains"))
     st.subheader("Every class")
     shares = _every_class(table)
-    _frame.table(shares, dict.fromkeys(shares.columns[1:], "%.0f %%"))
+    _frame.table(shares, dict.fromkeys(shares.columns[1:], "%.0f%%"))
 
 
 def _every_class(table: pd.DataFrame) -> pd.DataFrame:
