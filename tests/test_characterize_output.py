@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sweeper.cli import app
+from tests.support.cli import refused
 from tests.support.paths import FIXTURES, RAIDSWEEP
 
 CAPTURE = FIXTURES / "capture" / "mixed.jsonl"
@@ -32,14 +33,7 @@ def _raidsweep(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]
     )
 
 
-def _refused(result: subprocess.CompletedProcess[str], *words: str) -> str:
-    out = result.stdout + result.stderr
-    assert result.returncode == 2, out
-    assert "Traceback" not in out, out
-    flat = " ".join(result.stderr.split())
-    for word in words:
-        assert word in flat, flat
-    return flat
+_refused = refused
 
 
 def _tree(folder: Path) -> list[str]:

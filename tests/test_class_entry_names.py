@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from recommender.classes import class_path, load_class
-from sweeper.cli import app
 from sweeper.errors import InputError
+from tests.support.cli import finished_tiny, invoke
 from tests.support.specs import tiny_sim_spec
 from tests.support.sweeps import copy_store
 
@@ -26,20 +25,13 @@ SWEEP = "tiny"
 LONG = "a" * 300 + ".yaml"
 
 
-def _run(*args: str | Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "400"})
-    assert "Traceback" not in result.output, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result.exit_code, " ".join(result.output.split())
+_run = invoke
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished tiny sweep on the simulated array: its store, never changed."""
-    folder = tmp_path_factory.mktemp("class-entries")
-    code, out = _run("run", tiny_sim_spec(folder, SWEEP), "--store", folder / "store")
-    assert code == 0, out
-    return folder / "store"
+    return finished_tiny(tmp_path_factory.mktemp("class-entries"), SWEEP)
 
 
 def _loop(folder: Path) -> str:

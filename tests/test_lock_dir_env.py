@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sweeper.errors import InputError
+from tests.support.cli import refused
 from tests.support.paths import RAIDSWEEP
 from tests.support.specs import tiny_sim_spec
 
@@ -34,13 +35,7 @@ def _raidsweep(
 
 
 def _refused(result: subprocess.CompletedProcess[str], *words: str) -> str:
-    out = result.stdout + result.stderr
-    assert result.returncode == 2, out
-    assert "Traceback" not in out, out
-    flat = " ".join(result.stderr.split())
-    for word in ("RAIDSWEEP_LOCK_DIR", *words):
-        assert word in flat, flat
-    return flat
+    return refused(result, "RAIDSWEEP_LOCK_DIR", *words)
 
 
 def _tree(folder: Path) -> list[str]:

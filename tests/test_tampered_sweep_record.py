@@ -13,30 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from sweeper.cli import app
-from tests.support.specs import tiny_sim_spec
+from tests.support.cli import finished_tiny, invoke
 from tests.support.sweeps import copy_store
 
 SWEEP = "tiny"
 Record = dict[str, Any]
 
 
-def _run(*args: str | Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "400"})
-    assert "Traceback" not in result.output, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result.exit_code, " ".join(result.output.split())
+_run = invoke
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished tiny sweep on the simulated array: its store, never changed."""
-    folder = tmp_path_factory.mktemp("tampered")
-    code, out = _run("run", tiny_sim_spec(folder, SWEEP), "--store", folder / "store")
-    assert code == 0, out
-    return folder / "store"
+    return finished_tiny(tmp_path_factory.mktemp("tampered"), SWEEP)
 
 
 def _tampered(finished: Path, tmp_path: Path, damage: Callable[[Record], object]) -> Path:
@@ -107,6 +98,19 @@ def _command(name: str, store: Path, tmp: Path) -> list[str]:
     return [a.format(tmp=tmp) for a in COMMANDS[name]] + ["--store", str(store)]
 
 
+def _refused(command: str, store: Path, tmp_path: Path) -> str:
+    """``command`` on ``store``: exit status 2, nothing in the store written or changed and
+    no file written where it writes (a report, its Markdown, its CSV); what it said."""
+    before = _files(store)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    code, out = _run(*_command(command, store, out_dir))
+    assert code == 2, out
+    assert _files(store) == before  # nothing written, nothing changed
+    assert not any(out_dir.iterdir())  # no report, nor its Markdown or CSV
+    return out
+
+
 @pytest.mark.parametrize("damage", DAMAGES)
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_damaged_record_is_refused_naming_its_file_and_field(
@@ -114,15 +118,9 @@ def test_a_damaged_record_is_refused_naming_its_file_and_field(
 ) -> None:
     change, field = DAMAGES[damage]
     store = _tampered(finished, tmp_path, change)
-    before = _files(store)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    code, out = _run(*_command(command, store, out_dir))
-    assert code == 2, out
+    out = _refused(command, store, tmp_path)
     assert f"{store / SWEEP / 'sweep.json'}: damaged (" in out, out
     assert field in out, out
-    assert _files(store) == before  # nothing written, nothing changed
-    assert not any(out_dir.iterdir())  # no report, nor its Markdown or CSV
 
 
 def test_an_untouched_record_is_read(finished: Path, tmp_path: Path) -> None:
@@ -140,15 +138,9 @@ def test_a_class_file_of_the_record_that_is_gone_is_named_with_its_entry(
     name the record and its entry (report ended in an InputError traceback)."""
     gone = tmp_path / "gone" / "cls.yaml"
     store = _tampered(finished, tmp_path, _set("spec", "classes", value=[str(gone)]))
-    before = _files(store)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    code, out = _run(*_command(command, store, out_dir))
-    assert code == 2, out
+    out = _refused(command, store, tmp_path)
     assert f"{store / SWEEP / 'sweep.json'}:" in out, out
     assert f"spec.classes[0]: {gone}: file not found" in out, out
-    assert _files(store) == before
-    assert not any(out_dir.iterdir())
 
 
 @pytest.mark.parametrize("command", ["curves", "disclose"])

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console, Group, RenderableType
@@ -195,31 +196,22 @@ def folder_problem(path: Path) -> str | None:
     return None
 
 
-StoreOpt = Annotated[
-    Path,
-    typer.Option(
+def _store_option(check: Callable[..., Path]) -> Any:
+    """``--store`` (or ``RAIDSWEEP_STORE``), its value checked by ``check``."""
+    return typer.Option(
         "--store",
         envvar="RAIDSWEEP_STORE",
         help="Folder of the results store.",
         show_default=True,
         parser=store_path,
         metavar="<path>",
-        callback=checked_store,
-    ),
-]
+        callback=check,
+    )
+
+
+StoreOpt = Annotated[Path, _store_option(checked_store)]
 #: ``--store`` of the commands that hand it to plays (``run``, ``plan``, ``teardown``)
-PlayStoreOpt = Annotated[
-    Path,
-    typer.Option(
-        "--store",
-        envvar="RAIDSWEEP_STORE",
-        help="Folder of the results store.",
-        show_default=True,
-        parser=store_path,
-        metavar="<path>",
-        callback=checked_play_store,
-    ),
-]
+PlayStoreOpt = Annotated[Path, _store_option(checked_play_store)]
 DEFAULT_STORE = Path("raidsweep-data")
 
 

@@ -70,3 +70,38 @@ def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
     """Its exit status and its output (stdout, then stderr) on one line."""
     out, errs = proc.communicate(timeout=600)
     return proc.returncode, " ".join((out + errs).split())
+
+
+def invoke(*args: str | Path) -> tuple[int, str]:
+    """``raidsweep`` with ``args`` in this process (Typer's runner), 400 columns wide: its exit
+    status and its output on one line; it must end without a traceback."""
+    from typer.testing import CliRunner
+
+    from sweeper.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "400"})
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, " ".join(result.output.split())
+
+
+def finished_tiny(folder: Path, name: str) -> Path:
+    """The store in ``folder`` after a finished tiny sweep ``name`` on the simulated array
+    (``tests.support.specs.tiny_sim_spec``): its root."""
+    from tests.support.specs import tiny_sim_spec
+
+    code, out = invoke("run", tiny_sim_spec(folder, name), "--store", folder / "store")
+    assert code == 0, out
+    return folder / "store"
+
+
+def refused(result: subprocess.CompletedProcess[str], *words: str) -> str:
+    """The command was refused: exit status 2, no traceback, and each of ``words`` in what
+    it said on stderr; that, on one line."""
+    out = result.stdout + result.stderr
+    assert result.returncode == 2, out
+    assert "Traceback" not in out, out
+    flat = " ".join(result.stderr.split())
+    for word in words:
+        assert word in flat, flat
+    return flat
