@@ -193,8 +193,8 @@ def _ranking_columns(unit: str, score_format: str, currency: str) -> dict[str, o
         "rank": st.column_config.TextColumn("rank", width=RANK_PX),
         "drives": _frame.number("drives", "%d", "drives the configuration's RAID groups take", 52),
         "usable TB": _frame.number("usable TB", "%.4g", "usable capacity, TB (10¹² bytes)", 74),
-        # as the CLI and the report write it: thousands grouped, else four digits
-        "score": _frame.number(f"score ({unit})", score_format, "mean score", 88),
+        # as the CLI and the report write it: the class's one precision (recommender.figures)
+        "score": _frame.number(f"score ({unit})", score_format, "mean score", 76),
         "usable %": _frame.number("usable %", "%.1f", "usable share of the raw capacity"),
         "rebuild h": _frame.number("rebuild h", "%.2f", "hours to rebuild one drive"),
         "CV %": _frame.number("CV %", "%.2f", "coefficient of variation of the score"),

@@ -301,3 +301,24 @@ def test_a_chart_keeps_its_plot_and_shows_its_title_and_legend(
         assert box["height"] >= plot_height + 60, (address, box)
     finally:
         page.set_viewport_size({"width": 1400, "height": 1600})
+
+
+def test_the_ranking_fits_a_laptop_window(app_url, browser_page):
+    """At 1280 px, beside the sidebar, the quick sweep's ranking (scores, intervals, limits,
+    cost) needs no sideways scrolling: it was 4 px wider than its frame."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=UI_TIMEOUT_MS)
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    try:
+        page.goto(f"{app_url.rstrip('/')}/recommendations")
+        table = page.get_by_test_id("stDataFrame").first
+        expect(table).to_be_visible()
+        expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+        page.wait_for_timeout(1500)  # the table's last layout
+        scroller = table.locator(".dvn-scroller")
+        scroll, visible = scroller.evaluate("s => [s.scrollWidth, s.clientWidth]")
+        assert scroll <= visible, (scroll, visible)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1600})
