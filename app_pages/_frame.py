@@ -176,10 +176,10 @@ def score_format(values: pd.Series) -> str:
     return f"%,.{score_decimals(values)}f"
 
 
-def number(label: str, fmt: str, words: str, width: int = 56) -> Any:
+def number(label: str, fmt: str | None, words: str, width: int = 56) -> Any:
     """A figure's column for ``table``'s ``formats``: a short header (``label``, with its
     unit), ``words`` its tooltip, in ``fmt``, ``width`` px wide (narrow: tables must fit a
-    laptop's window beside the sidebar)."""
+    laptop's window beside the sidebar); ``fmt`` None: written by ``table``'s ``spell``."""
     return st.column_config.NumberColumn(label, format=fmt, help=words, width=width)
 
 

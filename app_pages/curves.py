@@ -9,6 +9,7 @@ import streamlit as st
 from app_pages import _charts, _frame
 from recommender import views
 from recommender.charts import curve_chart
+from recommender.figures import figure
 from recommender.views.runs import run_list
 from recommender.views.shading import cell_order_key
 from sweeper.units import format_size
@@ -90,7 +91,12 @@ def render() -> None:
     )
     st.markdown(f"**Speed, Optimum and Maximum of each curve** ({where})")
     summary = views.curve_summary(sel, in_one_cell=True)
-    _frame.table(summary, SUMMARY_COLUMNS, column_order=_in_view(summary, SUMMARY_SPARE))
+    _frame.table(
+        summary,
+        SUMMARY_COLUMNS,
+        spell=dict.fromkeys(IOPS_COLUMNS, figure),
+        column_order=_in_view(summary, SUMMARY_SPARE),
+    )
     st.caption(
         "IOPS and mean latency (ms) at each point; the Optimum's I/Os in flight. More columns "
         "(the Speed's and the Maximum's I/Os in flight, how the optimum was found, why a curve "
@@ -123,7 +129,12 @@ def _runs(sel: pd.DataFrame, pattern: str, block_size: int) -> None:
     listed = run_list(_in_order(mine))
     # a latency no run of the curves has (a read pattern's writes) is no column to show
     empty = {c for c in LATENCIES if c in listed and listed[c].isna().all()}
-    _frame.table(listed, RUN_COLUMNS, column_order=_in_view(listed, RUN_SPARE | empty))
+    _frame.table(
+        listed,
+        RUN_COLUMNS,
+        spell={"IOPS": figure},
+        column_order=_in_view(listed, RUN_SPARE | empty),
+    )
     st.caption("More columns (MB/s, steady, telemetry flag) in the table's column menu.")
 
 
@@ -136,25 +147,28 @@ SUMMARY_COLUMNS: dict[str, object] = {
     "Speed in flight": _frame.number(
         "Speed in flight", "%d", "I/Os in flight at the Speed point (the fewest)", 64
     ),
-    "Speed IOPS": _frame.number("Speed IOPS", "%,.0f", "IOPS at the Speed point", 80),
+    "Speed IOPS": _frame.number("Speed IOPS", None, "IOPS at the Speed point", 80),
     "Speed ms": _frame.number("Speed ms", "%.3f", "mean latency at the Speed point, ms", 72),
     "Optimum in flight": _frame.number(
         "Opt. in flight", "%d", "I/Os in flight at the Optimum (the knee)", 84
     ),
-    "Optimum IOPS": _frame.number("Opt. IOPS", "%,.0f", "IOPS at the Optimum", 74),
+    "Optimum IOPS": _frame.number("Opt. IOPS", None, "IOPS at the Optimum", 74),
     "Optimum ms": _frame.number("Opt. ms", "%.3f", "mean latency at the Optimum, ms", 64),
     "Maximum in flight": _frame.number(
         "Max. in flight", "%d", "I/Os in flight at the Maximum (the highest IOPS)", 84
     ),
-    "Maximum IOPS": _frame.number("Max. IOPS", "%,.0f", "IOPS at the Maximum", 74),
+    "Maximum IOPS": _frame.number("Max. IOPS", None, "IOPS at the Maximum", 74),
     "Maximum ms": _frame.number("Max. ms", "%.3f", "mean latency at the Maximum, ms", 64),
 }
+#: the IOPS columns, each figure written as every page writes a measured one
+#: (``recommender.figures.figure``: 3,784 or 433.5)
+IOPS_COLUMNS = ("Speed IOPS", "Optimum IOPS", "Maximum IOPS")
 #: the summary's columns out of view at first (one click away in the column menu)
 SUMMARY_SPARE = {"Speed in flight", "Maximum in flight", "how the optimum was found", "stopped"}
 #: the run list's columns, narrowed as the summary's
 RUN_COLUMNS: dict[str, object] = {
     "repetition": _frame.number("rep", "%d", "repetition", 42),
-    "IOPS": _frame.number("IOPS", "%,.1f", "I/Os a second", 72),
+    "IOPS": _frame.number("IOPS", None, "I/Os a second", 72),
     "MB/s": _frame.number("MB/s", "%.2f", "MB/s (10⁶ bytes a second)", 64),
     "p99 read ms": _frame.number("p99 read ms", "%.3f", "99th percentile read latency, ms", 92),
     "p99 write ms": _frame.number("p99 write ms", "%.3f", "99th percentile write latency, ms", 96),

@@ -10,6 +10,7 @@ import streamlit as st
 
 from app_pages import _frame
 from recommender import views
+from recommender.figures import figure
 from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
 from recommender.views.shading import cell_order_key
 from sweeper.errors import StoreError
@@ -126,12 +127,13 @@ def _detail(run_id: str) -> dict[str, Any] | None:
     return detail
 
 
-def _figure(value: Any, spec: str) -> str:
-    """A figure of the run in ``spec``; a missing one (a failed run's) as the tables show it:
-    a real 0 is a measurement, a missing figure is not."""
+def _figure(value: Any) -> str:
+    """A figure of the run as every page writes a measured one (``recommender.figures``:
+    3,784 or 433.5); a missing one (a failed run's) as the tables show it: a real 0 is a
+    measurement, a missing figure is not."""
     if value is None or pd.isna(value):
         return _frame.MISSING
-    return format(value, spec)
+    return figure(value)
 
 
 def _worst_p99(detail: dict[str, Any]) -> str:
@@ -147,8 +149,8 @@ def _figures(detail: dict[str, Any]) -> None:
     figures = st.container(horizontal=True, gap="large")
     # the status as the store holds it: shown as text, never as Markdown, whatever it says
     figures.metric("Status", markdown_prose(str(detail.get("status"))), width="content")
-    figures.metric("IOPS", _figure(detail.get("iops"), ",.0f"), width="content")
-    figures.metric("MB/s", _figure(detail.get("mbps"), ",.1f"), width="content")
+    figures.metric("IOPS", _figure(detail.get("iops")), width="content")
+    figures.metric("MB/s", _figure(detail.get("mbps")), width="content")
     figures.metric("p99 latency (ms)", _worst_p99(detail), width="content")
     steady = detail.get("steady")
     figures.metric(

@@ -158,7 +158,21 @@ def test_a_failed_runs_missing_figures_read_as_a_dash(
     assert [shown[k] for k in ("IOPS", "MB/s", "p99 latency (ms)")] == ["—"] * 3
     shown = _metrics(_pick_run(at, zero))
     assert shown["Status"] == "ok"
-    assert [shown[k] for k in ("IOPS", "MB/s", "p99 latency (ms)")] == ["0", "0.0", "0"]
+    assert [shown[k] for k in ("IOPS", "MB/s", "p99 latency (ms)")] == ["0", "0", "0"]
+
+
+def test_a_runs_figures_read_as_every_page_writes_them(
+    monkeypatch: pytest.MonkeyPatch, pristine: ParquetStore
+) -> None:
+    """Run details wrote IOPS whole (435) where the Curves run list wrote 435.4: both now
+    write a measured figure as ``recommender.figures.figure`` does."""
+    runs = pristine.runs(CURVES_A)
+    small = runs[runs["iops"] < 1000]
+    chosen = small.iloc[0] if len(small) else runs.iloc[0]
+    at = _page(open_app(monkeypatch, pristine.root), "run_details", CURVES_A)
+    shown = _metrics(_pick_run(at, str(chosen["run_id"])))
+    assert shown["IOPS"] == figure(chosen["iops"]), shown
+    assert shown["MB/s"] == figure(chosen["mbps"]), shown
 
 
 def test_a_typed_run_id_is_quoted_as_typed(
