@@ -161,6 +161,9 @@ def _cells(a: str, b: str) -> None:
     label = st.radio("Figure", list(views.COMPARE_METRICS), key="compare_metric", horizontal=True)
     metric = views.COMPARE_METRICS[label]
     cells = views.compare_cells(page.runs(), a, b, metric)
+    if cells.empty and not views.compare_cells(page.runs(), a, b, "iops").empty:
+        st.info(f"Neither configuration has a {label} figure in a cell both measured.")
+        return
     if cells.empty:
         st.info("The two configurations have no workload cell in common yet.")
         return

@@ -236,6 +236,12 @@ def test_compare_scores_cells_and_tradeoffs() -> None:
     assert cells["cell"].to_list() == ["randread/4k/qd1x1", "randread/8k/qd1x1"]
     assert cells["A / B"].iloc[0] == pytest.approx(0.5)
     assert cells["repetitions"].to_list() == ["2/1", "1/0"]  # b's 8k run measured nothing
+    # a figure neither measured in a cell (a write latency of reads): the cell is not listed
+    no_writes = RUNS.assign(write_lat_p99_ms=[math.nan] * 3 + [2.0] + [math.nan] * 4)
+    assert views.compare_cells(no_writes, "a", "b", "write_lat_p99_ms").empty
+    no_writes.loc[5, "write_lat_p99_ms"] = 3.0  # b's 4k read with a write latency
+    cells = views.compare_cells(no_writes, "a", "b", "write_lat_p99_ms")
+    assert cells["repetitions"].to_list() == ["0/1"]
     trade = views.compare_tradeoffs(recs, "a", "b")
     assert trade.to_dict("records") == [{"figure": "usable share", "A": 0.5, "B": 0.25}]
 

@@ -62,12 +62,16 @@ COMPARE_METRICS = {
 
 def compare_cells(runs: pd.DataFrame, a: str, b: str, metric: str) -> pd.DataFrame:
     """Per workload cell both configurations measured: the mean ``metric`` of each, their ratio,
-    and the repetitions behind each figure."""
+    and the repetitions behind each figure; a cell where neither has the figure (no writes
+    for a write latency) is left out."""
     frames = {}
     for side, key in (("A", a), ("B", b)):
         mine = runs[runs["config_key"] == key]
         frames[side] = mine.groupby("cell_key")[metric].agg(["mean", "count"])
     both = frames["A"].merge(frames["B"], left_index=True, right_index=True, suffixes=("_a", "_b"))
+    # a cell where neither measured the figure (a write latency of a read-only cell) is none
+    # to compare: not listed as "—" with "0/0" repetitions beside its runs
+    both = both[(both["count_a"] > 0) | (both["count_b"] > 0)]
     out = pd.DataFrame(
         {
             "cell": both.index.astype(str),
