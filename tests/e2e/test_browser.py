@@ -8,8 +8,10 @@ cell and checks that the cell's runs, by their ids in the store, appear.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -288,10 +290,7 @@ def test_a_chart_keeps_its_plot_and_shows_its_title_and_legend(
     from playwright.sync_api import expect
 
     expect.set_options(timeout=UI_TIMEOUT_MS)
-    page = browser_page
-    page.set_viewport_size({"width": 1280, "height": 1000})
-    try:
-        page.goto(f"{app_url.rstrip('/')}/{address}")
+    with _laptop_window(browser_page, app_url, address) as page:
         chart = page.get_by_test_id("stVegaLiteChart").first
         expect(chart).to_be_visible()
         page.wait_for_timeout(1500)  # the chart's last layout
@@ -299,8 +298,6 @@ def test_a_chart_keeps_its_plot_and_shows_its_title_and_legend(
         assert box is not None
         # a title line (14 px) and the x axis with its title take at least 60 px
         assert box["height"] >= plot_height + 60, (address, box)
-    finally:
-        page.set_viewport_size({"width": 1400, "height": 1600})
 
 
 def test_the_ranking_fits_a_laptop_window(app_url, browser_page):
@@ -309,10 +306,7 @@ def test_the_ranking_fits_a_laptop_window(app_url, browser_page):
     from playwright.sync_api import expect
 
     expect.set_options(timeout=UI_TIMEOUT_MS)
-    page = browser_page
-    page.set_viewport_size({"width": 1280, "height": 1000})
-    try:
-        page.goto(f"{app_url.rstrip('/')}/recommendations")
+    with _laptop_window(browser_page, app_url, "recommendations") as page:
         table = page.get_by_test_id("stDataFrame").first
         expect(table).to_be_visible()
         expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
@@ -320,5 +314,15 @@ def test_the_ranking_fits_a_laptop_window(app_url, browser_page):
         scroller = table.locator(".dvn-scroller")
         scroll, visible = scroller.evaluate("s => [s.scrollWidth, s.clientWidth]")
         assert scroll <= visible, (scroll, visible)
+
+
+@contextlib.contextmanager
+def _laptop_window(page: Any, app_url: str, address: str) -> Iterator[Any]:
+    """``page`` at a laptop's 1280 px on the app's page ``address``; the module's window
+    size after."""
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    try:
+        page.goto(f"{app_url.rstrip('/')}/{address}")
+        yield page
     finally:
         page.set_viewport_size({"width": 1400, "height": 1600})
