@@ -49,7 +49,7 @@ from typing import Any
 
 from sweeper.errors import InputError
 from sweeper.processes import pid_alive
-from sweeper.untrusted import path_problem
+from sweeper.untrusted import path_problem, shown_text
 
 
 @contextlib.contextmanager
@@ -290,10 +290,7 @@ def lock_dir_problem(value: str) -> str | None:
     it is not UTF-8 text (a lock names its folder to the next taker)."""
     if not value:
         return "is empty: name the lock folder (an absolute path), or unset it"
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        shown = os.fsencode(value).decode(errors="backslashreplace")
+    if (shown := shown_text(value)) != value:
         return f"'{shown}' is not UTF-8 text: name the lock folder in UTF-8"
     problem = path_problem(value)
     if problem is not None:

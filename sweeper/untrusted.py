@@ -9,6 +9,7 @@ are validated, so ``--check`` and the real run act on the same, already-checked 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -89,6 +90,13 @@ Problem = tuple[list[str | int], str]
 def template_problems(data: Any, loc: Sequence[str | int] = ()) -> list[Problem]:
     """(location, problem) for every string in ``data`` that holds template syntax."""
     return [(where, p) for where, text in strings(data, loc) if (p := template_problem(text))]
+
+
+def shown_text(value: str) -> str:
+    """``value`` as it can be printed and written: the bytes of a name that is not UTF-8
+    (which Python keeps as surrogate escapes) shown as ``\\xff``; UTF-8 text as it is, so
+    ``shown_text(v) != v`` says that ``v`` is not UTF-8 text."""
+    return os.fsencode(value).decode(errors="backslashreplace")
 
 
 def path_problem(value: str) -> str | None:

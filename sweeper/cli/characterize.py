@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from pathlib import Path
 from typing import Annotated, Any
@@ -62,7 +61,7 @@ def characterize(
     from sweeper.capture.format import read_capture
     from sweeper.capture.seconds import seconds
     from sweeper.errors import InputError
-    from sweeper.untrusted import path_problem
+    from sweeper.untrusted import path_problem, shown_text
 
     problems: list[str] = []
     min_phase_s = seconds_option(min_phase, "--min-phase", problems, 2, None, 30.0)
@@ -118,7 +117,7 @@ def characterize(
     for phase in classes:
         WorkloadClass.model_validate(phase.document)  # a class the loader takes, or a bug here
         # the capture's name as text (bytes of a name that is not UTF-8 shown as \xff)
-        texts.append(render(phase, os.fsencode(capture.name).decode(errors="backslashreplace")))
+        texts.append(render(phase, shown_text(capture.name)))
     _write_all(folder, dict(zip(targets, texts, strict=True)))
     for target in targets:
         load_class(target)

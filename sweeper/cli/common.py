@@ -89,12 +89,10 @@ def checked_play_store(
 def utf8_problem(path: Path) -> str | None:
     """``'<path>' is not UTF-8 text`` (a byte that is not UTF-8 shown as ``\\xff``) where the
     name of ``path`` is not UTF-8 text, else None."""
-    try:
-        str(path).encode()
-    except UnicodeEncodeError:
-        shown = os.fsencode(str(path)).decode(errors="backslashreplace")
-        return f"'{_cut(shown)}' is not UTF-8 text"
-    return None
+    from sweeper.untrusted import shown_text
+
+    shown = shown_text(str(path))
+    return None if shown == str(path) else f"'{_cut(shown)}' is not UTF-8 text"
 
 
 def output_problem(path: Path) -> str | None:
@@ -125,20 +123,19 @@ def lock_folder_problem(*, make: bool) -> str | None:
     just before it writes anything else (the store's folder): the folder is made where it is
     missing and must be writable. Otherwise it is only looked at (``--check``, ``plan``, and
     every command before its work: nothing is made)."""
-    from sweeper.errors import InputError
-    from sweeper.locking import LOCK_DIR_ENV, target_lock_dir
+    from sweeper.locking import LOCK_DIR_ENV, lock_dir_problem, target_lock_dir
 
-    given = LOCK_DIR_ENV in os.environ
+    value = os.environ.get(LOCK_DIR_ENV)
+    given = value is not None
+    if value is not None and (said := lock_dir_problem(value)) is not None:
+        # "RAIDSWEEP_LOCK_DIR is empty: …", "RAIDSWEEP_LOCK_DIR: 'x' is not …"
+        return f"{LOCK_DIR_ENV}{' ' if not value else ': '}{said}"
     advice = (
         "set it to a folder every sweep on this machine can use, or unset it"
         if given
         else f"set {LOCK_DIR_ENV} to a folder every sweep on this machine can use"
     )
-    try:
-        folder = target_lock_dir()
-    except InputError as exc:  # "RAIDSWEEP_LOCK_DIR is empty", "RAIDSWEEP_LOCK_DIR: 'x' is …"
-        said = exc.problems[0]
-        return f"{LOCK_DIR_ENV}{' ' if said.startswith('is empty') else ': '}{said}"
+    folder = target_lock_dir()
     problem = folder_problem(folder)
     if problem is None and make:
         try:
