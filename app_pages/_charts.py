@@ -4,14 +4,13 @@ columns, not only block sizes), and which cell a click chose."""
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 import altair as alt
 import pandas as pd
 
-from recommender.views.shading import DARK_INK, LIGHT_INK
+from recommender.views.shading import DARK_INK, LIGHT_INK, short_figure
 
 CELL_SELECTION = "cell"
 #: the width of a figure's character at the chart's 10 px font, a little generous
@@ -38,18 +37,6 @@ def key_lines(key: str, limit: int = _LINE_CHARS) -> list[str]:
         elif part:
             lines.append(part)
     return lines or [key]
-
-
-def cell_figure(value: Any) -> str:
-    """A heatmap cell's label: always three significant digits, k and M for thousands and
-    millions (``3.83k``, ``2.10k``, ``434``, ``12.0``): one short form for every cell."""
-    if value is None or not math.isfinite(float(value)):
-        return "—"
-    rounded = float(f"{float(value):.3g}")
-    for size, suffix in ((1e6, "M"), (1e3, "k")):
-        if abs(rounded) >= size:
-            return f"{rounded / size:#.3g}".rstrip(".") + suffix
-    return f"{rounded:#.3g}".rstrip(".")
 
 
 def _row_labels(
@@ -104,7 +91,7 @@ def grid_heatmap(
     step = max(22, _ROW_LINE_PX * max((len(v) for v in lines.values()), default=1) + 8)
     frame = frame.assign(
         label=[
-            ("=" if tied else "") + cell_figure(v)
+            ("=" if tied else "") + short_figure(v)
             for tied, v in zip(frame["tied"], frame["value"], strict=True)
         ]
     )

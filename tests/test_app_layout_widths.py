@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import altair as alt
 import pandas as pd
 import pytest
+import vl_convert as vlc
 
 from app_pages import _charts
+from recommender.charts import heatmap
 from recommender.sweepcompare import CLASS_COLUMNS, class_table
 from recommender.views import shade
+from recommender.views.shading import short_figure
 from sweeper.store import ParquetStore
 from tests.support.apptest import open_app
 from tests.test_app_robust_pages import CURVES_B, _page, two_flash_sweeps
@@ -142,9 +146,25 @@ def test_a_heatmap_writes_every_cell_in_one_short_form() -> None:
     spec = _spec()
     labels = [r["label"] for r in spec["datasets"][next(iter(spec["datasets"]))]]
     assert {"3.83k", "2.10k", "722", "12.0"} <= {label.lstrip("=") for label in labels}
-    assert _charts.cell_figure(999.7) == "1.00k"
-    assert _charts.cell_figure(2_500_000) == "2.50M"
-    assert _charts.cell_figure(math.nan) == "—"
+    assert short_figure(999.7) == "1.00k"
+    assert short_figure(2_500_000) == "2.50M"
+    assert short_figure(0.5) == "0.500"
+    assert short_figure(math.nan) == "—"
+
+
+def test_the_app_and_the_report_label_a_heatmap_cell_alike() -> None:
+    # One short form on both surfaces: the report's heatmap once wrote 2.1k where the app
+    # wrote 2.10k for the same cell, and 1e+03 for 999.7.
+    values = [3829.0, 2100.0, 722.3, 12.04, 999.7, 0.5]
+    frame = pd.DataFrame(
+        {"config_key": [f"c{i}" for i in range(6)], "block_size": 4096, "value": values}
+    )
+    frame["sd"], frame["n"] = 0.0, 3
+    svg = vlc.vegalite_to_svg(heatmap(frame, "IOPS", higher_is_better=True).to_dict())
+    report = re.findall(r'<text[^>]*aria-roledescription="text mark"[^>]*>([^<]+)</text>', svg)
+    app = [short_figure(v) for v in values]
+    assert sorted(label.lstrip("=") for label in report) == sorted(app)
+    assert app == ["3.83k", "2.10k", "722", "12.0", "1.00k", "0.500"]
 
 
 # Curves and trade-offs --------------------------------------------------------------------------

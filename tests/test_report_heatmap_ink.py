@@ -46,4 +46,4 @@ def test_figures_are_the_values_in_the_labels_unit() -> None:
     frame = _column([0.0824, 0.5, 13.274, 58176.3, 2_345_678.0])
     svg = vlc.vegalite_to_svg(heatmap(frame, "p99 ms", higher_is_better=False).to_dict())
     figure = r'<text[^>]*aria-roledescription="text mark"[^>]*>([^<]+)</text>'
-    assert sorted(re.findall(figure, svg)) == sorted(["0.0824", "0.5", "13.3", "58.2k", "2.35M"])
+    assert sorted(re.findall(figure, svg)) == sorted(["0.0824", "0.500", "13.3", "58.2k", "2.35M"])

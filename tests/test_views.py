@@ -179,8 +179,8 @@ def test_score_grid_marks_tied_only_where_the_intervals_overlap() -> None:
     frame, _ = views.score_grid([_rec("c", ranked)])
     shaded = views.shade(frame, per_column=True, higher_is_better=True)
     assert shaded["tied"].to_list() == [False, False, True]  # b: 88-92 against 95-105
-    assert shaded["label"].to_list() == ["100", "90", "=96"]
-    assert shaded["interval"].to_list() == ["95–105", "88–92", "94–97"]
+    assert shaded["label"].to_list() == ["100", "90.0", "=96.0"]
+    assert shaded["interval"].to_list() == ["95–105", "88.0–92.0", "94.0–97.0"]
 
 
 def test_matrix_options_and_block_sizes() -> None:

@@ -37,8 +37,7 @@ def shade(frame: pd.DataFrame, *, per_column: bool, higher_is_better: bool) -> p
     out["ink"] = np.where(out["tone"] >= LIGHT_FROM, DARK_INK, LIGHT_INK)
     out["lo"], out["hi"] = _bounds(out)
     out["interval"] = [
-        f"{short_figure(a)}–{short_figure(b)}" if np.isfinite(a) and np.isfinite(b) else "—"
-        for a, b in zip(out["lo"], out["hi"], strict=True)
+        short_interval(v, a, b) for v, a, b in zip(value, out["lo"], out["hi"], strict=True)
     ]
     out["tied"] = _tied_with_best(out, higher_is_better)
     out["tied_text"] = np.where(out["tied"], "yes", "no")
@@ -76,14 +75,35 @@ def _tied_with_best(frame: pd.DataFrame, higher_is_better: bool) -> pd.Series:
     return overlap & (frame.index.to_numpy() != best.to_numpy())
 
 
-def short_figure(value: float) -> str:
-    """A cell's label: three significant figures, k and M for thousands and millions."""
-    if not np.isfinite(value):
+def short_figure(value: float | None) -> str:
+    """A heatmap cell's label, in the report and the app alike: always three significant
+    digits, k and M for thousands and millions (``3.83k``, ``2.10k``, ``434``, ``12.0``; 999.7
+    is ``1.00k``): one short form for every cell."""
+    if value is None or not np.isfinite(float(value)):
         return "—"
-    for size, suffix in ((1e6, "M"), (1e3, "k")):
-        if abs(value) >= size:
-            return f"{value / size:.3g}{suffix}"
-    return f"{value:.3g}"
+    size, suffix, decimals = _short_form(float(value))
+    return f"{float(value) / size:.{decimals}f}{suffix}"
+
+
+def short_interval(value: float, lo: float, hi: float) -> str:
+    """A cell's interval in its label's form: the scale and decimals of ``short_figure``
+    (``value``), so ``90.0`` reads ``88.0–92.0`` and ``3.83k`` reads ``3.79k–3.87k``."""
+    if not (np.isfinite(value) and np.isfinite(lo) and np.isfinite(hi)):
+        return "—"
+    size, suffix, decimals = _short_form(float(value))
+    return f"{lo / size:.{decimals}f}{suffix}–{hi / size:.{decimals}f}{suffix}"
+
+
+def _short_form(value: float) -> tuple[float, str, int]:
+    """The scale, its suffix and the decimals that write ``value`` in three significant
+    digits (rounded first, so 999.7 is 1.00k rather than 1e+03)."""
+    rounded = float(f"{value:.3g}")
+    size, suffix = next(
+        ((s, x) for s, x in ((1e6, "M"), (1e3, "k")) if abs(rounded) >= s), (1.0, "")
+    )
+    scaled = abs(rounded) / size
+    digits = 1 if scaled == 0 else int(np.floor(np.log10(scaled))) + 1
+    return size, suffix, max(0, 3 - digits)
 
 
 def row_order(
