@@ -17,7 +17,25 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-_JSON_START = re.compile(r"^\{", re.MULTILINE)
+#: a document starts a line, or follows the carriage return of fio's ETA line (``--eta=always``
+#: writes ``Jobs: 1 (f=1)\r{``)
+_JSON_START = re.compile(r"^\{|(?<=\r)\{", re.MULTILINE)
+#: fio's time units (``runtime=5m``); a bare number is seconds
+_TIME_UNITS = {
+    "us": 1e-6,
+    "usec": 1e-6,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "s": 1.0,
+    "sec": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "h": 3600.0,
+    "d": 86400.0,
+}
+_TIME_RE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.IGNORECASE)
+#: a time-based job that measured less than this share of its runtime was stopped early
+_WHOLE_SHARE = 0.9
 _VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
 #: the oldest fio whose JSON holds what the parser reads (``total_ios``, ``lat_ns``, ``bw_bytes``)
 OLDEST_FIO = (3, 12)
@@ -145,8 +163,8 @@ def direction_stats(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionSt
     "Run status group" line; with equal runtimes, the sum of the jobs' rates; jobs that ended
     earlier are not counted as if they had run the whole time). The mean latency is weighted
     by each job's latency samples. Percentiles over all I/Os come from the merged JSON+
-    histograms when fio wrote them; from plain JSON, per-job percentiles cannot be combined
-    exactly, so each is the maximum across jobs: an upper bound of the true percentile.
+    histograms when fio wrote them; from plain JSON, per-job percentiles cannot be combined,
+    so they are None for several jobs (``group_reporting`` or ``json+`` gives them).
     """
     parts = [job[name] for job in jobs if int(job[name]["total_ios"]) > 0]
     if not parts:
@@ -187,8 +205,9 @@ def histogram_percentiles(
     whose cumulative count reaches pct/100 of all samples). fio compares in extended precision
     (``long double``); the threshold here is exact, so that at a count where pct/100 of it is
     a whole number in doubles but not in fact (99.9% of 33,000) the bin is fio's, not the one
-    before. Without histograms (plain JSON), the maximum of the entries' own percentiles: an
-    upper bound of the true one.
+    before. Without histograms (plain JSON) one entry's own percentiles, and None for several:
+    their maximum is only an upper bound (twice the true p99 in a run of three jobs), and a
+    bound stored as the percentile would be a figure nobody measured.
     """
     parts = [e[name] for e in entries if int(e[name]["total_ios"]) > 0]
     sources = [_latency_source(d)[1] for d in parts]
@@ -213,24 +232,25 @@ def histogram_percentiles(
                         break
                 out[key] = found / _NS_PER_MS
             return out
-    out = {}
-    for key, pct in _PERCENTILES.items():
-        values = [v for src in sources if (v := _percentile(src, pct)) is not None]
-        out[key] = max(values) if values else None
-    return out
+    if len(sources) > 1:  # several jobs' percentiles cannot be combined into the run's
+        return dict.fromkeys(_PERCENTILES)
+    return {key: _percentile(sources[0], pct) for key, pct in _PERCENTILES.items()}
 
 
 def sync_stats(jobs: Sequence[Mapping[str, Any]]) -> SyncStats | None:
     """The fsync/fdatasync latency over jobs (fio's ``sync`` section; its ``total_ios`` stays 0,
     the count is ``lat_ns.N``), the mean weighted by each job's count, percentiles as in
     ``histogram_percentiles``; None when no job made a sync call."""
-    parts = [
-        job["sync"]["lat_ns"]
+    timed = [
+        job
         for job in jobs
         if isinstance(job.get("sync"), dict) and int(job["sync"]["lat_ns"].get("N", 0)) > 0
     ]
-    if not parts:
+    if not timed:
         return None
+    for job in timed:
+        check_sync_possible(job)
+    parts = [job["sync"]["lat_ns"] for job in timed]
     count = sum(int(lat["N"]) for lat in parts)
     entries = [{"sync": {"total_ios": lat["N"], "lat_ns": lat}} for lat in parts]
     pcts = histogram_percentiles(entries, "sync")
@@ -243,6 +263,63 @@ def sync_stats(jobs: Sequence[Mapping[str, Any]]) -> SyncStats | None:
         lat_p999_ms=pcts["p999"],
         lat_p9999_ms=pcts["p9999"],
     )
+
+
+def check_sync_possible(job: Mapping[str, Any]) -> None:
+    """Refuse a job whose longest fsync/fdatasync took longer than the job itself ran
+    (``elapsed``, whole seconds, the ramp included, plus one for its rounding): fio sometimes
+    times a sync call queued behind asynchronous writes (``ioengine=libaio``) from a start it
+    never set, and one such sample (hundreds of seconds in a one-second run) makes the sync
+    mean and its upper percentiles meaningless."""
+    elapsed = job.get("elapsed")
+    longest = job["sync"]["lat_ns"].get("max")
+    if not isinstance(elapsed, int | float) or not isinstance(longest, int | float):
+        return
+    if longest > (float(elapsed) + 1.0) * 1e9:  # ns
+        raise FioParseError(
+            f"fio job {job.get('jobname', '?')!r} timed an fsync/fdatasync at "
+            f"{longest / 1e9:,.1f} s in a job that ran {elapsed} s: fio mis-timed its sync "
+            "calls (it does with ioengine=libaio), so their latency cannot be used; run the "
+            "cell with ioengine=io_uring or psync"
+        )
+
+
+def check_whole_runtime(document: Mapping[str, Any], jobs: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse a time-based job that measured less than 90% of its ``runtime`` (fio stopped
+    by a signal, or a job that ended early): its figures are over a shorter window than the
+    run claims, and a cut-short run read as whole would be one nobody made. Jobs that stop
+    by design (fio's steady-state detector, ``ss=``) are not judged."""
+    for job in jobs:
+        options = job_options(document, job)
+        if "time_based" not in options or options.get("time_based", "").strip() == "0":
+            continue
+        if any(k in options for k in ("ss", "steadystate")):
+            continue
+        wanted_s = _seconds(options.get("runtime", ""))
+        if not wanted_s:
+            continue
+        measured_s = measured_ms(job) / 1000.0
+        name = job.get("jobname", "?")
+        if measured_s <= 0:
+            raise FioParseError(
+                f"fio job {name!r} measured nothing of the {wanted_s:,g} s it was given: fio did "
+                "not run it (its file could not be opened, or it was stopped at once)"
+            )
+        if measured_s < _WHOLE_SHARE * wanted_s:
+            raise FioParseError(
+                f"fio job {name!r} measured {measured_s:,.1f} s of the "
+                f"{wanted_s:,g} s it was given (runtime={options['runtime']}): it was stopped "
+                "early, so its figures are not a whole run"
+            )
+
+
+def _seconds(text: str) -> float | None:
+    """fio's time option (``300``, ``5m``, ``1500ms``) in seconds; None where it is not one."""
+    m = _TIME_RE.fullmatch(text)
+    if m is None:
+        return None
+    unit = _TIME_UNITS.get(m.group(2).lower() or "s")
+    return None if unit is None else float(m.group(1)) * unit
 
 
 def check_version(version: object) -> None:
@@ -307,9 +384,12 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
         sync = sync_stats(jobs)
         streams = group_streams(jobs) if concurrent_groups else ()
         usr, sys = cpu_pct(jobs, "usr_cpu"), cpu_pct(jobs, "sys_cpu")
+    except FioParseError:
+        raise
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
         raise FioParseError(f"fio JSON job entry is missing or has a bad field: {exc!r}") from exc
     check_not_verified(document, jobs)
+    check_whole_runtime(document, jobs)
     options = job_options(document, jobs[0])
     return FioResult(
         read=read,
@@ -336,16 +416,24 @@ def check_not_verified(
 ) -> None:
     """Refuse a run with a job that verified what it wrote (``where``: e.g. " on host:port"):
     fio reports its verify pass's reads as the job's reads, which raidsweep would count as
-    reads made beside the writes."""
+    reads made beside the writes. A job with verify that read nothing (no pass ran) or wrote
+    nothing (it checked what it read) reports its own I/O only."""
     for job in jobs:
         options = job_options(document, job)
         verify = options.get("verify", "0").strip().lower()
-        if verify not in ("", "0", "none") and options.get("do_verify", "1").strip() != "0":
+        if verify in ("", "0", "none") or options.get("do_verify", "1").strip() == "0":
+            continue
+        if _did(job, "write") and _did(job, "read"):
             raise FioParseError(
                 f"fio job {job.get('jobname', '?')!r}{where} verified the data it wrote "
                 f"(verify={options['verify']}): fio reports the verify pass's reads as the "
                 "job's reads; run without verify"
             )
+
+
+def _did(job: Mapping[str, Any], direction: str) -> bool:
+    entry = job.get(direction)
+    return isinstance(entry, Mapping) and int(entry.get("total_ios", 0) or 0) > 0
 
 
 def check_directions(entries: Sequence[Mapping[str, Any]]) -> None:
