@@ -23,6 +23,7 @@ import pandas as pd
 from kneed import KneeLocator
 
 from sweeper.units import parse_latency_ms
+from sweeper.workload import SYNC_ENGINES
 
 KNEEDLE = "kneedle"
 GAIN_VS_LATENCY = "gain-vs-latency"
@@ -171,7 +172,6 @@ def should_stop(
 
 # --- from the results store's runs ---------------------------------------------------------
 
-SYNC_ENGINES = ("sync", "psync")
 CURVE_COLUMNS = [
     "config_key",
     "pattern",

@@ -13,6 +13,8 @@ from sweeper.untrusted import control_problem
 
 PATTERNS = ("read", "write", "randread", "randwrite", "randrw")
 ENGINES = ("sync", "psync", "libaio", "io_uring")
+#: the engines that keep one I/O in flight per job, whatever the iodepth
+SYNC_ENGINES = ("sync", "psync")
 # Matched whole (fullmatch): ``$`` would let a trailing newline through.
 _PATTERN_RE = re.compile(r"(read|write|randread|randwrite|randrw)(\d{1,2})?")
 _CONCURRENCY_RE = re.compile(r"(?:qd)?(\d{1,9})x(\d{1,9})")
@@ -103,7 +105,7 @@ class Concurrency:
 
     def outstanding(self, engine: str) -> int:
         """I/Os in flight: synchronous engines keep one per job whatever the iodepth."""
-        depth = 1 if engine in ("sync", "psync") else self.iodepth
+        depth = 1 if engine in SYNC_ENGINES else self.iodepth
         return depth * self.numjobs
 
 

@@ -12,11 +12,10 @@ from typing import Any
 import jinja2
 
 from sweeper.units import format_size
-from sweeper.workload import ENGINES, WorkloadCell
+from sweeper.workload import ENGINES, SYNC_ENGINES, WorkloadCell
 
 TEMPLATE_NAME = "job.fio.j2"
 PERCENTILE_LIST = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"
-_SYNC_ENGINES = ("sync", "psync")
 #: the job option of each sync mode: a flush after every write, or writes opened O_DSYNC
 SYNC_OPTIONS = {"fsync": "fsync=1", "fdatasync": "fdatasync=1", "dsync": "sync=dsync"}
 
@@ -120,7 +119,7 @@ def render_job(
             "rw": s.pattern.rw,
             "rwmixread": s.pattern.read_pct or 50,
             "bs": format_size(s.block_size),
-            "iodepth": 1 if engine in _SYNC_ENGINES else s.concurrency.iodepth,
+            "iodepth": 1 if engine in SYNC_ENGINES else s.concurrency.iodepth,
             "numjobs": s.concurrency.numjobs,
             "region": job_region(s, size) if own_regions else None,
             "sync": SYNC_OPTIONS[s.sync] if s.sync else None,

@@ -24,6 +24,7 @@ from sweeper.workload import (
     ENGINES,
     MAX_STREAMS,
     STREAM_JOIN,
+    SYNC_ENGINES,
     Concurrency,
     DataProfile,
     WorkloadCell,
@@ -219,6 +220,29 @@ class Matrix(StrictModel):
             raise ValueError(
                 f"dynamic_repetitions.max ({dyn.max}) is below repetitions ({self.repetitions})"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _one_in_flight_per_sync_job(self) -> Matrix:
+        """With a synchronous engine every job keeps one I/O in flight: a concurrency of
+        iodepth > 1 would measure the iodepth-1 cell again under another name (and a curve
+        would count I/Os that were never in flight)."""
+        if self.engine not in SYNC_ENGINES:
+            return self
+        named = [(f"concurrency[{i}]", c) for i, c in enumerate(self.concurrency)]
+        for field, texts in (("extra_cells", self.extra_cells), ("composite", self.composite)):
+            for i, text in enumerate(texts):
+                joined = text if isinstance(text, str) else STREAM_JOIN.join(text)
+                cell = WorkloadCell.parse(joined)
+                named += [(f"{field}[{i}]", s.concurrency) for s in (cell, *cell.others)]
+        for where, c in named:
+            if c.iodepth > 1:
+                raise ValueError(
+                    f"{where}: {c.name} asks for {c.iodepth} I/Os in flight per job, but engine "
+                    f"{self.engine} keeps one (a synchronous engine ignores iodepth), so it "
+                    f"would measure qd1x{c.numjobs} again: write 1x{c.numjobs}, or set engine "
+                    "to libaio or io_uring"
+                )
         return self
 
     @model_validator(mode="after")
