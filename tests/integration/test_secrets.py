@@ -185,7 +185,8 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
         # The next play removes what the killed process left.
         from sweeper.ansible import remove_stale_private_dirs
 
-        assert remove_stale_private_dirs() >= 1
+        remove_stale_private_dirs()  # another raidsweep on the machine may have done it first
+        assert not [p for p in left if p.exists()], left
         assert not list(Path(tempfile.gettempdir()).glob(pattern))
     FIGURES["fault campaign: secrets after kill -9"] = [
         f"vCenter password searched in {', '.join(str(p) for p in TEMP_AREAS)} and the store "
