@@ -11,6 +11,7 @@ import streamlit as st
 from app_pages import _frame
 from recommender import views
 from recommender.recommendations import ClassRecommendation
+from recommender.views.labels import USABLE_TB_SPEC
 from recommender.views.markdown import figure, risk_text
 from sweeper.untrusted import markdown_code, markdown_prose
 
@@ -180,16 +181,17 @@ def _cells(a: str, b: str) -> None:
     st.caption("Means over repetitions; repetitions as A/B.")
 
 
-#: how each trade-off figure is written (money with its currency; the risk as the CLI
-#: writes it, ``RISK``); the figures are one per row, so each row has its own format
+#: how each trade-off figure is written (``recommender.figures.figure`` with the report's
+#: spec; money with its currency; the risk as the CLI writes it, ``RISK``; usable capacity
+#: in TB as the rankings write it); the figures are one per row, so each row has its own
 _TRADEOFF_FORMATS = {
-    "drives": "{:,.0f}",
-    "usable GB": "{:,.0f}",
-    "usable share": "{:.0%}",
-    "rebuild hours": "{:,.1f}",
-    "further failures survived during a rebuild": "{:.0f}",
-    "cost": "{:,.0f}",
-    "cost per usable GB": "{:,.2f}",
+    "drives": ",.0f",
+    "usable TB": USABLE_TB_SPEC,
+    "usable share": ".0%",
+    "rebuild hours": ",.1f",
+    "further failures survived during a rebuild": ".0f",
+    "cost": ",.0f",
+    "cost per usable GB": ",.2f",
 }
 
 
@@ -201,13 +203,13 @@ RISK = {"data-loss risk per year"}
 MONEY = {"cost", "cost per usable GB"}
 
 
-def _trade_text(figure: str, value: float, currency: str) -> str:
+def _trade_text(name: str, value: float, currency: str) -> str:
     if pd.isna(value):
         return _frame.MISSING
-    if figure in RISK:
+    if name in RISK:
         return risk_text(value)
-    text = _TRADEOFF_FORMATS.get(figure, "{:.4g}").format(value)
-    return f"{text} {currency}" if figure in MONEY and currency else text
+    text = figure(value, _TRADEOFF_FORMATS.get(name))
+    return f"{text} {currency}" if name in MONEY and currency else text
 
 
 def _shown_tradeoffs(trade: pd.DataFrame, currency: str) -> pd.DataFrame:

@@ -3,15 +3,19 @@ block size, with the Speed, Optimum and Maximum points marked."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _frame
+from app_pages import _charts, _common, _frame
 from recommender import views
 from recommender.charts import curve_chart
 from recommender.figures import figure
+from recommender.views.labels import concurrency_label, latency_text
 from recommender.views.runs import run_list
 from recommender.views.shading import cell_order_key
+from sweeper.spec import Matrix
 from sweeper.units import format_size
 from sweeper.untrusted import markdown_prose
 
@@ -60,11 +64,7 @@ def render() -> None:
     has two concurrencies, without a reload."""
     current = page.curves()
     if current.empty:
-        st.info(
-            "No concurrency curves yet: a curve needs one configuration, pattern and block "
-            "size measured at two or more concurrencies (matrix.concurrency: [1x1, 1x4, 1x16, "
-            "…])."
-        )
+        st.info(no_curves_text(page.record, running=_common.is_running(page.store, page.sweep_id)))
         return
     chosen, pattern, block_size = _choose(current)
     sel = current[
@@ -94,9 +94,11 @@ def render() -> None:
     _frame.table(
         summary,
         SUMMARY_COLUMNS,
-        spell=dict.fromkeys(IOPS_COLUMNS, figure),
+        spell=dict.fromkeys(IOPS_COLUMNS, figure) | dict.fromkeys(MS_COLUMNS, latency_text),
         column_order=_in_view(summary, SUMMARY_SPARE),
     )
+    for line in no_optimum_lines(sel):
+        st.caption(line)
     st.caption(
         "IOPS and mean latency (ms) at each point; the Optimum's I/Os in flight. More columns "
         "(the Speed's and the Maximum's I/Os in flight, how the optimum was found, why a curve "
@@ -132,7 +134,7 @@ def _runs(sel: pd.DataFrame, pattern: str, block_size: int) -> None:
     _frame.table(
         listed,
         RUN_COLUMNS,
-        spell={"IOPS": figure},
+        spell={"IOPS": figure, "MB/s": figure, **dict.fromkeys(LATENCIES, latency_text)},
         column_order=_in_view(listed, RUN_SPARE | empty),
     )
     st.caption("More columns (MB/s, steady, telemetry flag) in the table's column menu.")
@@ -148,36 +150,83 @@ SUMMARY_COLUMNS: dict[str, object] = {
         "Speed in flight", "%d", "I/Os in flight at the Speed point (the fewest)", 64
     ),
     "Speed IOPS": _frame.number("Speed IOPS", None, "IOPS at the Speed point", 80),
-    "Speed ms": _frame.number("Speed ms", "%.3f", "mean latency at the Speed point, ms", 72),
+    "Speed ms": _frame.number("Speed ms", None, "mean latency at the Speed point, ms", 72),
     "Optimum in flight": _frame.number(
         "Opt. in flight", "%d", "I/Os in flight at the Optimum (the knee)", 84
     ),
     "Optimum IOPS": _frame.number("Opt. IOPS", None, "IOPS at the Optimum", 74),
-    "Optimum ms": _frame.number("Opt. ms", "%.3f", "mean latency at the Optimum, ms", 64),
+    "Optimum ms": _frame.number("Opt. ms", None, "mean latency at the Optimum, ms", 64),
     "Maximum in flight": _frame.number(
         "Max. in flight", "%d", "I/Os in flight at the Maximum (the highest IOPS)", 84
     ),
     "Maximum IOPS": _frame.number("Max. IOPS", None, "IOPS at the Maximum", 74),
-    "Maximum ms": _frame.number("Max. ms", "%.3f", "mean latency at the Maximum, ms", 64),
+    "Maximum ms": _frame.number("Max. ms", None, "mean latency at the Maximum, ms", 64),
 }
 #: the IOPS columns, each figure written as every page writes a measured one
 #: (``recommender.figures.figure``: 3,784 or 433.5)
 IOPS_COLUMNS = ("Speed IOPS", "Optimum IOPS", "Maximum IOPS")
+#: the latency columns, each written as every surface writes a latency
+#: (``views.latency_text``: 2.30, 0.104), as ``raidsweep curves`` and the report do
+MS_COLUMNS = ("Speed ms", "Optimum ms", "Maximum ms")
 #: the summary's columns out of view at first (one click away in the column menu)
 SUMMARY_SPARE = {"Speed in flight", "Maximum in flight", "how the optimum was found", "stopped"}
 #: the run list's columns, narrowed as the summary's
 RUN_COLUMNS: dict[str, object] = {
     "repetition": _frame.number("rep", "%d", "repetition", 42),
     "IOPS": _frame.number("IOPS", None, "I/Os a second", 72),
-    "MB/s": _frame.number("MB/s", "%.2f", "MB/s (10⁶ bytes a second)", 64),
-    "p99 read ms": _frame.number("p99 read ms", "%.3f", "99th percentile read latency, ms", 92),
-    "p99 write ms": _frame.number("p99 write ms", "%.3f", "99th percentile write latency, ms", 96),
+    "MB/s": _frame.number("MB/s", None, "MB/s (10⁶ bytes a second)", 64),
+    "p99 read ms": _frame.number("p99 read ms", None, "99th percentile read latency, ms", 92),
+    "p99 write ms": _frame.number("p99 write ms", None, "99th percentile write latency, ms", 96),
     "details": st.column_config.LinkColumn("details", display_text="open", width=56),
 }
 #: the run list's columns out of view at first (MB/s: the IOPS times the one block size)
 RUN_SPARE = {"MB/s", "steady", "telemetry flag"}
 #: the run list's latencies, each out of view where no run has it
 LATENCIES = ("p99 read ms", "p99 write ms")
+
+
+def no_curves_text(record: dict[str, Any], *, running: bool) -> str:
+    """Why a sweep has no curve: a matrix of one concurrency never gives one (each cell is
+    measured at that one); otherwise none is measured yet while it runs, or none was."""
+    concurrencies = _concurrencies(record)
+    need = (
+        "a curve needs one configuration, pattern and block size measured at two or more "
+        "concurrencies (matrix.concurrency: [1x1, 1x4, 1x16, …])"
+    )
+    if concurrencies is not None and len(concurrencies) < 2:
+        one = concurrencies[0] if concurrencies else "one"
+        return (
+            f"No concurrency curves: the sweep's matrix measures every cell at one "
+            f"concurrency ({one}), and {need}. A sweep with more concurrencies in its matrix "
+            "draws them."
+        )
+    if running:
+        return f"No concurrency curves yet: {need}."
+    return f"No concurrency curves: {need}, and no run of this sweep gives one."
+
+
+def _concurrencies(record: dict[str, Any]) -> list[str] | None:
+    """The concurrencies of the sweep's matrix (``qd1x20``), None where it cannot be read."""
+    matrix = (record.get("spec") or {}).get("matrix") or {}
+    try:
+        found = Matrix.model_validate(matrix).concurrency
+    except ValueError:
+        return None
+    return [concurrency_label(c.iodepth, c.numjobs) for c in found]
+
+
+def no_optimum_lines(curves: pd.DataFrame) -> list[str]:
+    """Why a curve of ``curves`` (``sweep_curves`` rows) has no Optimum (its "–"), as
+    ``raidsweep curves`` and the report say: one line per reason, naming its curves."""
+    missing = curves[curves["optimum"].isna()]
+    reasons: dict[str, list[str]] = {}
+    for r in missing.itertuples():
+        reasons.setdefault(str(r.note), []).append(str(r.config_key))
+    lines = []
+    for note, keys in reasons.items():
+        which = "every curve shown" if len(keys) == len(curves) else ", ".join(keys)
+        lines.append(markdown_prose(f"No Optimum (–) for {which}: {note}."))
+    return lines
 
 
 def _in_view(table: pd.DataFrame, spare: set[str]) -> list[str]:

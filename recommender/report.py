@@ -34,16 +34,19 @@ from recommender.telemetry_summary import SUMMARY_COLUMNS, telemetry_summary
 from recommender.tradeoffs import TRADEOFF_FORMULA, hardware_facts, hardware_text
 from recommender.views import (
     CONFIGURATION,
+    GB_PER_TB,
     HEATMAP_METRICS,
     MAX_CURVES,
     RANK_CAPTION,
     class_limits_text,
     curve_name,
+    curve_point_text,
     curve_points,
     heatmap_frame,
     limits_text,
     rank_label,
     run_concurrencies,
+    usable_tb_text,
 )
 from recommender.views.markdown import figure, markdown_table
 from sweeper.disclosure import sweep_disclosure, to_yaml
@@ -249,6 +252,8 @@ def render_report(store: Any, record: dict[str, Any], ctx: dict[str, Any] | None
     ctx = dict(ctx or build_context(store, record))
     ctx["fmt"] = lambda v, spec=",.0f": figure(v, spec)  # REPORT.md's figures spelled alike
     ctx["interval"] = interval_text
+    ctx["point"] = curve_point_text  # a curve's point as the CLI and the app write it
+    ctx["usable_tb"] = usable_tb_text  # usable capacity in TB, as every ranking gives it
     return template.render(**ctx)
 
 
@@ -407,7 +412,7 @@ def render_markdown(
     for s in ctx["sections"]:
         part = rankings[rankings["class"] == s["name"]].copy()
         part["rank"] = [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)]
-        part["usable_tb"] = part["usable_gb"] / 1000  # decimal TB, as drive sizes are given
+        part["usable_tb"] = part["usable_gb"] / GB_PER_TB  # decimal TB, as drive sizes are given
         out += [f"## {text(s['name'])}", "", markdown_html_prose(s["description"]), ""]
         cells = ", ".join(f"{c} ({w:g})" for c, w in s["cells"])
         out += [text(f"Cells (weight): {cells}. Limits: {s['limits']}."), ""]

@@ -10,7 +10,7 @@ import pandas as pd
 
 from recommender.figures import score_decimals
 from recommender.recommendations import ClassRecommendation
-from recommender.views.labels import limits_text, rank_label
+from recommender.views.labels import GB_PER_TB, limits_text, rank_label
 from recommender.views.rankings import number
 from recommender.views.shading import cell_order_key
 
@@ -90,7 +90,7 @@ def compare_cells(runs: pd.DataFrame, a: str, b: str, metric: str) -> pd.DataFra
 
 TRADEOFF_ROWS = {
     "drives": "drives",
-    "usable_gb": "usable GB",
+    "usable_tb": "usable TB",
     "usable_share": "usable share",
     "rebuild_h": "rebuild hours",
     "survives_during_rebuild": "further failures survived during a rebuild",
@@ -102,7 +102,7 @@ TRADEOFF_ROWS = {
 
 def compare_tradeoffs(recs: Iterable[ClassRecommendation], a: str, b: str) -> pd.DataFrame:
     """The trade-offs of both configurations, one row per figure (from any class's ranking:
-    they do not depend on the class)."""
+    they do not depend on the class); usable capacity in TB, as the rankings give it."""
     found: dict[str, pd.Series] = {}
     for rec in recs:
         for key in (a, b):
@@ -110,6 +110,9 @@ def compare_tradeoffs(recs: Iterable[ClassRecommendation], a: str, b: str) -> pd
                 hit = rec.ranked[rec.ranked["config_key"] == key]
                 if len(hit):
                     found[key] = hit.iloc[0]
+    for key, row in found.items():
+        found[key] = row.copy()
+        found[key]["usable_tb"] = number(row.get("usable_gb")) / GB_PER_TB
     rows = []
     for col, label in TRADEOFF_ROWS.items():
         va = found[a].get(col) if a in found else None

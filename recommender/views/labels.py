@@ -90,7 +90,36 @@ def metric_text(metric: str, value: Any) -> str:
     ``340.6``); a dash for none."""
     if value is None or not isinstance(value, int | float) or not math.isfinite(value):
         return figure(value)
-    return format_ms(value) if metric.endswith("_ms") else figure(value)
+    return latency_text(value) if metric.endswith("_ms") else figure(value)
+
+
+def latency_text(ms: Any) -> str:
+    """A latency in ms as every surface writes it (``format_ms``: ``2.30``, ``0.104``); a
+    dash for none."""
+    if ms is None or not isinstance(ms, int | float) or not math.isfinite(ms):
+        return figure(ms)
+    return format_ms(ms)
+
+
+#: decimal terabytes, as drive sizes are given (GB = 10⁹ bytes)
+GB_PER_TB = 1000
+#: usable capacity as every surface writes it: TB, one decimal, thousands grouped
+USABLE_TB_SPEC = ",.1f"
+
+
+def usable_tb_text(usable_gb: Any) -> str:
+    """Usable capacity (given in GB) as every surface writes it: ``14.4`` TB."""
+    if usable_gb is None or not isinstance(usable_gb, int | float):
+        return figure(usable_gb)
+    return figure(usable_gb / GB_PER_TB, USABLE_TB_SPEC)
+
+
+def curve_point_text(point: Any) -> str:
+    """A curve's point as every surface writes it: ``4: 1,737 @ 2.30 ms`` (I/Os in flight,
+    IOPS by ``figure``, mean latency by ``latency_text``); a dash for none."""
+    if point is None:
+        return "–"
+    return f"{point.outstanding}: {figure(point.iops)} @ {latency_text(point.latency_ms)} ms"
 
 
 def limits_text(meets_limits: Any, violations: Any) -> str:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from recommender.figures import interval_text, score_decimals
 from recommender.recommendations import ClassRecommendation
-from recommender.views.labels import CONFIGURATION, limits_text, rank_label
+from recommender.views.labels import CONFIGURATION, GB_PER_TB, limits_text, rank_label
 
 
 def ranked_all(recs: Iterable[ClassRecommendation]) -> pd.DataFrame:
@@ -31,10 +31,6 @@ def number(value: Any) -> float:
     except (TypeError, ValueError):
         return math.nan
     return out
-
-
-#: decimal terabytes, as drive sizes are given (GB = 10⁹ bytes)
-GB_PER_TB = 1000
 
 
 def _size(part: pd.DataFrame) -> dict[str, list[float]]:

@@ -105,6 +105,25 @@ def compare(
     console.print(f"[dim]{CHANGE_NOTE}[/]", highlight=False)
 
 
+def measured_text(name: str, value: float) -> str:
+    """A compared figure as the app's Compare, ``raidsweep curves`` and the report write a
+    measured one: a latency (``read_lat_p99``) by ``latency_text`` (``2.30``, ``0.104``),
+    any other by ``figure`` (``3,784``, ``433.5``)."""
+    from recommender.views import latency_text
+    from recommender.views.markdown import figure
+
+    return latency_text(value) if "_lat" in name or name.endswith("_ms") else figure(value)
+
+
+def measured_interval(value: float, lo: float, hi: float) -> str:
+    """A class's score with its 95% interval, each by ``figure``, where it has one."""
+    from recommender.views.markdown import figure
+
+    if lo != lo:
+        return figure(value)
+    return f"{figure(value)} ({figure(lo)} … {figure(hi)})"
+
+
 def _pair_heading(config_a: str, config_b: str, why: str = "") -> str:
     pair = config_a if config_a == config_b else f"A {config_a} → B {config_b}"
     return f"[bold]{escape(pair)}[/]" + (f" [dim]({escape(why)})[/]" if why else "")
@@ -127,7 +146,7 @@ def _table(*headings: str) -> Table:
 
 def _print_classes(frame: pd.DataFrame) -> None:
     """Per pairing, each class's score in A and B and the change."""
-    from recommender.sweepcompare import spell_change, spell_interval
+    from recommender.sweepcompare import spell_change
 
     console.print("[bold underline]per class (score)[/]")
     for (a, b, why), part in frame.groupby(["config_a", "config_b", "pairing"], sort=False):
@@ -137,8 +156,8 @@ def _print_classes(frame: pd.DataFrame) -> None:
         for r in part.itertuples():
             row = (
                 escape(f"{r[1]} ({r.unit})"),
-                spell_interval(r.a, r.a_lo, r.a_hi),
-                spell_interval(r.b, r.b_lo, r.b_hi),
+                measured_interval(r.a, r.a_lo, r.a_hi),
+                measured_interval(r.b, r.b_lo, r.b_hi),
                 spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
                 _verdict(r.verdict),
             )
@@ -150,7 +169,7 @@ def _print_classes(frame: pd.DataFrame) -> None:
 def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
     """Per pair of configurations, each cell's figures in A and B and the change (only the
     significant ones unless ``all_cells``)."""
-    from recommender.sweepcompare import FIGURE_LABELS, spell_change, spell_figure
+    from recommender.sweepcompare import FIGURE_LABELS, spell_change
 
     shown = frame if all_cells else frame[frame["verdict"].isin(["better", "worse"])]
     if len(shown):
@@ -160,7 +179,7 @@ def _print_cells(frame: pd.DataFrame, all_cells: bool) -> None:
         table = _table("cell", "figure", "A", "B", "change % (95% CI)", "verdict")
         stacked = []
         for r in part.itertuples():
-            a, b = spell_figure(r.a), spell_figure(r.b)
+            a, b = measured_text(str(r.figure), r.a), measured_text(str(r.figure), r.b)
             change = spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct)
             verdict = _verdict(r.verdict)
             figure = FIGURE_LABELS.get(str(r.figure), str(r.figure))

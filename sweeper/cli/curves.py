@@ -19,7 +19,7 @@ def curves(
 ) -> None:
     """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
     from recommender.curves import sweep_curves
-    from recommender.views import CONFIGURATION
+    from recommender.views import CONFIGURATION, curve_point_text
 
     results, record = open_sweep(store, sweep)
     matrix = record["spec"]["matrix"] if record.get("spec") else {}
@@ -46,8 +46,7 @@ def curves(
         title_justify="left",
     )
 
-    def point(p: Any) -> str:
-        return "–" if p is None else f"{p.outstanding}: {p.iops:,.0f} @ {p.latency_ms:.3g} ms"
+    point = curve_point_text  # as the report and the app write it: 433.5 @ 2.30 ms
 
     stacked = []  # each curve as a few lines where the table is wider than the terminal
     for r in table_df.itertuples():
