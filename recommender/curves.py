@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from kneed import KneeLocator
 
-from sweeper.units import parse_latency_ms
+from sweeper.units import format_ms, parse_latency_ms
 from sweeper.workload import SYNC_ENGINES
 
 KNEEDLE = "kneedle"
@@ -154,7 +154,7 @@ def should_stop(
     last = curve[-1]
     if latency_limit_ms is not None and last.latency_ms > latency_limit_ms:
         return (
-            f"latency {last.latency_ms:.3g} ms at {last.outstanding} outstanding is above"
+            f"latency {format_ms(last.latency_ms)} ms at {last.outstanding} outstanding is above"
             f" the limit of {latency_limit_ms:g} ms"
         )
     if len(curve) > 1:

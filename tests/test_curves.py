@@ -179,7 +179,7 @@ def test_stop_when_latency_passes_the_limit() -> None:
     assert should_stop(curve[:7], latency_limit_ms=1.0) is None  # 64 outstanding: 0.8 ms
     reason = should_stop(curve[:8], latency_limit_ms=1.0)  # 128 outstanding: 1.6 ms
     assert reason is not None
-    assert "latency 1.6 ms at 128 outstanding" in reason and "limit of 1 ms" in reason
+    assert "latency 1.60 ms at 128 outstanding" in reason and "limit of 1 ms" in reason
     assert should_stop(curve, latency_limit_ms=None) is None
 
 
