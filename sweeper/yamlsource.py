@@ -384,11 +384,16 @@ def load_model(path: Path | str, model: type[M], what: str) -> M:
     return result
 
 
-def validated(model: type[M], source: YamlSource, problems: list[str]) -> M | None:
+def validated(
+    model: type[M],
+    source: YamlSource,
+    problems: list[str],
+    context: dict[str, Any] | None = None,
+) -> M | None:
     """``source``'s document as ``model``, or None with its problems added to ``problems``
-    (each naming its line and path)."""
+    (each naming its line and path); ``context`` is handed to the model's validators."""
     try:
-        return model.model_validate(source.data)
+        return model.model_validate(source.data, context=context)
     except ValidationError as exc:
         problems += pydantic_problems(exc, source)
     except RecursionError:

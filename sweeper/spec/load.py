@@ -12,6 +12,7 @@ from sweeper.errors import InputError, SpecError
 from sweeper.inventory import inventory_problems, platform_inventory_problems
 from sweeper.lab import Lab
 from sweeper.platforms import PLATFORMS, platform_problems
+from sweeper.spec.matrix import SPEC_FILE
 from sweeper.spec.models import SweepSpec
 from sweeper.untrusted import control_problem, strings, text_control_problem
 from sweeper.yamlsource import YamlSource, format_loc, validated
@@ -74,7 +75,7 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
         for loc, msg in control
         if loc[0] != "platform_options"  # those: after the platform's own, more precise checks
     ]
-    spec = validated(SweepSpec, source, problems)
+    spec = validated(SweepSpec, source, problems, {SPEC_FILE: True})
     if spec is None or problems:
         raise SpecError(source.name, problems)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from sweeper.models import StrictModel
 from sweeper.repetitions import AGREEMENT_CV_PCT
@@ -29,6 +29,10 @@ from sweeper.workload import (
     DataProfile,
     WorkloadCell,
 )
+
+#: the validation context of a spec file being loaded to run, plan or judge a sweep (not a
+#: sweep's record): rules about what is worth measuring apply to it alone
+SPEC_FILE = "spec_file"
 
 
 class SteadyStateRule(StrictModel):
@@ -223,11 +227,12 @@ class Matrix(StrictModel):
         return self
 
     @model_validator(mode="after")
-    def _one_in_flight_per_sync_job(self) -> Matrix:
+    def _one_in_flight_per_sync_job(self, info: ValidationInfo) -> Matrix:
         """With a synchronous engine every job keeps one I/O in flight: a concurrency of
         iodepth > 1 would measure the iodepth-1 cell again under another name (and a curve
-        would count I/Os that were never in flight)."""
-        if self.engine not in SYNC_ENGINES:
+        would count I/Os that were never in flight). A spec file's rule (``SPEC_FILE``): a
+        sweep recorded before it was one stays readable."""
+        if self.engine not in SYNC_ENGINES or not (info.context or {}).get(SPEC_FILE):
             return self
         named = [(f"concurrency[{i}]", c) for i, c in enumerate(self.concurrency)]
         for field, texts in (("extra_cells", self.extra_cells), ("composite", self.composite)):
