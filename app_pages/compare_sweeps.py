@@ -6,12 +6,15 @@ While either sweep runs, the comparison is drawn again every few seconds, the ch
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from app_pages import _common, _frame
+from app_pages._charts import key_lines
 from recommender.acceptance_io import check_rows, sweep_acceptance, verdict_for
 from recommender.data import sweep_classes
 from recommender.sweepcompare import (
@@ -36,7 +39,7 @@ _PAIR_HELP = (
     f"in the hidden columns configuration A and B). {RECOMMENDED_MARK.strip()}: what the "
     "sweeps recommend for the class."
 )
-_COLUMNS: dict[str, object] = {
+_COLUMNS: dict[str, dict[str, Any]] = {
     "class": st.column_config.TextColumn("class", width=120, help="The class and its unit"),
     "configuration": st.column_config.TextColumn("configuration", width=262, help=_PAIR_HELP),
     "cell": st.column_config.TextColumn("cell", width=132),
@@ -66,11 +69,118 @@ def _hidden(columns: list[str]) -> dict[str, object]:
     }
 
 
-def _narrow(shown: pd.DataFrame, extra: list[str]) -> None:
-    """A comparison's table, its columns as ``_COLUMNS`` sets them, those of ``extra``
-    hidden."""
+#: what the visible columns may take together: the page's column at a 1280 px window (818 px)
+#: beside the sidebar, less a margin
+_BUDGET_PX = 798
+#: a cell's padding left and right, and the room a header needs beside its words (sort mark)
+_PAD_PX, _HEADER_PX = 18, 26
+#: the height of a line of a wrapped cell, and a row's padding; Streamlit wraps a cell's text
+#: (and breaks it at a newline) only in rows taller than 64 px
+_LINE_PX, _ROW_PAD_PX, _WRAPPING_ROW_PX = 20, 12, 65
+#: a configuration key's line in a cell: broken only after a '/' (``_charts.key_lines``)
+_KEY_LINE_CHARS = 24
+#: the width of a character of the table's 14 px Source Sans, generously: digits 7 px, narrow
+#: marks 4, wide letters 12, symbols 14, the rest 7.4
+_NARROW, _WIDE, _SYMBOLS = set("ijlft.,:;|!'/()[] -"), set("mwMW%@"), set("…★→")
+
+
+def _text_px(text: str) -> int:
+    """How wide ``text`` is drawn in one of the tables' cells, an estimate on the safe side."""
+    width = 0.0
+    for ch in text:
+        if ch.isdigit():
+            width += 7.2
+        elif ch in _NARROW:
+            width += 4.2
+        elif ch in _WIDE or ch.isupper():
+            width += 12.0 if ch in _WIDE else 9.0
+        elif ch in _SYMBOLS or ord(ch) > 0x2000:
+            width += 14.0
+        else:
+            width += 7.4
+    return math.ceil(width)
+
+
+def _pair_lines(pair: str) -> str:
+    """A configuration cell ("★ A's → B's" or one key) in lines broken only after a '/' or
+    after the arrow, so that each key reads whole in a narrow column."""
+    mark = RECOMMENDED_MARK if pair.startswith(RECOMMENDED_MARK) else ""
+    keys = pair.removeprefix(mark).split(" → ")
+    lines: list[str] = []
+    for i, key in enumerate(keys):
+        parts = key_lines(key, _KEY_LINE_CHARS)
+        if i < len(keys) - 1:
+            parts[-1] += " →"
+        lines += parts
+    lines[0] = mark + lines[0]
+    return "\n".join(lines)
+
+
+def _change_lines(change: str) -> str:
+    """A change with its interval in two lines: the change, then the interval."""
+    head, sep, rest = change.partition(" (")
+    return f"{head}\n({rest}" if sep else change
+
+
+def _class_lines(name: str) -> str:
+    """A class and its unit in two lines."""
+    head, sep, rest = name.rpartition(" (")
+    return f"{head}\n({rest}" if sep and head else name
+
+
+#: per column, how its cells are written in lines where the table is too wide in one
+_IN_LINES = {
+    "configuration": _pair_lines,
+    "change % (95% CI)": _change_lines,
+    "class": _class_lines,
+}
+
+
+#: the columns that may wrap further, each with the least width its longest word needs
+_WRAPS = {"cell": 110, "configuration": 170, "change % (95% CI)": 100}
+
+
+def _widths(shown: pd.DataFrame, columns: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """Each column as wide as its header and its longest line (never narrower: a cell cut at
+    its start reads as another figure)."""
+    out = {}
+    for c in columns:
+        label = str(columns[c].get("label") or c)
+        lines = [line for v in shown[c] for line in str(v).split("\n")]
+        out[c] = max([_text_px(label) + _HEADER_PX] + [_text_px(x) + _PAD_PX for x in lines])
+    return out
+
+
+def _fitted(shown: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], int | None]:
+    """The table's text, each visible column's width and the rows' height (None: one line):
+    every value whole, in one line where the columns fit the page so, else the configuration,
+    the change and the class in lines."""
     columns = {c: v for c, v in _COLUMNS.items() if c in shown.columns}
-    _frame.table(shown, columns | _hidden(extra))
+    widths = _widths(shown, columns)
+    if sum(widths.values()) <= _BUDGET_PX:
+        return shown, widths, None
+    shown = shown.copy()
+    for c, spell in _IN_LINES.items():
+        if c in shown.columns:
+            shown[c] = [spell(str(v)) for v in shown[c]]
+    widths = _widths(shown, columns)
+    # still too wide: the columns that wrap between words (and after a '/') give up the rest,
+    # down to the width of their longest word
+    for c, least in _WRAPS.items():
+        over = sum(widths.values()) - _BUDGET_PX
+        if c in widths and over > 0:
+            widths[c] = max(least, widths[c] - over)
+    lines = max(str(v).count("\n") + 1 for c in columns for v in shown[c]) if len(shown) else 1
+    return shown, widths, max(_WRAPPING_ROW_PX, lines * _LINE_PX + _ROW_PAD_PX)
+
+
+def _narrow(shown: pd.DataFrame, extra: list[str]) -> None:
+    """A comparison's table, its columns as ``_COLUMNS`` sets them but each as wide as its
+    content (in lines where one line would not fit the page), those of ``extra`` hidden."""
+    shown, widths, row_height = _fitted(shown)
+    columns = {c: dict(v) | {"width": widths[c]} for c, v in _COLUMNS.items() if c in shown.columns}
+    options = {} if row_height is None else {"row_height": row_height}
+    _frame.table(shown, columns | _hidden(extra), **options)
 
 
 _EXTRA_HELP = {
@@ -125,6 +235,15 @@ if not ids:
         st.stop()
     st.info("No other sweep to compare with: name another store, or run a second sweep.")
     st.stop()
+# The choice remembered from an earlier run survives a run that stopped before drawing the
+# selector (a store without sweeps): one this store does not hold is dropped, one it holds is
+# set again, so that the selector, drawn anew for a new list, shows the sweep the figures are
+# of (left alone, it drew its first option while the page computed the remembered one).
+remembered = st.session_state.get("compare_sweeps_a")
+if remembered in ids:
+    st.session_state["compare_sweeps_a"] = remembered
+else:
+    st.session_state.pop("compare_sweeps_a", None)
 sweep_a = st.selectbox("Sweep A", ids, key="compare_sweeps_a")
 show_all = st.toggle("Every cell (not only the significant changes)", key="compare_sweeps_all")
 

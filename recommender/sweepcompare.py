@@ -263,8 +263,9 @@ def spell_figure(x: float) -> str:
 
 
 def spell_pct(x: float) -> str:
-    """A change in %, signed; one that rounds to nothing reads +0.0, never -0.0."""
-    return f"{round(x) + 0.0:+.0f}" if abs(x) >= 100 else f"{round(x, 1) + 0.0:+.1f}"
+    """A change in %, signed, thousands grouped (+19,174); one that rounds to nothing reads
+    +0.0, never -0.0."""
+    return f"{round(x) + 0.0:+,.0f}" if abs(x) >= 100 else f"{round(x, 1) + 0.0:+.1f}"
 
 
 def spell_interval(x: float, lo: float, hi: float) -> str:
