@@ -100,21 +100,24 @@ class Sealer:
         return _Sealed(sealed.decode())
 
 
-def _mark(value: Any, key: Any, sealer: Sealer | None) -> Any:
+def _mark(value: Any, key: Any, sealer: Sealer | None, secret: bool = False) -> Any:
     """``value`` with every string marked unsafe (mapping keys are names, left as they are),
-    and the values of secret-named variables sealed when there is a sealer."""
+    and, when there is a sealer, sealed: the values of secret-named variables at any depth
+    (every string in a list or mapping under one: ``api_tokens: [...]``,
+    ``array_credentials: {pw: ...}``) and every string carrying a password in a URL."""
     if isinstance(value, _Sealed):
         return value
+    secret = secret or secret_name(key)
     if isinstance(value, str):
         if sanctioned(key, value):
             return value
-        if sealer is not None and secret_name(key):
+        if sealer is not None and (secret or _URL_PASSWORD.search(value) is not None):
             return sealer(value)
         return _Unsafe(value)
     if isinstance(value, dict):
-        return {k: _mark(v, k, sealer) for k, v in value.items()}
+        return {k: _mark(v, k, sealer, secret) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_mark(v, None, sealer) for v in value]
+        return [_mark(v, None, sealer, secret) for v in value]
     return value
 
 

@@ -60,3 +60,31 @@ def test_a_url_with_a_password_is_blanked_whatever_its_name() -> None:
         "MIRROR": "https://user@mirror.example/",
     }
     assert blanked_environment(env) == {"http_proxy": ""}
+
+
+def _sealed_inventory(tmp_path, text: str) -> str:
+    """The inventory copy a play gets (``inventory_copy``), as text on disk."""
+    from sweeper.ansible_vars import Sealer, inventory_copy
+
+    source = tmp_path / "hosts.yml"
+    source.write_text(text)
+    copy = inventory_copy(source, tmp_path / "play", Sealer())
+    files = [copy] if copy.is_file() else sorted(p for p in copy.rglob("*") if p.is_file())
+    return "".join(p.read_text() for p in files)
+
+
+def test_a_secret_anywhere_under_a_secret_name_is_sealed(tmp_path) -> None:
+    # Lists and mappings under a secret's name, and a URL with a password under any name:
+    # every one is sealed in the inventory copy a play gets (and a killed play leaves behind).
+    text = _sealed_inventory(
+        tmp_path,
+        "all:\n  hosts:\n    array:\n"
+        "      api_tokens: [PWlist2, [PWdeeper5]]\n"
+        "      array_credentials: {user: admin, pw: PWnested3}\n"
+        "      array_url: https://admin:PWurl4@array.example/api\n"
+        "      description: a plain setting\n",
+    )
+    for secret in ("PWlist2", "PWdeeper5", "PWnested3", "PWurl4"):
+        assert secret not in text, text
+    assert text.count("!vault") == 5  # the user name under credentials too
+    assert "a plain setting" in text  # settings are left readable
