@@ -13,7 +13,6 @@ import streamlit as st  # noqa: E402
 
 from app_pages import _common  # noqa: E402
 from recommender import views  # noqa: E402
-from recommender.views.runs import SWEEP_QUERY  # noqa: E402
 from sweeper.untrusted import markdown_prose, markdown_text  # noqa: E402
 
 # An emoji favicon is drawn in the page (a data: URL); a page's Material icon would be fetched
@@ -23,21 +22,19 @@ st.set_page_config(page_title="raidsweep", page_icon="💽", layout="wide")
 store = _common.get_store()
 ids = _common.sweep_ids(store.list_sweeps())
 damaged = list(getattr(store, "damaged", []))  # sweeps whose record is damaged: said, unused
-if st.session_state.get("sweep") not in ids:
-    st.session_state.pop("sweep", None)  # a sweep that vanished from the store: newest instead
-# A link into the app (a run's details, opened in a new tab) names its sweep: that one is
-# selected, once per link followed, so that the sidebar can still change it.
-linked_sweep = st.query_params.get(SWEEP_QUERY)
-if linked_sweep in ids and linked_sweep != st.session_state.get("sweep_linked"):
-    st.session_state["sweep_linked"] = linked_sweep
-    st.session_state["sweep"] = linked_sweep
+# The address names the sweep (?sweep=<id>, on every page): a link or a reload opens that one,
+# once per address followed, so that the sidebar can still change it; a sweep the store does
+# not hold is said to be so, never replaced by another silently.
+_common.sweep_from_address(ids)
 
 with st.sidebar:
     st.title("raidsweep")
     if ids:
-        sweep_id = st.selectbox("Sweep", ids, key="sweep", help="Newest first")
-        record = store.get_sweep(sweep_id) or {}
-        if _common.record_damage(store, record) is None:
+        sweep_id = st.selectbox(
+            "Sweep", ids, key=_common.SWEEP_KEY, help="Newest first", placeholder="Choose a sweep"
+        )
+        record = (store.get_sweep(sweep_id) if sweep_id else None) or {}
+        if record and _common.record_damage(store, record) is None:
             st.caption(
                 f"{markdown_prose(record.get('description', ''))}  \n"
                 f"platform {record.get('platform', '?')} · "
@@ -70,4 +67,5 @@ page = st.navigation(
         st.Page("app_pages/operator.py", title="Operator", icon=":material/construction:"),
     ]
 )
+_common.sweep_in_address()
 page.run()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from recommender.data import SCORING_COLUMNS, load_recommendations, record_place
 from recommender.importance import class_importances
 from recommender.recommendations import ClassRecommendation
 from recommender.views import ranked_all
+from recommender.views.runs import SWEEP_QUERY
 from sweeper.errors import InputError
 from sweeper.processes import pid_alive
 from sweeper.status import SweepStatus, sweep_status
@@ -35,6 +36,17 @@ STORE_ENV = "RAIDSWEEP_STORE"
 DEFAULT_STORE = "raidsweep-data"
 REFRESH_S = 2
 START_COMMAND = "raidsweep run examples/quick.yaml"
+#: the session-state key of the sweep chosen in the sidebar (its selectbox's key)
+SWEEP_KEY = "sweep"
+#: the sweep the address named when it was last read or written (``sweep_from_address``)
+LINKED_KEY = "sweep_linked"
+#: a sweep the address names that the store does not hold: said on every page until another
+#: is chosen, never replaced by another sweep silently
+UNKNOWN_KEY = "sweep_unknown"
+#: where the pages' choices are kept (``keep``): Streamlit forgets a widget's state in every
+#: run that does not draw it, so without a copy under keys of the app's own a visit to another
+#: page would lose the class, the row or the heatmap's settings chosen
+KEPT_KEY = "kept_choices"
 
 
 # store and sweep ------------------------------------------------------------------------------
@@ -73,10 +85,56 @@ def how_to_start(root: Path) -> str:
     )
 
 
+def sweep_from_address(ids: Sequence[str]) -> None:
+    """Choose the sweep the address names (``?sweep=<id>``), once per address read: a reload
+    or a shared link opens that sweep, and the sidebar can still change it. A sweep the store
+    does not hold is kept as unknown (``require_sweep`` says so on every page) until a sweep
+    is chosen in the sidebar. A chosen sweep that vanished from the store gives way to the
+    newest."""
+    chosen = st.session_state.get(SWEEP_KEY)
+    if chosen is not None and chosen not in ids:
+        st.session_state.pop(SWEEP_KEY, None)
+    named = st.query_params.get(SWEEP_QUERY)
+    if named is not None and named != st.session_state.get(LINKED_KEY):
+        st.session_state[LINKED_KEY] = named
+        if named in ids:
+            st.session_state[SWEEP_KEY] = named
+        elif ids:
+            st.session_state[UNKNOWN_KEY] = named
+            st.session_state[SWEEP_KEY] = None  # the sidebar shows no sweep chosen
+    if st.session_state.get(SWEEP_KEY) in ids:  # chosen (again) since
+        st.session_state.pop(UNKNOWN_KEY, None)
+
+
+def sweep_in_address() -> None:
+    """Name the sweep shown (or the unknown one the page says it cannot show) in the address,
+    on every page: moving between pages clears the address's query, and a reload or a shared
+    link must open the same sweep."""
+    shown = st.session_state.get(SWEEP_KEY) or st.session_state.get(UNKNOWN_KEY)
+    if shown is None:
+        return
+    if st.query_params.get(SWEEP_QUERY) != shown:
+        st.query_params[SWEEP_QUERY] = shown
+    st.session_state[LINKED_KEY] = shown
+
+
+def unknown_sweep_note(root: Path, name: str) -> str:
+    """What a page says where the address names a sweep the store does not hold."""
+    return (
+        f"The address names the sweep {markdown_code(name)}, which is not in the store "
+        f"{markdown_code(str(root))}: choose a sweep in the sidebar."
+    )
+
+
 def require_sweep() -> tuple[ParquetStore, dict[str, Any]]:
-    """The store and the sweep chosen in the sidebar; otherwise say how to start one and stop."""
+    """The store and the sweep chosen in the sidebar; otherwise say how to start one (or that
+    the sweep the address names is not in the store) and stop."""
     store = get_store()
-    sweep_id = st.session_state.get("sweep")
+    sweep_id = st.session_state.get(SWEEP_KEY)
+    unknown = st.session_state.get(UNKNOWN_KEY)
+    if sweep_id is None and unknown is not None:
+        st.error(unknown_sweep_note(store.root, str(unknown)), icon=":material/report:")
+        st.stop()
     record = store.get_sweep(sweep_id) if sweep_id else None
     if record is None:
         st.info(how_to_start(store.root))
@@ -99,6 +157,36 @@ def record_damage(store: ParquetStore, record: dict[str, Any]) -> str | None:
     return f"{markdown_code(place)} is damaged; the sweep is not shown:  \n" + "  \n".join(
         markdown_text(p) for p in problems
     )
+
+
+# choices kept across pages -------------------------------------------------------------------
+_NOTHING = object()
+
+
+def keep(key: str, value: Any) -> Any:
+    """Keep ``value``, the choice of the widget ``key``, for when its page is shown again;
+    ``value`` returned."""
+    st.session_state.setdefault(KEPT_KEY, {})[key] = value
+    return value
+
+
+def kept(key: str, default: Any = None) -> Any:
+    """The choice kept for the widget ``key`` (``keep``), else ``default``."""
+    return st.session_state.get(KEPT_KEY, {}).get(key, default)
+
+
+def kept_index(key: str, options: Sequence[Any], default: int | None = 0) -> int | None:
+    """The index to draw the widget ``key`` with: of the choice kept for it when that is still
+    one of ``options``, else ``default``. Streamlit reads it only where it has forgotten the
+    widget (its page was not shown in the last run): a widget with a key keeps its own state
+    otherwise, whatever the index."""
+    value = kept(key, _NOTHING)
+    if value is _NOTHING:
+        return default
+    for i, option in enumerate(options):
+        if option == value:
+            return i
+    return default
 
 
 # cached reads -----------------------------------------------------------------------------------

@@ -12,18 +12,20 @@ which then gives way to the grid as soon as runs land."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _frame, _predictions
+from app_pages import _charts, _common, _frame, _predictions
 from recommender import views
 from recommender.data import HEATMAP_METRICS
 from recommender.recommendations import ClassRecommendation
 from recommender.views import predicted
 from sweeper.units import format_size
+from sweeper.workload import Pattern
 
 CHART_KEY = "heatmap_chart"
 CELL_KEY = "heatmap_cell"
@@ -36,6 +38,8 @@ X_TITLES = {
     "class": "class",
 }
 SCALES = ["whole grid", "per column"]
+#: the latency metrics a pattern has only if it reads (writes): what it does, in words
+NEEDS = {"read_lat_p99_ms": ("reads", "reads"), "write_lat_p99_ms": ("writes", "writes")}
 #: the figures of a cell's runs, in the precision the CLI gives them
 RUN_FORMATS = {"IOPS": "%.1f", "MB/s": "%.2f", "p99 read ms": "%.3f", "p99 write ms": "%.3f"}
 
@@ -80,12 +84,25 @@ class View:
         return "".join(f" · {h}" for h in held if h)
 
 
+def _kept(widget: Callable[..., Any], label: str, options: list[Any], key: str, **kw: Any) -> Any:
+    """The choice made in ``widget`` (a selectbox or a radio), kept for the next visit of the
+    page (``_common.keep``) and drawn with it then: Streamlit forgets the state of a widget
+    its page does not draw, so Curves and back would open on the first of every choice."""
+    default = kw.pop("index", 0)
+    # the widget's own state, where Streamlit holds it, wins over any index (and one set by
+    # the page must not meet an index of its own: Streamlit would warn of the two)
+    index = default if key in st.session_state else _common.kept_index(key, options, default)
+    return _common.keep(key, widget(label, options, index=index, key=key, **kw))
+
+
 def _choose(runs: pd.DataFrame, patterns: list[str], concurrencies: list[str]) -> View:
     """The grid's choices. The score is offered only for a sweep that names classes: without
     any there is no score to draw."""
     classes = [r.name for r in page.recommendations()]
     top = st.columns([2, 3])
-    metric_label = top[0].selectbox(
+    before = _common.kept("metric")
+    metric_label = _kept(
+        top[0].selectbox,
         "Metric",
         [*HEATMAP_METRICS, *([views.SCORE_LABEL] if classes else [])],
         key="metric",
@@ -97,35 +114,62 @@ def _choose(runs: pd.DataFrame, patterns: list[str], concurrencies: list[str]) -
             "a cell's runs are the configuration's runs of the class's cells."
         )
         return View(metric_label, "class")
-    by_label = top[1].radio(
-        "Columns", list(BY_LABELS), key="heatmap_by", horizontal=True, help="What the columns are"
+    by_label = _kept(
+        top[1].radio,
+        "Columns",
+        list(BY_LABELS),
+        key="heatmap_by",
+        horizontal=True,
+        help="What the columns are",
     )
     by = BY_LABELS[by_label]
     if by == "cell":
         return View(metric_label, by)  # the overview: every cell of the sweep, nothing to choose
-    return _held(metric_label, by, runs, patterns, concurrencies)
+    return _held(metric_label, by, runs, patterns, concurrencies, metric_label != before)
+
+
+def _measured(runs: pd.DataFrame, metric_label: str, patterns: list[str]) -> list[str]:
+    """The patterns with a value of the metric (a write never has a read latency), in order."""
+    metric = HEATMAP_METRICS[metric_label]
+    have = set(runs.loc[runs[metric].notna(), "pattern"]) if metric in runs else set()
+    return [p for p in patterns if p in have]
 
 
 def _held(
-    metric_label: str, by: str, runs: pd.DataFrame, patterns: list[str], concurrencies: list[str]
+    metric_label: str,
+    by: str,
+    runs: pd.DataFrame,
+    patterns: list[str],
+    concurrencies: list[str],
+    new_metric: bool,
 ) -> View:
     """The choices that hold the rest of the matrix: the pattern (columns by block size) or
-    the block size (columns by pattern), the concurrency and the active range."""
+    the block size (columns by pattern), the concurrency and the active range. The pattern
+    opens (and moves, on a change of the metric) on one that has the metric: a latency of
+    reads on a pattern that reads."""
     cols = st.columns(3)
     pattern = block_size = active = None
     if by == "block_size":
-        pattern = cols[0].selectbox("Pattern", patterns, key="pattern")
+        measured = _measured(runs, metric_label, patterns) or patterns
+        chosen = st.session_state.get("pattern", _common.kept("pattern"))
+        if chosen not in patterns or (new_metric and chosen not in measured):
+            # set as the widget's state: the browser shows it (an index alone it would not)
+            st.session_state["pattern"] = measured[0]
+        pattern = _kept(cols[0].selectbox, "Pattern", patterns, key="pattern")
     else:
-        block_size = cols[0].selectbox(
+        block_size = _kept(
+            cols[0].selectbox,
             "Block size",
             views.block_sizes(runs),
             format_func=lambda b: format_size(int(b)),
             key="block_size",
         )
-    concurrency = cols[1].selectbox("Concurrency", concurrencies, key="concurrency")
+    concurrency = _kept(cols[1].selectbox, "Concurrency", concurrencies, key="concurrency")
     ranges = ((page.record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
     if ranges:
-        active = cols[2].selectbox("Active range (% of the volume)", ranges, key="active_range")
+        active = _kept(
+            cols[2].selectbox, "Active range (% of the volume)", ranges, key="active_range"
+        )
     return View(metric_label, by, pattern, block_size, concurrency, active)
 
 
@@ -134,6 +178,7 @@ def _on_click() -> None:
     cell = _charts.clicked_cell(st.session_state.get(CHART_KEY))
     if cell is None:
         st.session_state.pop(CELL_KEY, None)  # a double click cleared the selection
+        _common.keep(CELL_KEY, None)
     else:
         st.session_state[CELL_KEY] = _charts.cell_label(*cell)
 
@@ -154,12 +199,29 @@ def _grid(
     return frame, order, None
 
 
-def _empty_note(view: View) -> str:
-    """What the page says where the grid has no cell."""
+def _empty_note(view: View, runs: pd.DataFrame, patterns: list[str]) -> str:
+    """What the page says where the grid has no cell: why, where the pattern cannot have the
+    metric (a write has no read latency), with the patterns that have it; "yet" only while
+    the sweep runs."""
     if view.by == "class":
         return "No configuration is ranked in any class yet, so there is no score to show."
+    metric = HEATMAP_METRICS[view.metric_label]
+    if view.pattern is not None and metric in NEEDS:
+        try:
+            does = getattr(Pattern.parse(view.pattern), NEEDS[metric][0])
+        except ValueError:  # a pattern the runs name that raidsweep does not parse
+            does = True
+        if not does:
+            have = _measured(runs, view.metric_label, patterns)
+            other = f" ({', '.join(have)})" if have else ""
+            return (
+                f"The {view.pattern} pattern makes no {NEEDS[metric][1]}, so it has no "
+                f"{view.metric_label}: choose a pattern that {NEEDS[metric][1][:-1]}s{other}."
+            )
     held = view.where().removeprefix(" · ") or "any cell"
-    return f"No {view.metric_label} values for {held} yet."
+    if _common.is_running(page.store, page.sweep_id):
+        return f"No {view.metric_label} values for {held} yet."
+    return f"No {view.metric_label} values for {held}: this sweep stored no good run of it."
 
 
 def _row_marks(
@@ -214,13 +276,13 @@ def _predicted(view: View, recs: list[ClassRecommendation], frame: pd.DataFrame)
         return cells
     on = st.toggle(
         "Show predictions for configurations not measured",
-        value=True,
+        value=_common.kept("heatmap_predicted", True),
         key="heatmap_predicted",
         help="The surrogate's predicted scores (% of the class's best measured score), drawn "
         "italic in dashed violet squares marked ~, with their 95% interval in the tooltip; "
         "never ranked.",
     )
-    return cells if on else cells.iloc[:0]
+    return cells if _common.keep("heatmap_predicted", on) else cells.iloc[:0]
 
 
 def _tables(view: View, frame: pd.DataFrame, order: list[str], rows: list[str]) -> None:
@@ -254,7 +316,8 @@ def _draw(
     class_names = [r.name for r in recs if not r.ranked.empty]
     sorts = _sorts(view, order, class_names)
     controls = st.columns(3)
-    scale = controls[0].radio(
+    scale = _kept(
+        controls[0].radio,
         "Colour scale",
         SCALES,
         index=1 if view.by == "cell" else 0,
@@ -263,13 +326,15 @@ def _draw(
         help="Per column: each column from its worst to its best, so a 30% spread inside one "
         "column shows even when another column is ten times larger.",
     )
-    sort = controls[1].selectbox(
+    sort = _kept(
+        controls[1].selectbox,
         "Sort rows by",
         list(sorts),
         key=f"heatmap_sort_{view.by}",
         help="By configuration key, by a class's score (best first), or by a column (best first).",
     )
-    marked = controls[2].selectbox(
+    marked = _kept(
+        controls[2].selectbox,
         "Ranks and limits of class",
         class_names or [None],
         key="heatmap_mark_class",
@@ -329,12 +394,19 @@ def _chosen_cell(frame: pd.DataFrame, order: list[str]) -> tuple[str, str] | Non
     }
     if st.session_state.get(CELL_KEY) not in choices:
         st.session_state.pop(CELL_KEY, None)  # chosen under other settings: not in this grid
-    choice = st.selectbox(
-        "Runs of a cell",
-        list(choices),
-        index=None,
-        placeholder="Click a cell in the chart, or choose one here",
-        key=CELL_KEY,
+    if CELL_KEY not in st.session_state and _common.kept(CELL_KEY) in choices:
+        # the cell chosen before the page was left (given back as the click gives it: the
+        # selectbox's state, since a click sets that state before the selectbox is drawn)
+        st.session_state[CELL_KEY] = _common.kept(CELL_KEY)
+    choice = _common.keep(
+        CELL_KEY,
+        st.selectbox(
+            "Runs of a cell",
+            list(choices),
+            index=None,
+            placeholder="Click a cell in the chart, or choose one here",
+            key=CELL_KEY,
+        ),
     )
     return None if choice is None else choices[choice]
 
@@ -382,7 +454,7 @@ def render() -> None:
     recs = page.recommendations()
     frame, order, class_cells = _grid(view, recs, runs)
     if frame.empty:
-        st.info(_empty_note(view))
+        st.info(_empty_note(view, runs, patterns))
         return
     rows, cells = _draw(view, frame, order, recs)
     _tables(view, frame, order, rows)

@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _frame, _predictions
+from app_pages import _charts, _common, _frame, _predictions
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.evidence import SHARE_MEANING
@@ -29,7 +29,12 @@ page = _frame.open_page("Recommendations")
 names = page.class_names(
     "This sweep's spec names no workload classes, so there is nothing to recommend."
 )
-class_name = st.selectbox("Workload class", names, key="class")
+# The class and the rows chosen are kept apart from the widgets (``_common.keep``): Streamlit
+# forgets a widget's state while its page is not shown, and Back from Compare must find them.
+class_name = _common.keep(
+    "class",
+    st.selectbox("Workload class", names, index=_common.kept_index("class", names), key="class"),
+)
 prices = (page.record.get("spec") or {}).get("prices")
 
 
@@ -76,7 +81,7 @@ def render() -> None:
         column_order=_in_view(shown),
         on_select="rerun",
         selection_mode="single-row",
-        key=_rows_key("ranking_rows", table[keeps]),
+        **_kept_selection("ranking_rows", table[keeps]),
     )
     st.caption(
         f"{views.RANK_CAPTION}.  \n"
@@ -91,7 +96,7 @@ def render() -> None:
             else ""
         )
     )
-    picks = {"kept": _picked_key(picked, table[keeps])}
+    picks = {"kept": _picked_key(picked, table[keeps], "ranking_rows")}
     if (~keeps).any():
         broken = table[~keeps]
         st.subheader(f"Breaking a limit ({len(broken)})")
@@ -106,9 +111,9 @@ def render() -> None:
             column_order=_in_view(shown),
             on_select="rerun",
             selection_mode="single-row",
-            key=_rows_key("ranking_broken_rows", broken),
+            **_kept_selection("ranking_broken_rows", broken),
         )
-        picks["broken"] = _picked_key(picked_broken, broken)
+        picks["broken"] = _picked_key(picked_broken, broken, "ranking_broken_rows")
         st.warning(
             "What broke:  \n"
             + "  \n".join(
@@ -255,9 +260,27 @@ def _rows_key(name: str, shown: pd.DataFrame) -> str:
     return _frame.selection_key(name, page.sweep_id, class_name, *shown[views.CONFIGURATION])
 
 
-def _picked_key(picked: object, shown: pd.DataFrame) -> str | None:
+def _kept_selection(name: str, shown: pd.DataFrame) -> dict[str, object]:
+    """A ranking table's key and, where a row of it was selected before the page was left
+    (``_picked_key`` keeps it per sweep and class), that row selected again."""
+    options: dict[str, object] = {"key": _rows_key(name, shown)}
+    kept = _common.kept(_pick_key(name))
+    rows = list(shown[views.CONFIGURATION])
+    if kept in rows:
+        options["selection_default"] = {"selection": {"rows": [rows.index(kept)]}}
+    return options
+
+
+def _pick_key(name: str) -> str:
+    """Where the configuration selected in the table ``name`` is kept, per sweep and class."""
+    return _frame.selection_key(name, page.sweep_id, class_name)
+
+
+def _picked_key(picked: object, shown: pd.DataFrame, name: str) -> str | None:
+    """The configuration selected in the table ``name`` (kept for the page's next visit)."""
     row = _frame.picked_row(picked, len(shown))
-    return None if row is None else str(shown[views.CONFIGURATION].iloc[row])
+    key = None if row is None else str(shown[views.CONFIGURATION].iloc[row])
+    return _common.keep(_pick_key(name), key)
 
 
 def _links(key: str | None, rec: ClassRecommendation) -> None:

@@ -53,7 +53,8 @@ def _take_picks() -> None:
 
 def _chosen_run(all_runs: pd.DataFrame) -> str | None:
     """The run typed, else the one chosen by configuration, cell and repetition; None (and
-    why) when the typed text is no run id."""
+    why) when the typed text is no run id: the address then names that text, as a link to
+    this page would (a reload shows the same error, never the run shown before)."""
     typed = st.text_input(
         "Run id", key="run_id", placeholder="24 hex digits, or choose the run below"
     ).strip()
@@ -61,6 +62,7 @@ def _chosen_run(all_runs: pd.DataFrame) -> str | None:
         problem = views.run_id_problem(typed)
         if problem:
             st.error(problem)  # the typed text quoted as itself
+            _run_in_address(typed)
             return None
         return typed
     cols = st.columns([3, 2, 1])
@@ -173,11 +175,24 @@ def _notes(detail: dict[str, Any]) -> None:
 
 def _keep_in_address(detail: dict[str, Any]) -> None:
     """The run shown, and its own sweep, in the address: a shared link opens on it."""
-    run_id, own = str(detail.get("run_id")), str(detail.get("sweep_id") or sweep_id)
-    st.query_params[RUN_QUERY] = run_id
-    st.session_state["run_linked"] = run_id
+    own = str(detail.get("sweep_id") or sweep_id)
+    _run_in_address(str(detail.get("run_id")))
     st.query_params[SWEEP_QUERY] = own
     st.session_state["sweep_linked"] = own
+
+
+def _run_in_address(run: str | None) -> None:
+    """The address in step with the page: ``?run=`` names the run shown, or the id typed that
+    the page says is wrong or not stored; no run at all where none is chosen. A reload or a
+    shared link then shows what the page showed, never the run shown before."""
+    if run:
+        if st.query_params.get(RUN_QUERY) != run:
+            st.query_params[RUN_QUERY] = run
+        st.session_state["run_linked"] = run
+    else:
+        if RUN_QUERY in st.query_params:
+            del st.query_params[RUN_QUERY]
+        st.session_state.pop("run_linked", None)
 
 
 def _parsed(text: Any) -> Any:
@@ -245,10 +260,13 @@ def render() -> None:
     all_runs = page.runs(include_failed=True)
     if all_runs.empty:
         st.info("No runs are stored for this sweep yet.")
+        _run_in_address(None)
         return
     run_id = _chosen_run(all_runs)
     detail = _detail(run_id) if run_id else None
     if detail is None:
+        if run_id or not st.session_state.get("run_id", "").strip():
+            _run_in_address(run_id)  # the id not stored (its error shown), or no run chosen
         return
     if detail.get("sweep_id") != sweep_id:
         mine = markdown_prose(f"Run {run_id} belongs to sweep {detail.get('sweep_id')}")
