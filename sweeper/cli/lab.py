@@ -21,6 +21,19 @@ lab_app = typer.Typer(
 )
 
 
+@lab_app.callback()
+def _lab_cache() -> None:
+    """Before any lab command: ``RAIDSWEEP_CACHE`` must name a folder (exit 2 otherwise)."""
+    import os
+
+    from sweeper.lab.image import CACHE_ENV, cache_dir_problem
+
+    given = os.environ.get(CACHE_ENV)
+    problem = None if given is None else cache_dir_problem(given)
+    if problem is not None:
+        fail(ValueError(f"{CACHE_ENV}: {problem}"))
+
+
 def _lab_dir(value: Path | None) -> Path | None:
     """A folder, or a path where one can be made (exit 2 for a file, before anything)."""
     if value is not None and value.exists() and not value.is_dir():

@@ -20,9 +20,11 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from sweeper.errors import InputError
 from sweeper.lab.errors import LabError
 from sweeper.lab.tools import require_tools, run_tool
 from sweeper.locking import exclusive_lock
+from sweeper.untrusted import path_problem, shown_text
 
 #: bump when the build steps change in a way the recipe below does not show
 SCRIPT_VERSION = 1
@@ -105,9 +107,37 @@ BUILD_TOOLS = {
 }
 
 
+#: the environment variable that names the folder the lab keeps its image and VM in
+CACHE_ENV = "RAIDSWEEP_CACHE"
+
+
 def cache_root() -> Path:
-    """Where the lab keeps its image and its VM: ``RAIDSWEEP_CACHE``, else ~/.cache/raidsweep."""
-    return Path(os.environ.get("RAIDSWEEP_CACHE") or Path.home() / ".cache" / "raidsweep")
+    """Where the lab keeps its image and its VM: ``RAIDSWEEP_CACHE``, else ~/.cache/raidsweep;
+    InputError naming the variable where it cannot name a folder (``cache_dir_problem``)."""
+    given = os.environ.get(CACHE_ENV)
+    if given is None:
+        return Path.home() / ".cache" / "raidsweep"
+    problem = cache_dir_problem(given)
+    if problem is not None:
+        raise InputError(CACHE_ENV, [problem])
+    return Path(given)
+
+
+def cache_dir_problem(value: str) -> str | None:
+    """Why ``value`` cannot name the lab's cache folder, or None: empty (an unset shell
+    variable must not choose a folder), not UTF-8, with template syntax or control characters
+    (the folder is written into the lab's inventory and shown), or relative (each working
+    folder would hold an image of its own)."""
+    if not value:
+        return "is empty: name the cache folder (an absolute path), or unset it"
+    if (shown := shown_text(value)) != value:
+        return f"'{shown}' is not UTF-8 text: name the cache folder in UTF-8"
+    problem = path_problem(value)
+    if problem is not None:
+        return problem
+    if not os.path.isabs(value):
+        return f"{value!r} is not an absolute path: name the cache folder from the root"
+    return None
 
 
 def recipe() -> dict:
