@@ -33,6 +33,9 @@ from sweeper.workload import (
 #: the validation context of a spec file being loaded to run, plan or judge a sweep (not a
 #: sweep's record): rules about what is worth measuring apply to it alone
 SPEC_FILE = "spec_file"
+#: the most cells a matrix may make: 20,000 cells of one minute on one configuration are two
+#: weeks of array time
+MAX_CELLS = 20_000
 
 
 class SteadyStateRule(StrictModel):
@@ -216,6 +219,31 @@ class Matrix(StrictModel):
         if v > 86400:
             raise ValueError(f"{format_duration(v)} is longer than a day")
         return v
+
+    @model_validator(mode="after")
+    def _cells_within_reach(self) -> Matrix:
+        """At most ``MAX_CELLS`` cells, counted by arithmetic before any is made (``cells()``
+        of a matrix of a thousand block sizes and concurrencies would take the machine's
+        memory before anything refused it). The count is an upper bound: every cell in every
+        variant, with the extra cells as if none were in the cross product."""
+        variants = (
+            len(self.sync or [None])
+            * len(self.random_distribution or [None])
+            * len(self.data_profile or [None])
+        )
+        ranges = len(self.active_range or [None])
+        crossed = len(self.patterns) * len(self.block_sizes) * len(self.concurrency) * ranges
+        closed = (crossed + len(self.extra_cells) * ranges) * variants
+        most = closed * (1 + len(self.rate or [])) + len(self.composite)
+        if most > MAX_CELLS:
+            raise ValueError(
+                f"the matrix makes up to {most:,} cells ({len(self.patterns)} patterns × "
+                f"{len(self.block_sizes)} block sizes × {len(self.concurrency)} concurrencies"
+                f" × {ranges} active ranges × {variants} variants, extra, composite and rate "
+                f"cells), more than the {MAX_CELLS:,} a study can measure: sweep fewer values, "
+                "or split the study"
+            )
+        return self
 
     @model_validator(mode="after")
     def _cap_above_minimum(self) -> Matrix:
