@@ -7,8 +7,6 @@ and gathers its facts; fio measures.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from sweeper.load import (
 from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.load.settings import FioTargetOptions
 from sweeper.platforms.base import Platform
+from sweeper.platforms.identity import local_identity
 from sweeper.target import inspect_target, target_problems
 from sweeper.units import format_size, parse_size
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
@@ -140,16 +139,12 @@ class LocalPlatform(Platform):
         return FioDriver(load, self.state_dir, matrix, transport)
 
     def target_identity(self) -> list[str]:
-        """The target by what it is, not how it is spelled: a block device by its device
-        number (a /dev/disk/by-id link and /dev/sdb are one), a file by its real path."""
-        path = os.path.realpath(self.opts.target)
-        try:
-            st = os.stat(path)
-        except OSError:
-            return [f"local:path:{path}"]
-        if stat.S_ISBLK(st.st_mode):
-            return [f"local:dev:{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"]
-        return [f"local:path:{path}"]
+        """The target by what it is, not how it is spelled (:mod:`sweeper.platforms.identity`):
+        a file by its device and inode (a hard link, a bind mount and a symlink are one file)
+        and its real path; a block device by its device number and the devices beneath it (a
+        partition's disk, a loop device's backing file); a /dev/disk/by-id link and /dev/sdb
+        are one."""
+        return local_identity(self.opts.target)
 
     def plan_lines(self, matrix: Any) -> list[str]:
         t = inspect_target(self.opts.target)

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
-import stat
 import threading
 import time
 from pathlib import Path
@@ -39,6 +37,7 @@ from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.load.settings import FioTargetOptions
 from sweeper.locking import LockHeld, hold, lock_record, target_locks
 from sweeper.platforms.base import BuildRequest, Platform
+from sweeper.platforms.identity import local_identity
 from sweeper.platforms.instructions import build_instructions
 from sweeper.target import inspect_target, target_problems
 from sweeper.untrusted import control_problem
@@ -85,14 +84,6 @@ def answer_problems(target: str, opts: ManualOptions, working_set: int | None) -
             f"{target} holds {found.size} bytes, less than the working set ({working_set} bytes)"
         )
     return problems
-
-
-def device_identity(target: str) -> str:
-    """The device by its number (two names of one disk are one), for its lock."""
-    st = os.stat(os.path.realpath(target))
-    if stat.S_ISBLK(st.st_mode):
-        return f"local:dev:{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
-    return f"local:path:{os.path.realpath(target)}"
 
 
 class ManualPlatform(Platform):
@@ -180,7 +171,7 @@ class ManualPlatform(Platform):
             return "; ".join(problems)
         try:
             self._device_lock.enter_context(
-                hold(target_locks([device_identity(answer.target)]), lock_record("manual sweep"))
+                hold(target_locks(local_identity(answer.target)), lock_record("manual sweep"))
             )
         except LockHeld as exc:
             return exc.render()
