@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import errno
 import html
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from recommender.importance import class_importances
 from recommender.matrix_text import matrix_more
 from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
+from recommender.report_files import write_all
 from recommender.scoring import FORMULA, SCORE_COLUMNS
 from recommender.search_evidence import report_section as search_section
 from recommender.telemetry_summary import SUMMARY_COLUMNS, telemetry_summary
@@ -51,7 +50,6 @@ from recommender.views import (
 from recommender.views.markdown import figure, markdown_table
 from sweeper.disclosure import sweep_disclosure, to_yaml
 from sweeper.status import array_seconds, provisional
-from sweeper.store.files import fsync_dir, write_aside
 from sweeper.units import format_duration, format_ms, format_size
 from sweeper.untrusted import csv_cell, markdown_html_prose, markdown_html_text
 
@@ -267,40 +265,6 @@ def write_report(
     files = {path: render_report(store, record, ctx).encode("utf-8")}
     files |= table_files(record, path, ctx)
     return write_all(files)
-
-
-#: how the Markdown report begins: a file of that name that does not is the user's own
-MARKDOWN_HEAD = b"# raidsweep report: "
-
-
-def write_all(files: dict[Path, bytes]) -> list[Path]:
-    """Write every file or none. Refused before anything is written (OSError naming the
-    file): a target that is not a regular file, and a Markdown file there that is not a
-    raidsweep report (the user's ``notes.md`` beside ``-o notes.html``). A write that fails
-    removes what this call wrote aside."""
-    for target in files:
-        if target.exists() and not target.is_file():
-            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
-        if target.suffix == ".md" and target.is_file():
-            with target.open("rb") as fh:
-                if not fh.read(len(MARKDOWN_HEAD)) == MARKDOWN_HEAD:
-                    raise FileExistsError(
-                        errno.EEXIST, "exists and is not a raidsweep report", str(target)
-                    )
-    aside: dict[Path, Path] = {}
-    target = next(iter(files))
-    try:
-        for target, data in files.items():  # a failure names the target it was writing
-            aside[target] = write_aside(target.parent, data, ".report-")
-    except OSError as exc:
-        for tmp in aside.values():
-            tmp.unlink(missing_ok=True)
-        raise OSError(exc.errno, exc.strerror, str(target)) from None
-    for target, tmp in aside.items():
-        os.replace(tmp, target)
-    for folder in {t.parent for t in files}:
-        fsync_dir(folder)
-    return list(files)
 
 
 # Markdown and CSV ------------------------------------------------------------------------------

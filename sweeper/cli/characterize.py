@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import secrets
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -106,6 +109,7 @@ def characterize(
     if not classes:
         fail(InputError(str(capture), ["has no busy interval: nothing to characterise"]))
     targets = [folder / f"{c.name}.yaml" for c in classes]
+    _settle(folder)  # what a run killed part of the way left is no class file
     taken = [str(t) for t in targets if t.exists() or t.is_symlink()]
     if taken:
         fail(
@@ -129,22 +133,43 @@ def characterize(
             console.print(line, highlight=False, markup=False)
 
 
+#: a class file written aside, ``.characterize-<pid>-<run>-<NAME>.yaml.tmp``: the writer's pid
+#: tells a dead run's files from a living one's, the run's token its set, NAME its class file
+_ASIDE = re.compile(r"\.characterize-(\d+)-([0-9a-f]{8})-(.+)\.tmp")
+#: a file written aside this long ago is left over whatever its pid says (a pid used again)
+_STALE_S = 3600.0
+
+
 def _write_all(folder: Path, texts: dict[Path, str]) -> None:
     """Each class file (never over one that is there), in ``folder``, made if missing: all of
     them or, where one cannot be written (a file system that takes no folder or file, as
-    /proc and /sys), none, and no folder made; exit 2 naming the path and the problem."""
+    /proc and /sys), none, and no folder made; exit 2 naming the path and the problem.
+
+    Each is written aside first (``.characterize-<pid>-<run>-NAME.tmp``, on disk), then
+    linked to its name (a link never replaces a file, and what it shows is whole); a link
+    that fails unlinks those this run linked. Killed part of the way, a run leaves its files
+    aside, and the next run into the folder (:func:`_settle`) undoes it."""
     from sweeper.errors import InputError
+    from sweeper.store.files import fsync_dir
 
     made = [p for p in (folder, *folder.parents) if not (p.exists() or p.is_symlink())]
-    written: list[Path] = []
+    run = f"{os.getpid()}-{secrets.token_hex(4)}"
+    aside: dict[Path, Path] = {}
+    linked: list[Path] = []
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for target, text in texts.items():
-            with open(target, "x", encoding="utf-8") as fh:
-                written.append(target)
+            aside[target] = tmp = folder / f".characterize-{run}-{target.name}.tmp"
+            with open(tmp, "x", encoding="utf-8") as fh:
                 fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for target, tmp in aside.items():
+            os.link(tmp, target)
+            linked.append(target)
+        fsync_dir(folder)
     except BaseException as exc:
-        for path in written:
+        for path in [*linked, *aside.values()]:
             with contextlib.suppress(OSError):
                 path.unlink()
         for path in made:  # the deepest first
@@ -152,16 +177,85 @@ def _write_all(folder: Path, texts: dict[Path, str]) -> None:
                 path.rmdir()
         if not isinstance(exc, OSError):
             raise
-        where = exc.filename or folder
-        fail(
-            InputError(
-                "--output",
-                [
-                    f"{where}: cannot be written ({exc.strerror}); write the class files "
-                    "elsewhere with --output"
-                ],
+        where = exc.filename2 if isinstance(exc, FileExistsError) else exc.filename
+        if isinstance(exc, FileExistsError) and where:  # made meanwhile by someone else
+            problem = f"{where} exists (a class file is never overwritten)"
+        else:
+            problem = (
+                f"{where or folder}: cannot be written ({exc.strerror}); write the class "
+                "files elsewhere with --output"
             )
-        )
+        fail(InputError("--output", [problem]))
+    for tmp in aside.values():
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    with contextlib.suppress(OSError):
+        fsync_dir(folder)
+
+
+def _settle(folder: Path) -> None:
+    """Undo in ``folder`` what runs that are no longer running left part-way: a run killed
+    while it linked its class files (some linked, some not) has those it linked unlinked
+    (only files that are its own, the same file as the one it wrote aside); a run that had
+    linked them all keeps them. Their files aside are removed. A living run is left alone."""
+    from sweeper.store.files import fsync_dir
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    runs: dict[tuple[str, str], list[tuple[Path, Path]]] = {}
+    now = time.time()
+    for name in names:
+        if not (m := _ASIDE.fullmatch(name)):
+            continue
+        tmp = folder / name
+        try:
+            old = now - tmp.lstat().st_mtime > _STALE_S
+        except OSError:
+            continue
+        if _alive(int(m.group(1))) and not old:
+            continue
+        runs.setdefault((m.group(1), m.group(2)), []).append((tmp, folder / m.group(3)))
+    changed = False
+    for files in runs.values():
+        shared = [_same(tmp, target) for tmp, target in files]
+        if any(shared) and not all(shared):  # killed part of the way: none of its set stays
+            for (_, target), mine in zip(files, shared, strict=True):
+                if mine:
+                    with contextlib.suppress(OSError):
+                        target.unlink()
+        for tmp, _ in files:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        changed = True
+    if changed:
+        with contextlib.suppress(OSError):
+            fsync_dir(folder)
+
+
+def _same(tmp: Path, target: Path) -> bool:
+    """``target`` is the file written aside as ``tmp`` (linked to it)."""
+    try:
+        a, b = tmp.lstat(), target.lstat()
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of that pid runs (other than this one, whose earlier runs ended)."""
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OverflowError:  # no pid is that large
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _trace_losses(end: dict[str, Any]) -> list[str]:
