@@ -227,21 +227,31 @@ def holders(locks: dict[Path, str]) -> list[LockHeld]:
     who is at work, and to refuse before the first play a sweep that could not go on."""
     found = []
     for path, subject in locks.items():
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:  # no lock file: never taken here
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _record(path)
-            if not _gone(holder):  # one that is gone will be taken over
-                found.append(_held(path, subject, holder))
-        except OSError:
-            continue  # a filesystem without locks: the taker will say
-        finally:
-            os.close(fd)  # closing releases the probe
+        holder = holder_of(path)
+        if holder is not None:
+            found.append(_held(path, subject, holder))
     return found
+
+
+def holder_of(path: Path) -> dict[str, Any] | None:
+    """The record of the process that holds ``path``'s lock now (``{}`` while it has not yet
+    written who it is); None when nobody does: no such file, the lock free, or held on behalf
+    of a holder on this host that is gone (the next taker takes it over). Creates and takes
+    nothing (it may probe the lock for an instant: a taker waits :data:`SETTLE_S` for that)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:  # no lock file: never taken here
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _record(path)
+        return None if _gone(holder) else holder  # one that is gone will be taken over
+    except OSError:
+        return None  # a filesystem without locks: the taker will say
+    finally:
+        os.close(fd)  # closing releases the probe
+    return None
 
 
 def lock_record(what: str, **more: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -21,6 +21,7 @@ from optuna.trial import TrialState
 
 from recommender.classes import load_classes
 from sweeper.configuration import Configuration
+from sweeper.locking import holder_of
 from sweeper.spec import ConfigSpace, SweepSpec
 from sweeper.vocabulary import MULTI_RANK_COLUMNS, MULTI_RANK_LAYOUTS
 
@@ -36,6 +37,35 @@ LOCK_TIMEOUT_S = 120.0
 
 class StudyLockedError(RuntimeError):
     """The study's lock stayed taken past LOCK_TIMEOUT_S."""
+
+
+class TrialEndedElsewhere(optuna.exceptions.UpdateFinishedTrialError):
+    """This sweeper's trial was ended by another process (marked failed by a sweeper that
+    took it for a dead one's) while this one still measured it: it cannot be told now."""
+
+    def __init__(self, number: int, key: str | None, state: TrialState) -> None:
+        self.number, self.key, self.state = number, key, state
+        what = f"configuration {key}" if key else f"trial {number}"
+        super().__init__(
+            f"{what} was marked {state.name} by another process while this sweeper measured it"
+        )
+
+
+def worker_lock(sweep_dir: Path, worker: str) -> Path:
+    """The lock a worker holds in the sweep's folder while it runs (``run --worker``); the
+    name the Sweeper's own lock has (``sweeper.sweep.sweeper.Sweeper._own_lock``)."""
+    return sweep_dir / f".run-{worker}.lock"
+
+
+def live_workers(sweep_dir: Path) -> dict[str, dict[str, Any]]:
+    """The workers running the sweep from this store now (their run lock held), each with
+    the record its lock holds (who, where, since when)."""
+    found = {}
+    for path in sorted(sweep_dir.glob(".run-*.lock")):
+        holder = holder_of(path)
+        if holder is not None:
+            found[str(holder.get("worker") or path.name[len(".run-") : -len(".lock")])] = holder
+    return found
 
 
 def _rdb_url(spec: SweepSpec) -> str:
@@ -192,6 +222,11 @@ class SweepStudy:
     def ask(self) -> optuna.Trial:
         return self.study.ask()
 
+    def from_queue(self, trial: optuna.Trial) -> bool:
+        """Whether ``ask`` gave an enqueued trial (not a new point from the sampler)."""
+        trial_id = self.storage.get_trial_id_from_study_id_trial_number(self._id, trial.number)
+        return "fixed_params" in self.storage.get_trial_system_attrs(trial_id)
+
     def tell(
         self,
         trial: optuna.Trial | int,
@@ -199,15 +234,42 @@ class SweepStudy:
         *,
         state: TrialState | None = None,
     ) -> None:
-        self.study.tell(trial, values, state=state)
-
-    def from_queue(self, trial: optuna.Trial) -> bool:
-        """Whether ``ask`` gave an enqueued trial (not a new point from the sampler)."""
-        trial_id = self.storage.get_trial_id_from_study_id_trial_number(self._id, trial.number)
-        return "fixed_params" in self.storage.get_trial_system_attrs(trial_id)
+        """Optuna's tell; TrialEndedElsewhere when another process has ended the trial
+        meanwhile (Optuna's ValueError, or its UpdateFinishedTrialError in a race)."""
+        try:
+            self.study.tell(trial, values, state=state)
+        except (ValueError, optuna.exceptions.UpdateFinishedTrialError):
+            number = trial if isinstance(trial, int) else trial.number
+            frozen = self.study.get_trials(deepcopy=False)[number]
+            if frozen.state == TrialState.RUNNING:
+                raise  # a bad value, not another process
+            raise TrialEndedElsewhere(
+                number, frozen.user_attrs.get("config_key"), frozen.state
+            ) from None
 
     def recover(self, space: ConfigSpace | None = None, *, worker: str | None = None) -> int:
-        return recover(self.study, space, worker=worker)
+        """:func:`recover` this sweeper's trials left RUNNING (``worker``'s, or without a
+        worker every one known dead: see :meth:`workers_not_dead`). Call it holding
+        :meth:`lock`: a worker claims a trial only under it, after taking its run lock."""
+        spare = self.workers_not_dead() if worker is None else {}
+        return recover(self.study, space, worker=worker, spare=spare)
+
+    def workers_not_dead(self) -> dict[str, str]:
+        """The workers with trials RUNNING that a sweeper without a worker must leave alone,
+        each with why: the worker is running now (its run lock in this store is held), or
+        it never ran from this store (no run lock here: a worker of a shared PostgreSQL
+        study on another machine, whether it still runs cannot be told from here)."""
+        spare: dict[str, str] = {}
+        for t in self.trials(TrialState.RUNNING):
+            name = t.user_attrs.get("worker")
+            if not name or name in spare:
+                continue
+            lock = worker_lock(self.sweep_dir, str(name))
+            if not lock.exists():
+                spare[name] = "it never ran from this store: it may be running elsewhere"
+            elif holder_of(lock) is not None:
+                spare[name] = "it is running"
+        return spare
 
     def enqueue(self, configs: list[Configuration], space: ConfigSpace) -> int:
         return enqueue(self.study, configs, space)
@@ -299,19 +361,25 @@ def _optional_dimension(space: ConfigSpace, dim: str) -> bool:
 
 
 def recover(
-    study: optuna.Study, space: ConfigSpace | None = None, *, worker: str | None = None
+    study: optuna.Study,
+    space: ConfigSpace | None = None,
+    *,
+    worker: str | None = None,
+    spare: Collection[str] = (),
 ) -> int:
     """Mark trials left RUNNING by a crash or kill as failed and, given the space, enqueue
     their configurations again, first in line (any mode: optimize mode too would otherwise
     leave a half-measured configuration behind). Returns how many trials were recovered.
 
     With several sweepers on one study, only ``worker``'s own trials are its to recover: a
-    RUNNING trial of another worker is being measured right now.
+    RUNNING trial of another worker is being measured right now. Without ``worker``, the
+    trials of every worker but those in ``spare`` (workers alive, or not known dead).
     """
     stale = [
         t
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-        if worker is None or t.user_attrs.get("worker") == worker
+        if (t.user_attrs.get("worker") == worker)
+        or (worker is None and t.user_attrs.get("worker") not in spare)
     ]
     lost = [t.user_attrs["config_key"] for t in stale if "config_key" in t.user_attrs]
     for t in stale:

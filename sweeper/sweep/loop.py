@@ -16,10 +16,17 @@ from optuna.trial import TrialState
 
 from recommender.scoring import objective_values, rank_classes
 from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.locking import LockHeld, describe_holder
 from sweeper.play_ahead import PlaysAhead
 from sweeper.status import array_seconds
 from sweeper.store import RunAddress
-from sweeper.study import StudyLockedError, SweepStudy, open_sweep_study, suggest_configuration
+from sweeper.study import (
+    StudyLockedError,
+    SweepStudy,
+    live_workers,
+    open_sweep_study,
+    suggest_configuration,
+)
 from sweeper.sweep.books import KnownRuns
 from sweeper.sweep.measure import Measured, Sweep, measure
 from sweeper.sweep.progress import Outcome, progress_record
@@ -46,20 +53,32 @@ class _State:
     previous: Configuration | None = None  # what the storage is built as; None: unknown
     space: list[Configuration] | None = None  # the whole space (stopping by evidence)
     judged_at: int = -1  # configurations completed when the evidence was last weighed
+    current: str | None = None  # the configuration this sweeper has claimed last
 
 
 def run(sw: Sweeper) -> Outcome:
-    """Run or resume the sweep (its locks held by the caller)."""
+    """Run or resume the sweep (its locks held by the caller); LockHeld, nothing changed,
+    for a sweeper without a worker while workers run the sweep from this store."""
+    if sw.worker is None:
+        _refuse_beside_workers(sw)
     sw.register()
     sw.store.remove_stale_temporaries(sw.spec.name)
     outcome = Outcome(sw.spec.name)
     try:
         study = open_sweep_study(sw.spec, sw.sweep_dir)
         with study.lock():
+            # without a worker: every worker's trials but those of a worker not known dead
+            # (one that started since the check above, or one of another machine)
+            spared = study.workers_not_dead() if sw.worker is None else {}
             outcome.recovered_trials = study.recover(sw.spec.config_space, worker=sw.worker)
     except StudyLockedError as exc:
         outcome.stopped = str(exc)  # nothing changed yet
         return outcome
+    outcome.warnings += [
+        f"the configuration(s) worker {name} measures were left to it ({why}); if it was "
+        f"stopped, run it again (--worker {name}) to resume them"
+        for name, why in spared.items()
+    ]
     # The store is read here, once; from now on the sweep keeps count itself.
     done = sw.store.done_addresses(sw.spec.name)
     done_configs = study.completed_keys()
@@ -79,6 +98,10 @@ def run(sw: Sweeper) -> Outcome:
     except StudyLockedError as exc:
         # Between configurations: stored runs are whole; the sweep resumes when run again.
         outcome.stopped = str(exc)
+    except optuna.exceptions.UpdateFinishedTrialError as exc:
+        # Another process ended this sweeper's trial (took it for a dead sweeper's): what
+        # this one measured of it is stored, but its configuration is no longer this one's.
+        outcome.stopped = _ended_elsewhere(sw, state, exc)
     finally:
         state.plays.close()
         outcome.warnings += sw.platform.warnings()
@@ -88,6 +111,37 @@ def run(sw: Sweeper) -> Outcome:
             _write_progress(sw, final, outcome)
         sw.progress.finish(outcome)
     return outcome
+
+
+def _refuse_beside_workers(sw: Sweeper) -> None:
+    """LockHeld naming the workers that run the sweep from this store now: a sweeper without
+    a worker resumes every worker's configurations (and takes their progress for its own),
+    and drives the platform's own storage, which a worker of the same spec on this machine
+    drives too; it runs once no worker does."""
+    live = live_workers(sw.sweep_dir)
+    if not live:
+        return
+    names = ", ".join(live)
+    pids = " ".join(str(h.get("pid")) for h in live.values() if h.get("pid"))
+    problems = [f"worker {name} runs it: {describe_holder(h)}" for name, h in live.items()]
+    problems.append(
+        f"a run without --worker resumes every worker's configurations and cannot run while "
+        f"a worker does: wait for worker(s) {names} to finish, or stop them (Ctrl-C, or kill "
+        f"{pids}) and run again to resume what they left, or run this one as a worker of "
+        "its own (--worker NAME)"
+    )
+    raise LockHeld(f"sweep {sw.spec.name!r} in {sw.store.root}", problems)
+
+
+def _ended_elsewhere(sw: Sweeper, state: _State, exc: Exception) -> str:
+    """What to say when another process ended the trial this sweeper was measuring."""
+    key = getattr(exc, "key", None) or state.current or "(unknown)"
+    who = f"worker {sw.worker}" if sw.worker else "this sweeper"
+    return (
+        f"another process marked configuration {key} failed while {who} measured it (a "
+        "raidsweep run of this sweep that took it for a dead sweeper's, and measures it "
+        "again); the runs measured so far are stored. Check which sweepers run this sweep"
+    )
 
 
 def _catch_up_compaction(sw: Sweeper) -> None:
@@ -128,6 +182,7 @@ def _loop(sw: Sweeper, state: _State) -> None:
             if sw.worker:
                 trial.set_user_attr("worker", sw.worker)
             taken = config.key in study.running_keys(besides=trial.number)
+            state.current = config.key
             queued = study.from_queue(trial)
             put_back = _put_back(sw, study, config)
         if put_back:
