@@ -49,7 +49,7 @@ from typing import Any
 
 from sweeper.errors import InputError
 from sweeper.processes import pid_alive
-from sweeper.untrusted import path_problem, shown_text
+from sweeper.untrusted import folder_text_problem
 
 
 @contextlib.contextmanager
@@ -298,11 +298,7 @@ def lock_dir_problem(value: str) -> str | None:
     folder would be a lock folder of its own, and two sweeps of one array started from two
     folders would not see each other), with template syntax or control characters, and where
     it is not UTF-8 text (a lock names its folder to the next taker)."""
-    if not value:
-        return "is empty: name the lock folder (an absolute path), or unset it"
-    if (shown := shown_text(value)) != value:
-        return f"'{shown}' is not UTF-8 text: name the lock folder in UTF-8"
-    problem = path_problem(value)
+    problem = folder_text_problem(value, "lock folder")
     if problem is not None:
         return problem
     if not os.path.isabs(value):

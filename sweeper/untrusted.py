@@ -105,6 +105,17 @@ def path_problem(value: str) -> str | None:
     return None if problem is None else f"{value!r} {problem}"
 
 
+def folder_text_problem(value: str, what: str) -> str | None:
+    """Why ``value`` (an environment variable's) cannot name the folder ``what`` from its text
+    alone, or None: empty (an unset shell variable must not choose a folder), not UTF-8, or
+    with template syntax or control characters (``path_problem``)."""
+    if not value:
+        return f"is empty: name the {what} (an absolute path), or unset it"
+    if (shown := shown_text(value)) != value:
+        return f"'{shown}' is not UTF-8 text: name the {what} in UTF-8"
+    return path_problem(value)
+
+
 #: what a spreadsheet takes as the start of a formula in a cell (OWASP: CSV injection)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: what starts Markdown (GitHub's and Streamlit's) markup that could fetch, link, hide or

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import FIXTURES, RAIDSWEEP
+from tests.support.strace import killed_at
 
 CAPTURE = FIXTURES / "capture" / "mixed.jsonl"
 #: the capture's phases with --min-phase 5s: three class files
@@ -29,20 +30,6 @@ def _run(*args: str, cwd: Path, strace: list[str] | None = None) -> subprocess.C
         timeout=300,
         check=False,
     )
-
-
-def _killed_at(syscall: str, n: int) -> list[str]:
-    """strace, killing the command at its ``n``-th call of ``syscall``."""
-    return [
-        "strace",
-        "-qq",
-        "-o",
-        os.devnull,
-        "-e",
-        f"trace={syscall}",
-        "-e",
-        f"inject={syscall}:signal=KILL:when={n}",
-    ]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +50,7 @@ def test_killed_characterize_leaves_whole_files_and_the_rerun_writes_them(
     tmp_path: Path, whole: dict[str, bytes], syscall: str, n: int
 ) -> None:
     folder = tmp_path / "classes"
-    killed = _run(*ARGS, "-o", str(folder), cwd=tmp_path, strace=_killed_at(syscall, n))
+    killed = _run(*ARGS, "-o", str(folder), cwd=tmp_path, strace=killed_at(syscall, n))
     assert killed.returncode in (-9, 137), (killed.returncode, killed.stdout, killed.stderr)
     # what a reader sees: no class file that is not whole (an empty or cut file never shows)
     shown = [n for n in os.listdir(folder) if not n.startswith(".")] if folder.exists() else []

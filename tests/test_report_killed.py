@@ -19,6 +19,7 @@ import pytest
 
 from recommender import report_files as report
 from tests.support.paths import RAIDSWEEP, ROOT
+from tests.support.strace import killed_at
 
 NAMES = [
     "r.html",
@@ -55,24 +56,10 @@ write_all({folder / n: bytes.fromhex(h) for n, h in zip(names[::2], names[1::2])
 """
 
 
-def _killed_at(n: int) -> list[str]:
-    """strace, killing the command at its ``n``-th rename."""
-    return [
-        "strace",
-        "-qq",
-        "-o",
-        os.devnull,
-        "-e",
-        "trace=rename",
-        "-e",
-        f"inject=rename:signal=KILL:when={n}",
-    ]
-
-
 def _write_killed(folder: Path, files: dict[str, bytes], n: int) -> subprocess.CompletedProcess:
     pairs = [x for name, data in files.items() for x in (name, data.hex())]
     return subprocess.run(
-        [*_killed_at(n), sys.executable, "-c", WRITER, str(folder), "new", *pairs],
+        [*killed_at("rename", n), sys.executable, "-c", WRITER, str(folder), "new", *pairs],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -107,11 +94,10 @@ def _reader_sees(folder: Path) -> str:
 
 
 @pytest.mark.parametrize("n", range(1, RENAMES + 1))
-def test_a_report_killed_at_any_rename_is_the_old_set_or_the_new(tmp_path: Path, n: int) -> None:
-    folder = tmp_path / "out"
-    folder.mkdir()
-    for name, data in OLD.items():
-        (folder / name).write_bytes(data)
+def test_a_report_killed_at_any_rename_is_the_old_set_or_the_new(
+    older_report: Path, n: int
+) -> None:
+    folder = older_report
     killed = _write_killed(folder, NEW, n)
     assert killed.returncode in (-9, 137), (killed.returncode, killed.stderr)
     # with no journal, the set in place is the older one, whole; a journal: the new, whole
@@ -124,13 +110,10 @@ def test_a_report_killed_at_any_rename_is_the_old_set_or_the_new(tmp_path: Path,
 
 
 @pytest.mark.parametrize("n", [2, 4, RENAMES])
-def test_the_next_report_finishes_a_killed_ones_renames_first(tmp_path: Path, n: int) -> None:
+def test_the_next_report_finishes_a_killed_ones_renames_first(older_report: Path, n: int) -> None:
     """The next report, into the same place, finds the journal, completes the renames (each
     file was on disk before the journal was), then writes its own set."""
-    folder = tmp_path / "out"
-    folder.mkdir()
-    for name, data in OLD.items():
-        (folder / name).write_bytes(data)
+    folder = older_report
     killed = _write_killed(folder, NEW, n)
     assert killed.returncode in (-9, 137), (killed.returncode, killed.stderr)
     assert "other" not in _which(folder).values()
@@ -204,7 +187,11 @@ def test_raidsweep_report_killed_at_a_rename(
     html = older_report / "r.html"
     command = [str(RAIDSWEEP), "report", "quick", "--store", str(root), "-o", str(html)]
     killed = subprocess.run(
-        [*_killed_at(n), *command], capture_output=True, text=True, timeout=600, check=False
+        [*killed_at("rename", n), *command],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert killed.returncode in (-9, 137), (killed.returncode, killed.stdout, killed.stderr)
     journals = [n for n in os.listdir(older_report) if n.startswith(".report-journal-")]

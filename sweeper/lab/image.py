@@ -24,7 +24,7 @@ from sweeper.errors import InputError
 from sweeper.lab.errors import LabError
 from sweeper.lab.tools import require_tools, run_tool
 from sweeper.locking import exclusive_lock
-from sweeper.untrusted import path_problem, shown_text
+from sweeper.untrusted import folder_text_problem
 
 #: bump when the build steps change in a way the recipe below does not show
 SCRIPT_VERSION = 1
@@ -128,11 +128,7 @@ def cache_dir_problem(value: str) -> str | None:
     variable must not choose a folder), not UTF-8, with template syntax or control characters
     (the folder is written into the lab's inventory and shown), or relative (each working
     folder would hold an image of its own)."""
-    if not value:
-        return "is empty: name the cache folder (an absolute path), or unset it"
-    if (shown := shown_text(value)) != value:
-        return f"'{shown}' is not UTF-8 text: name the cache folder in UTF-8"
-    problem = path_problem(value)
+    problem = folder_text_problem(value, "cache folder")
     if problem is not None:
         return problem
     if not os.path.isabs(value):
