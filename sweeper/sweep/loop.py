@@ -60,7 +60,7 @@ def run(sw: Sweeper) -> Outcome:
     """Run or resume the sweep (its locks held by the caller); LockHeld, nothing changed,
     for a sweeper without a worker while workers run the sweep from this store."""
     if sw.worker is None:
-        _refuse_beside_workers(sw)
+        refuse_beside_workers(sw)
     sw.register()
     sw.store.remove_stale_temporaries(sw.spec.name)
     outcome = Outcome(sw.spec.name)
@@ -113,24 +113,34 @@ def run(sw: Sweeper) -> Outcome:
     return outcome
 
 
-def _refuse_beside_workers(sw: Sweeper) -> None:
+def refuse_beside_workers(sw: Sweeper) -> None:
     """LockHeld naming the workers that run the sweep from this store now: a sweeper without
     a worker resumes every worker's configurations (and takes their progress for its own),
     and drives the platform's own storage, which a worker of the same spec on this machine
-    drives too; it runs once no worker does."""
+    drives too; it runs once no worker does (``Sweeper.refuse_if_busy`` asks before the
+    preflight, ``run`` again under the study's lock)."""
+    found = workers_at_work(sw)
+    if found is not None:
+        raise found
+
+
+def workers_at_work(sw: Sweeper) -> LockHeld | None:
+    """The refusal a sweeper without a worker gets while workers run the sweep from this
+    store, or None (takes nothing: ``--check`` and ``plan`` say it too)."""
     live = live_workers(sw.sweep_dir)
     if not live:
-        return
+        return None
     names = ", ".join(live)
     pids = " ".join(str(h.get("pid")) for h in live.values() if h.get("pid"))
-    problems = [f"worker {name} runs it: {describe_holder(h)}" for name, h in live.items()]
-    problems.append(
-        f"a run without --worker resumes every worker's configurations and cannot run while "
-        f"a worker does: wait for worker(s) {names} to finish, or stop them (Ctrl-C, or kill "
-        f"{pids}) and run again to resume what they left, or run this one as a worker of "
-        "its own (--worker NAME)"
+    # each problem reads after "<sweep> is " (``warn_busy``) as after "error: <sweep>:"
+    problems = [f"in use by worker {name}: {describe_holder(h)}" for name, h in live.items()]
+    problems[-1] += (
+        f": a run without --worker resumes every worker's configurations and cannot run "
+        f"while a worker does: wait for worker(s) {names} to finish, or stop them (Ctrl-C, or "
+        f"kill {pids}) and run again to resume what they left, or run this one as a worker "
+        "of its own (--worker NAME)"
     )
-    raise LockHeld(f"sweep {sw.spec.name!r} in {sw.store.root}", problems)
+    return LockHeld(f"sweep {sw.spec.name!r} in {sw.store.root}", problems)
 
 
 def _ended_elsewhere(sw: Sweeper, state: _State, exc: Exception) -> str:

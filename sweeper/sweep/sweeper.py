@@ -17,7 +17,7 @@ from sweeper.operator_room import OperatorPrompt
 from sweeper.platforms import get_platform
 from sweeper.spec import SweepSpec
 from sweeper.store import ResultsStore
-from sweeper.study import storage_problem
+from sweeper.study import storage_problem, worker_lock
 from sweeper.sweep import loop
 from sweeper.sweep.plan import make_plan
 from sweeper.sweep.progress import Outcome, Progress
@@ -102,15 +102,20 @@ class Sweeper:
         return self._own_lock() | target_locks(self.platform.target_identity())
 
     def _own_lock(self) -> dict[Path, str]:
-        worker = "" if self.worker is None else f"-{self.worker}"
         who = "" if self.worker is None else f" (worker {self.worker})"
-        mine = self.sweep_dir / f".run{worker}.lock"
+        mine = (
+            self.sweep_dir / ".run.lock"
+            if self.worker is None
+            else worker_lock(self.sweep_dir, self.worker)
+        )
         return {mine: f"sweep {self.spec.name!r}{who} in {self.store.root}"}
 
     def busy(self) -> list[LockHeld]:
         """Who else runs this sweep (and worker) or drives its storage right now, each as
         the refusal a run would get; takes and creates nothing (``--check``, ``plan``)."""
-        return holders(self.locks())
+        found = holders(self.locks())
+        workers = loop.workers_at_work(self) if self.worker is None else None
+        return found if workers is None else [*found, workers]
 
     def refuse_if_busy(self) -> None:
         """LockHeld naming the first holder of any of :meth:`locks`, if another process
@@ -123,6 +128,8 @@ class Sweeper:
         found = holders(locks)
         if found:
             raise found[0]
+        if self.worker is None:
+            loop.refuse_beside_workers(self)
 
     @contextlib.contextmanager
     def holding(self, what: str) -> Iterator[list[str]]:

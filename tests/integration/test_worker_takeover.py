@@ -26,7 +26,7 @@ import pytest
 from optuna.trial import TrialState
 
 from sweeper.study import JOURNAL_LOCK_FILE, STUDY_FILE, JournalFlock
-from tests.support.cli import finish, start
+from tests.support.cli import finish, invoke, start
 from tests.support.specs import quick_spec, write_spec
 from tests.support.sweeps import stored_configurations
 
@@ -78,8 +78,15 @@ def test_a_run_without_worker_beside_a_live_worker_is_refused(tmp_path: Path) ->
     rc, out = finish(plain)
     assert rc == 2, out
     assert "Traceback" not in out, out
-    assert f"worker a runs it: pid {worker.pid}" in out, out
+    assert f"in use by worker a: pid {worker.pid}" in out, out
     assert "--worker NAME" in out, out
+    # --check changes nothing and says the same, as a note (while the worker still runs)
+    code, checked = invoke("run", spec, "--store", store, "--check")
+    assert code == 0, checked
+    if worker.poll() is None:
+        assert f"note: sweep 'beside' in {store} is in use by worker a" in " ".join(
+            checked.split()
+        ), checked
     # nothing of the sweep changed: its trial is still the worker's, being measured
     now = _study(store, "beside").trials[trial.number]
     assert now.state in (TrialState.RUNNING, TrialState.COMPLETE), now.state
