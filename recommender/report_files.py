@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sweeper.processes import other_alive
 from sweeper.store.files import fsync_dir, write_aside
 
 #: how the Markdown report begins: a file of that name that does not is the user's own
@@ -111,7 +112,7 @@ def settle_reports(folder: Path) -> None:
         if document is None:
             continue
         entries = document["files"]
-        if _alive(document["pid"]):
+        if other_alive(document["pid"]):
             kept.update(e["aside"] for e in entries)
             continue
         if all(_whole(folder, e) for e in entries):
@@ -127,7 +128,7 @@ def settle_reports(folder: Path) -> None:
         path = folder / name
         with contextlib.suppress(FileNotFoundError):
             pid = int(m.group(1)) if m.group(1) else None
-            if (pid is not None and not _alive(pid)) or now - path.lstat().st_mtime > _STALE_S:
+            if (pid is not None and not other_alive(pid)) or now - path.lstat().st_mtime > _STALE_S:
                 path.unlink()
 
 
@@ -173,19 +174,6 @@ def _put_in_place(folder: Path, journal: Path, entries: list[dict[str, str]]) ->
     fsync_dir(folder)
     journal.unlink(missing_ok=True)
     fsync_dir(folder)
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process of that pid runs (other than this one, whose earlier writes ended)."""
-    if pid <= 0 or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):  # gone, or no pid is that large
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _remove(paths: Any) -> None:

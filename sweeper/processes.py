@@ -11,15 +11,22 @@ from collections.abc import Callable
 
 
 def pid_alive(pid: int | None) -> bool:
-    if not pid:
+    """Whether a process of that pid runs (a pid of 0 or below, or larger than any, is none)."""
+    if not pid or pid < 0:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or no pid is that large
         return False
     except PermissionError:  # it exists, owned by someone else
         return True
     return True
+
+
+def other_alive(pid: int | None) -> bool:
+    """Whether another process of that pid runs: this one's own earlier work (a pid used
+    again) is over."""
+    return pid != os.getpid() and pid_alive(pid)
 
 
 #: Linux's prctl(2) option that signals a child when the thread that started it ends

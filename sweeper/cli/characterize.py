@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from sweeper.cli.common import console, fail, folder_problem, seconds_option, utf8_problem
+from sweeper.processes import other_alive
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
 
@@ -214,7 +215,7 @@ def _settle(folder: Path) -> None:
             old = now - tmp.lstat().st_mtime > _STALE_S
         except OSError:
             continue
-        if _alive(int(m.group(1))) and not old:
+        if other_alive(int(m.group(1))) and not old:
             continue
         runs.setdefault((m.group(1), m.group(2)), []).append((tmp, folder / m.group(3)))
     changed = False
@@ -241,21 +242,6 @@ def _same(tmp: Path, target: Path) -> bool:
     except OSError:
         return False
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process of that pid runs (other than this one, whose earlier runs ended)."""
-    if pid <= 0 or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OverflowError:  # no pid is that large
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _trace_losses(end: dict[str, Any]) -> list[str]:
