@@ -212,7 +212,7 @@ def parse_client_output(
     keeps each group's figures over every host in ``streams``.
     """
     document = find_document(text)
-    check_version(document.get("fio version", ""))
+    check_version(document.get("fio version", ""), document.get("client_stats"))
     stats = document.get("client_stats")
     if stats is None and "jobs" in document:
         raise FioParseError(
@@ -271,8 +271,8 @@ def parse_client_output(
                     fio_version=version,
                     jobs=len(entries),
                     sync=sync_stats(entries),
-                    usr_cpu_pct=cpu_pct(entries, "usr_cpu"),
-                    sys_cpu_pct=cpu_pct(entries, "sys_cpu"),
+                    usr_cpu_pct=cpu_pct(entries, "usr_cpu", document),
+                    sys_cpu_pct=cpu_pct(entries, "sys_cpu", document),
                 ),
             )
             for (host, port), entries in sorted(per_host.items())
@@ -310,8 +310,8 @@ def parse_client_output(
         jobs=len(host_entries),
         sync=sync_stats(host_entries),
         # every host's fio together, in percent of one CPU
-        usr_cpu_pct=cpu_pct(host_entries, "usr_cpu"),
-        sys_cpu_pct=cpu_pct(host_entries, "sys_cpu"),
+        usr_cpu_pct=cpu_pct(host_entries, "usr_cpu", document),
+        sys_cpu_pct=cpu_pct(host_entries, "sys_cpu", document),
         streams=streams,
     )
     return ClientResults(

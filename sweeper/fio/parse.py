@@ -145,13 +145,34 @@ def _percentile(stats: Mapping[str, Any], pct: float) -> float | None:
     return None if value is None else float(value) / _NS_PER_MS
 
 
+def _timed(stats: Mapping[str, Any]) -> bool:
+    """Whether fio timed any sample of these latency stats. fio from 3.19 (3.16 and before do
+    not) gives the sample count ``N``; without it, an untimed entry (``disable_lat``,
+    ``gtod_reduce``, a direction that did no I/O) is all zeros, a timed one has a mean."""
+    if "N" in stats:
+        return int(stats["N"]) > 0
+    return float(stats.get("mean", 0) or 0) > 0
+
+
+def _samples(stats: Mapping[str, Any], fallback: object = None) -> int | None:
+    """How many latency samples these stats hold: fio's ``N``; where fio did not write it
+    (3.16 and before), the sum of the ``json+`` histogram's bins (which equals ``N`` in the
+    fio versions that write both), else ``fallback``."""
+    if "N" in stats:
+        return int(stats["N"])
+    bins = stats.get("bins")
+    if isinstance(bins, dict) and bins:
+        return sum(int(count) for count in bins.values())
+    return None if fallback is None else int(fallback)  # type: ignore[call-overload]
+
+
 def _latency_source(direction: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
     """(stats for the mean, stats holding the percentiles) of one job's direction: fio's total
     latency (``lat_ns``) for both, each empty where fio did not measure or report it.
     ``clat_ns`` is completion latency alone (without the submission); a figure taken from
     it under a total-latency label would be another measure, so it is never used."""
     lat = direction.get("lat_ns") or {}
-    mean_src = lat if lat.get("N", 0) > 0 else {}
+    mean_src = lat if _timed(lat) else {}
     pct_src = lat if lat.get("percentile") or lat.get("bins") else {}
     return mean_src, pct_src
 
@@ -162,7 +183,9 @@ def direction_stats(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionSt
     IOPS and bandwidth are the jobs' I/Os and bytes over the longest of their runtimes (fio's
     "Run status group" line; with equal runtimes, the sum of the jobs' rates; jobs that ended
     earlier are not counted as if they had run the whole time). The mean latency is weighted
-    by each job's latency samples. Percentiles over all I/Os come from the merged JSON+
+    by each job's latency samples (``N``; fio 3.16 and older do not write it: the ``json+``
+    bins' sum, else the job's I/O count, which differs from ``N`` only by I/Os in flight
+    across a ``ramp_time`` boundary). Percentiles over all I/Os come from the merged JSON+
     histograms when fio wrote them; from plain JSON, per-job percentiles cannot be combined,
     so they are None for several jobs (``group_reporting`` or ``json+`` gives them).
     """
@@ -173,8 +196,13 @@ def direction_stats(jobs: Sequence[Mapping[str, Any]], name: str) -> DirectionSt
     sources = [_latency_source(d) for d in parts]
     mean_ms = None
     if all(m for m, _ in sources):
-        samples = sum(int(m["N"]) for m, _ in sources)
-        mean_ms = sum(float(m["mean"]) * int(m["N"]) for m, _ in sources) / samples / _NS_PER_MS
+        weights = [
+            _samples(m, d["total_ios"]) or 0 for (m, _), d in zip(sources, parts, strict=True)
+        ]
+        samples = sum(weights)
+        if samples > 0:
+            weighted = sum(float(m["mean"]) * w for (m, _), w in zip(sources, weights, strict=True))
+            mean_ms = weighted / samples / _NS_PER_MS
     pcts = histogram_percentiles(jobs, name)
     iops = sum(float(d["iops"]) for d in parts)
     mbps = sum(float(d["bw_bytes"]) for d in parts) / 1e6
@@ -240,23 +268,39 @@ def histogram_percentiles(
 def sync_stats(jobs: Sequence[Mapping[str, Any]]) -> SyncStats | None:
     """The fsync/fdatasync latency over jobs (fio's ``sync`` section; its ``total_ios`` stays 0,
     the count is ``lat_ns.N``), the mean weighted by each job's count, percentiles as in
-    ``histogram_percentiles``; None when no job made a sync call."""
+    ``histogram_percentiles``; None when no job made a sync call. fio 3.16 and older write no
+    ``N``: the count is then the ``json+`` bins' sum (or the section's ``total_ios`` where it is
+    not 0), and a timed sync latency whose count fio did not write at all is refused rather
+    than read as no sync calls."""
     timed = [
         job
         for job in jobs
-        if isinstance(job.get("sync"), dict) and int(job["sync"]["lat_ns"].get("N", 0)) > 0
+        if isinstance(job.get("sync"), dict) and _timed(job["sync"].get("lat_ns") or {})
     ]
     if not timed:
         return None
     for job in timed:
         check_sync_possible(job)
     parts = [job["sync"]["lat_ns"] for job in timed]
-    count = sum(int(lat["N"]) for lat in parts)
-    entries = [{"sync": {"total_ios": lat["N"], "lat_ns": lat}} for lat in parts]
+    counts = [
+        _samples(job["sync"]["lat_ns"], job["sync"].get("total_ios") or None) for job in timed
+    ]
+    uncounted = [job for job, c in zip(timed, counts, strict=True) if not c or c <= 0]
+    if uncounted:
+        raise FioParseError(
+            f"fio job {uncounted[0].get('jobname', '?')!r} timed fsync/fdatasync calls but its "
+            "output does not say how many (no lat_ns.N in its sync section, as fio 3.16 and "
+            "older write it, and no json+ bins): run with --output-format=json+ or a newer fio"
+        )
+    count = sum(int(c or 0) for c in counts)
+    entries = [
+        {"sync": {"total_ios": c, "lat_ns": lat}} for c, lat in zip(counts, parts, strict=True)
+    ]
     pcts = histogram_percentiles(entries, "sync")
+    weighted = sum(float(lat["mean"]) * int(c or 0) for c, lat in zip(counts, parts, strict=True))
     return SyncStats(
         count=count,
-        lat_mean_ms=sum(float(lat["mean"]) * int(lat["N"]) for lat in parts) / count / _NS_PER_MS,
+        lat_mean_ms=weighted / count / _NS_PER_MS,
         lat_p50_ms=pcts["p50"],
         lat_p95_ms=pcts["p95"],
         lat_p99_ms=pcts["p99"],
@@ -322,15 +366,40 @@ def _seconds(text: str) -> float | None:
     return None if unit is None else float(m.group(1)) * unit
 
 
-def check_version(version: object) -> None:
-    """Refuse output of an fio older than 3.12: its JSON lacks the fields read here."""
+def check_version(version: object, entries: object = None) -> None:
+    """Refuse output of an fio older than 3.12. The message names the fields read here that
+    the document's job entries (``entries``, when given) lack: they differ from version to
+    version (fio 2.x: no ``lat_ns`` or ``bw_bytes``, latencies in microseconds; fio-3.1: no
+    ``bw_bytes``; fio-3.7 has both but no ``job_runtime``), so no one list is right for all."""
     m = _VERSION_RE.match(str(version))
     if m and (int(m.group(1)), int(m.group(2))) < OLDEST_FIO:
+        lacking = _missing_fields(entries)
+        why = f"its JSON has no {_or_list(lacking)}" if lacking else "its JSON is not checked"
         raise FioParseError(
             f"the output is from {version}, older than fio-{OLDEST_FIO[0]}.{OLDEST_FIO[1]}, the"
-            " oldest fio whose JSON raidsweep reads (no total_ios, lat_ns or bw_bytes): "
-            "install a newer fio"
+            f" oldest fio whose JSON raidsweep reads ({why}): install a newer fio"
         )
+
+
+def _missing_fields(entries: object) -> list[str]:
+    """Which of the fields the parser reads (``total_ios``, ``lat_ns``, ``bw_bytes`` in a
+    direction, ``job_runtime`` in a job entry) no job entry holds."""
+    if not isinstance(entries, list):
+        return []
+    jobs = [e for e in entries if isinstance(e, Mapping)]
+    if not jobs:
+        return []
+    directions = [
+        job[d] for job in jobs for d in ("read", "write", "trim") if isinstance(job.get(d), Mapping)
+    ]
+    missing = [
+        f for f in ("total_ios", "lat_ns", "bw_bytes") if not any(f in d for d in directions)
+    ]
+    return missing + (["job_runtime"] if not any("job_runtime" in job for job in jobs) else [])
+
+
+def _or_list(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def check_one_group(jobs: Sequence[Mapping[str, Any]]) -> None:
@@ -361,7 +430,7 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
     does): the figures are over every group, and each group's are kept in ``streams``.
     """
     document = find_document(text)
-    check_version(document.get("fio version", ""))
+    check_version(document.get("fio version", ""), document.get("jobs"))
     jobs = document.get("jobs")
     if not isinstance(jobs, list) or not jobs:
         raise FioParseError("fio JSON output has no 'jobs' list (or it is empty)")
@@ -383,7 +452,7 @@ def parse_fio_output(text: str, *, concurrent_groups: bool = False) -> FioResult
         write = direction_stats(jobs, "write")
         sync = sync_stats(jobs)
         streams = group_streams(jobs) if concurrent_groups else ()
-        usr, sys = cpu_pct(jobs, "usr_cpu"), cpu_pct(jobs, "sys_cpu")
+        usr, sys = cpu_pct(jobs, "usr_cpu", document), cpu_pct(jobs, "sys_cpu", document)
     except FioParseError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
@@ -486,7 +555,9 @@ def measured_ms(job: Mapping[str, Any]) -> float:
     return longest if longest > 0 else float(job.get("job_runtime", 0))
 
 
-def cpu_pct(jobs: Sequence[Mapping[str, Any]], key: str) -> float | None:
+def cpu_pct(
+    jobs: Sequence[Mapping[str, Any]], key: str, document: Mapping[str, Any] | None = None
+) -> float | None:
     """fio's own CPU use (``usr_cpu`` or ``sys_cpu``) in percent of one CPU over the time it
     measured, all jobs together; None where fio did not report it.
 
@@ -494,7 +565,9 @@ def cpu_pct(jobs: Sequence[Mapping[str, Any]], key: str) -> float | None:
     ``group_reporting`` entry's runtime is its jobs' runtimes summed, so its share is the
     jobs' mean (4 jobs each busy 20% of a CPU report 20%, not 80%): each entry's CPU time is
     share × ``job_runtime``, and the jobs' time over the longest measured span is the
-    total. fio versions without ``job_runtime`` report one entry per job: their shares add.
+    total. Without ``job_runtime`` (fio-3.7 and older write none) an entry of one job gives
+    its own share, and the shares of such entries add; a ``group_reporting`` entry's share is
+    still its jobs' mean, and how many jobs it holds is not in the output: None.
     """
     values = [job.get(key) for job in jobs]
     if not all(isinstance(v, int | float) for v in values):
@@ -503,7 +576,16 @@ def cpu_pct(jobs: Sequence[Mapping[str, Any]], key: str) -> float | None:
     window = max((measured_ms(job) for job in jobs), default=0.0)
     if window > 0 and all(isinstance(s, int | float) and s > 0 for s in spans):
         return float(sum(v * s for v, s in zip(values, spans, strict=True)) / window)
+    if any(_group_reported(document or {}, job) for job in jobs):
+        return None
     return float(sum(values))
+
+
+def _group_reported(document: Mapping[str, Any], job: Mapping[str, Any]) -> bool:
+    """Whether fio reported this entry for its whole group (``group_reporting`` set; fio
+    writes a flag given without a value as ``""``)."""
+    options = job_options(document, job)
+    return "group_reporting" in options and options["group_reporting"].strip() != "0"
 
 
 def errno_name(error: object) -> str:
