@@ -1,6 +1,13 @@
 """How a report's files reach the disk: every one of them or none, as far as a reader can tell,
 even when the writer is killed (``write_all``), and what a killed writer left behind finished
-or undone (``settle_reports``)."""
+or undone (``settle_reports``).
+
+Two writers of one report (``raidsweep report -o same.html`` twice at once) take turns: a
+writer holds the lock of the report's set (``.report-journal-<hash>.lock`` beside it, removed
+when let go) from its first look at the folder to its last rename, so the set in place is
+always one writer's, whole. The second waits for the first (a set is written in seconds) up
+to :data:`LOCK_WAIT_S`, then writes its own set over it; a holder that keeps the lock longer
+(a stopped or hung writer) is named in a LockHeld (exit status 2) and nothing is written."""
 
 from __future__ import annotations
 
@@ -11,9 +18,11 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sweeper.locking import LockHeld, lock_record, take_turn
 from sweeper.processes import other_alive
 from sweeper.store.files import fsync_dir, write_aside
 
@@ -25,6 +34,10 @@ MARKDOWN_HEAD = b"# raidsweep report: "
 _ASIDE = re.compile(r"\.report-(?:(\d+)-)?[^-]*\.tmp")
 #: the journal of a report's set being put in place, ``.report-journal-<hash>.json``
 _JOURNAL = re.compile(r"\.report-journal-[0-9a-f]{16}\.json")
+#: the lock of a report's set, ``.report-journal-<hash>.lock`` (its journal's hash)
+_LOCK = re.compile(r"\.report-journal-[0-9a-f]{16}\.lock")
+#: how long a writer waits for another writer of the same report's set to finish
+LOCK_WAIT_S = 60.0
 #: a file written aside this long ago is left over whatever its pid says (a pid used again);
 #: a report is written aside and put in place in seconds
 _STALE_S = 3600.0
@@ -42,7 +55,10 @@ def write_all(files: dict[Path, bytes]) -> list[Path]:
     report. The files are renamed into place, and the journal removed. A writer killed
     before the journal leaves only files aside, which the next writer into the folder
     removes; one killed after it leaves a journal, and the next writer (or a reader, with
-    :func:`settle_reports`) finishes the renames first."""
+    :func:`settle_reports`) finishes the renames first.
+
+    All of it under the lock of the report's set (see the module): another writer of the
+    same report waits for this one (LockHeld after :data:`LOCK_WAIT_S`, nothing written)."""
     for target in files:
         if target.exists() and not target.is_file():
             raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
@@ -56,7 +72,15 @@ def write_all(files: dict[Path, bytes]) -> list[Path]:
     folder = first.parent
     if any(t.parent != folder for t in files):
         raise ValueError("a report's files are written beside one another, in one folder")
-    settle_reports(folder)
+    journal = folder / _journal_name(first)
+    folder.mkdir(parents=True, exist_ok=True)  # the lock's folder
+    with _set_lock(journal, first, LOCK_WAIT_S):
+        _settle(folder, holding=journal.name)
+        return _write_set(files, folder, first, journal)
+
+
+def _write_set(files: dict[Path, bytes], folder: Path, first: Path, journal: Path) -> list[Path]:
+    """:func:`write_all`'s writes, holding the lock of the set."""
     prefix = f".report-{os.getpid()}-"
     aside: dict[Path, Path] = {}
     target = first
@@ -74,7 +98,6 @@ def write_all(files: dict[Path, bytes]) -> list[Path]:
         {"name": t.name, "aside": aside[t].name, "sha256": hashlib.sha256(files[t]).hexdigest()}
         for t in order
     ]
-    journal = folder / _journal_name(first)
     document = {"pid": os.getpid(), "files": entries}
     written: Path | None = None
     try:
@@ -99,8 +122,15 @@ def settle_reports(folder: Path) -> None:
     """Finish or undo in ``folder`` what report writers that are no longer running left: a
     journal whose set is all there (each file still aside, or already in place) has its
     renames completed; one whose set is not is removed with the files it names that are
-    still aside; files written aside by a writer that is gone are removed. A writer that is
-    still running is left alone."""
+    still aside; files written aside by a writer that is gone are removed, and so are the
+    locks of sets a killed writer left. A writer that is still running (its set's lock
+    held, or its pid alive) is left alone."""
+    _settle(folder, holding=None)
+
+
+def _settle(folder: Path, *, holding: str | None) -> None:
+    """:func:`settle_reports`; ``holding``: the journal name of the set whose lock the caller
+    holds (its journal is settled without taking the lock again)."""
     try:
         names = os.listdir(folder)
     except (FileNotFoundError, NotADirectoryError):
@@ -108,19 +138,20 @@ def settle_reports(folder: Path) -> None:
     kept: set[str] = set()  # the files aside of journals of living writers
     for name in sorted(n for n in names if _JOURNAL.fullmatch(n)):
         journal = folder / name
-        document = _read_journal(journal)
-        if document is None:
+        if name == holding:
+            _settle_journal(folder, journal, kept)
             continue
-        entries = document["files"]
-        if other_alive(document["pid"]):
-            kept.update(e["aside"] for e in entries)
-            continue
-        if all(_whole(folder, e) for e in entries):
-            _put_in_place(folder, journal, entries)
-        else:
-            _remove([folder / e["aside"] for e in entries])
-            _remove([journal])
-            fsync_dir(folder)
+        try:
+            with _set_lock(journal, None, 0):
+                _settle_journal(folder, journal, kept)
+        except LockHeld:  # its writer is at work: it settles this journal itself
+            document = _read_journal(journal)
+            kept.update(e["aside"] for e in (document or {"files": []})["files"])
+    for name in names:  # a set's lock a killed writer left: taken, and so removed
+        journal = folder / f"{name[: -len('.lock')]}.json"
+        if _LOCK.fullmatch(name) and journal.name != holding:
+            with contextlib.suppress(LockHeld, FileNotFoundError), _set_lock(journal, None, 0):
+                pass
     now = time.time()
     for name in names:
         if name in kept or not (m := _ASIDE.fullmatch(name)):
@@ -130,6 +161,36 @@ def settle_reports(folder: Path) -> None:
             pid = int(m.group(1)) if m.group(1) else None
             if (pid is not None and not other_alive(pid)) or now - path.lstat().st_mtime > _STALE_S:
                 path.unlink()
+
+
+def _settle_journal(folder: Path, journal: Path, kept: set[str]) -> None:
+    """Finish or undo one journal's set (its lock held), unless its writer still runs (one
+    that took no lock: an older raidsweep); the files aside of such a writer go to
+    ``kept``."""
+    document = _read_journal(journal)
+    if document is None:
+        return
+    entries = document["files"]
+    if other_alive(document["pid"]):
+        kept.update(e["aside"] for e in entries)
+        return
+    if all(_whole(folder, e) for e in entries):
+        _put_in_place(folder, journal, entries)
+    else:
+        _remove([folder / e["aside"] for e in entries])
+        _remove([journal])
+        fsync_dir(folder)
+
+
+@contextlib.contextmanager
+def _set_lock(journal: Path, html: Path | None, wait_s: float) -> Iterator[None]:
+    """Hold the lock of the set whose journal is ``journal`` (see the module), waiting up to
+    ``wait_s`` for another writer of it; ``html``: the set's HTML file, for who holds it."""
+    what = f"raidsweep report {html}" if html is not None else "raidsweep settling a report"
+    subject = f"report {html}" if html is not None else f"the report set of {journal}"
+    lock = journal.with_name(f"{journal.name[: -len('.json')]}.lock")
+    with take_turn(lock, subject, lock_record(what), wait_s=wait_s):
+        yield
 
 
 def _journal_name(html: Path) -> str:

@@ -16,6 +16,9 @@ recorded on another host cannot be checked from here: the message names that hos
 lock file, and says to stop it there.
 
 - :func:`exclusive_lock` waits for its turn (the store's compaction, the lab's image build).
+- :func:`take_turn` waits a while for its turn, then refuses with :class:`LockHeld` naming
+  the holder; its lock file is removed when let go, for a lock beside a user's own files
+  (the set of a report's files: two ``raidsweep report -o same.html`` take turns).
 - :func:`hold` does not wait: a second sweep of one sweep (and worker), or a second sweep on
   one storage target, is refused at once with :class:`LockHeld` (exit status 2), naming the
   holder and what to do.
@@ -252,6 +255,50 @@ def holder_of(path: Path) -> dict[str, Any] | None:
     finally:
         os.close(fd)  # closing releases the probe
     return None
+
+
+@contextlib.contextmanager
+def take_turn(path: Path, subject: str, record: dict[str, Any], *, wait_s: float) -> Iterator[None]:
+    """Hold the exclusive ``flock`` of ``path`` for the block, with ``record`` written in;
+    wait up to ``wait_s`` seconds for the holder ahead (0: not at all), then LockHeld naming
+    ``subject``, that holder and what to do. The lock goes with the process.
+
+    Unlike the other locks here the file is made for the holding and removed when let go
+    (a lock beside a user's files leaves nothing there): the holder removes it while it
+    still holds it, and a taker that got the lock of a file no longer at ``path`` (removed
+    by the holder ahead) takes the one there now. A holder that is killed leaves the file,
+    unlocked; the next taker takes it and removes it in turn."""
+    fd = _take_turn(path, subject, record, wait_s)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            # still this holder's file: a taker makes a new one only where there is none
+            path.unlink()
+        os.close(fd)  # closing releases the flock
+
+
+def _take_turn(path: Path, subject: str, record: dict[str, Any], wait_s: float) -> int:
+    """The open, locked descriptor of the file at ``path`` (see :func:`take_turn`)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            if not _flock_within(fd, max(0.0, deadline - time.monotonic())):
+                holder = _record(path)
+                waited = f" for more than {wait_s:g} s" if wait_s > 0 else ""
+                raise LockHeld(
+                    subject,
+                    [f"in use by {describe_holder(holder)}{waited}: {_advice(holder, path)}"],
+                )
+            if _identity(fd) == _identity(path):
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps(record | {"subject": subject}).encode(), 0)
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # removed (or replaced) by the holder ahead as it let go: again
 
 
 def lock_record(what: str, **more: Any) -> dict[str, Any]:

@@ -201,7 +201,10 @@ def test_local_one_target_however_spelled(tmp_path: Path) -> None:
     other = _identity(
         "local", {"target": str(tmp_path / "o.img"), "file_size": "16m"}, tmp_path / "d", inv
     )
-    assert a == b == c == {f"local:path:{target}"} and not a & other
+    # its path, and its name in its folder (the folder by device and inode)
+    st = os.stat(tmp_path)
+    entry = f"local:entry:{os.major(st.st_dev)}:{os.minor(st.st_dev)}:{st.st_ino}:t.img"
+    assert a == b == c == {f"local:path:{target}", entry} and not a & other
 
 
 def test_local_block_device_by_its_number(tmp_path: Path) -> None:

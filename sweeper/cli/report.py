@@ -32,7 +32,8 @@ def report(
 ) -> None:
     """Write the self-contained HTML report of a sweep, and beside it the same in Markdown
     (NAME.md for NAME.html) and its tables as CSV (NAME-rankings.csv, -evidence, -features,
-    -decisions): all of them or none."""
+    -decisions): all of them or none. Two writers of one report take turns: the second
+    waits for the first, then writes its own set whole."""
     from recommender.report import write_report
 
     results, record = open_sweep(store, sweep, classes, ranked=True)
@@ -41,8 +42,8 @@ def report(
         fail(ValueError(f"--output {target}: the report is HTML; name it *.html"))
     try:
         html_path, *others = write_report(results, record, target)
-    except InputError as exc:  # a class of the sweep's that no longer loads: nothing written
-        fail(exc)
+    except InputError as exc:  # a class of the sweep's that no longer loads, or another
+        fail(exc)  # writer of this report holding it past LOCK_WAIT_S: nothing written
     except OSError as exc:  # a read-only or full filesystem, a folder or the user's file there
         advice = "write the report elsewhere with --output"
         where = exc.filename or target

@@ -5,8 +5,13 @@ link, a bind mount, a ``/dev/disk/by-id`` link, a loop device over a file. So a 
 named by numbers the kernel gives it, never by its name alone:
 
 - a file by ``local:inode:MAJOR:MINOR:INODE``, its filesystem's device and its inode (the
-  same through every hard link and bind mount), and by its real path (``local:path:…``,
-  the spelling other locks of a file use, and all a file the sweep has yet to create has);
+  same through every hard link and bind mount), by its real path (``local:path:…``, the
+  spelling other locks of a file use), and by its entry in its folder,
+  ``local:entry:MAJOR:MINOR:INODE:NAME``: the folder's device and inode and the file's name
+  there. A file the sweep has yet to create has no inode: its entry is what names it
+  whatever path reaches its folder (a bind mount of the folder, a symlink to it), and an
+  existing file has the same entry, so a sweep that created the file and one that names
+  it through another path, now that it exists, still share a lock;
 - a block device by ``local:dev:MAJOR:MINOR`` and, since its I/O reaches them too, the
   devices beneath it (sysfs): the disk a partition belongs to, every device beneath a
   device-mapper or md device (``slaves``), and a loop device's backing file (its inode,
@@ -14,8 +19,9 @@ named by numbers the kernel gives it, never by its name alone:
   them, else from ``LOOP_GET_STATUS64``, else by its ``backing_file`` path) or backing
   device.
 
-Every part is a number the kernel keeps while the storage exists, so every process (and a
-resumed sweep) finds the same ones; two sweeps conflict when they share any.
+Every part is a number the kernel keeps while the storage exists (an entry: with a name), so
+every process (and a resumed sweep) finds the same ones; two sweeps conflict when they share
+any.
 """
 
 from __future__ import annotations
@@ -48,6 +54,10 @@ def _inode(device: int, inode: int) -> str:
     return f"local:inode:{os.major(device)}:{os.minor(device)}:{inode}"
 
 
+def _entry(folder_device: int, folder_inode: int, name: str) -> str:
+    return f"local:entry:{os.major(folder_device)}:{os.minor(folder_device)}:{folder_inode}:{name}"
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text().strip()
@@ -68,14 +78,30 @@ def _of_path(target: str, found: dict[str, None], depth: int) -> None:
     try:
         st = os.stat(real)
     except (OSError, ValueError):
-        # Not there yet (the sweep creates it, after taking its lock): its real path.
+        # Not there yet (the sweep creates it, after taking its lock): its real path, and
+        # its entry in the folder that holds it.
         found[f"local:path:{real}"] = None
+        _of_entry(real, found)
         return
     if stat.S_ISBLK(st.st_mode):
         _of_block(st.st_rdev, found, depth)
         return
     found[f"local:path:{real}"] = None
     found[_inode(st.st_dev, st.st_ino)] = None
+    _of_entry(real, found)
+
+
+def _of_entry(real: str, found: dict[str, None]) -> None:
+    """The file's entry (``real``: a real path, its folder's links followed) as its folder's
+    device and inode and its name there; nothing where the folder cannot be read (the
+    preflight names it)."""
+    folder, name = os.path.split(real)
+    if not name:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        st = os.stat(folder)
+        if stat.S_ISDIR(st.st_mode):
+            found[_entry(st.st_dev, st.st_ino, name)] = None
 
 
 def _of_block(rdev: int, found: dict[str, None], depth: int) -> None:

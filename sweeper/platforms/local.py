@@ -140,10 +140,11 @@ class LocalPlatform(Platform):
 
     def target_identity(self) -> list[str]:
         """The target by what it is, not how it is spelled (:mod:`sweeper.platforms.identity`):
-        a file by its device and inode (a hard link, a bind mount and a symlink are one file)
-        and its real path; a block device by its device number and the devices beneath it (a
-        partition's disk, a loop device's backing file); a /dev/disk/by-id link and /dev/sdb
-        are one."""
+        a file by its device and inode (a hard link, a bind mount and a symlink are one file),
+        its real path, and its folder's device and inode with its name (so a file yet to be
+        made is one target through a bind mount or symlink of its folder); a block device by
+        its device number and the devices beneath it (a partition's disk, a loop device's
+        backing file); a /dev/disk/by-id link and /dev/sdb are one."""
         return local_identity(self.opts.target)
 
     def plan_lines(self, matrix: Any) -> list[str]:
