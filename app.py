@@ -13,6 +13,7 @@ import streamlit as st  # noqa: E402
 
 from app_pages import _common  # noqa: E402
 from recommender import views  # noqa: E402
+from recommender.views.times import time_text  # noqa: E402
 from sweeper.untrusted import markdown_prose, markdown_text  # noqa: E402
 
 # An emoji favicon is drawn in the page (a data: URL); a page's Material icon would be fetched
@@ -35,10 +36,12 @@ with st.sidebar:
         )
         record = (store.get_sweep(sweep_id) if sweep_id else None) or {}
         if record and _common.record_damage(store, record) is None:
+            created = record.get("created_at", "?")
             st.caption(
                 f"{markdown_prose(record.get('description', ''))}  \n"
                 f"platform {record.get('platform', '?')} · "
-                f"created {record.get('created_at', '?')[:19]}"
+                # in UTC, the zone named, as the CLI and the report write a time
+                f"created {time_text(created) or markdown_prose(str(created))}"
             )
     elif not damaged:
         st.caption("No sweeps yet.")

@@ -24,6 +24,12 @@ _ROW_FONT, _ROW_CHAR_PX, _ROW_LINE_PX = 11, 6.8, 13
 _LINE_CHARS = 22
 #: up to this many columns the grid is as wide as the page; more keep a square's own width
 _FIT_COLUMNS = 16
+#: the grid (the plot's ``width``) is wide enough for the colour bar's title beside a whole
+#: bar (Vega's 200 px); on a narrower one the title goes above the bar and the bar is as long
+#: as the grid (it ran off a phone's window)
+_BAR_BESIDE = "width >= 360"
+_BAR_TITLE = alt.expr(f"{_BAR_BESIDE} ? 'left' : 'top'")
+_BAR_LENGTH = alt.expr(f"{_BAR_BESIDE} ? 200 : clamp(width - 10, 40, 200)")
 
 
 def key_lines(key: str, limit: int = _LINE_CHARS) -> list[str]:
@@ -120,7 +126,12 @@ def grid_heatmap(
         ),
     )
     # above the grid, not beside it: on a phone its width goes to the squares (and their figures)
-    legend = alt.Legend(orient="top", direction="horizontal", titleOrient="left")
+    legend = alt.Legend(
+        orient="top",
+        direction="horizontal",
+        titleOrient=_BAR_TITLE,
+        gradientLength=_BAR_LENGTH,
+    )
     if per_column:
         color = alt.Color(
             "tone:Q",

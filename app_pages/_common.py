@@ -9,10 +9,11 @@ a sweep writes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ from sweeper.untrusted import markdown_code, markdown_text
 STORE_ENV = "RAIDSWEEP_STORE"
 DEFAULT_STORE = "raidsweep-data"
 REFRESH_S = 2
+#: what a page says while it reads a sweep's runs (``working``)
+READING = "Reading the store…"
 START_COMMAND = "raidsweep run examples/quick.yaml"
 #: the session-state key of the sweep chosen in the sidebar (its selectbox's key)
 SWEEP_KEY = "sweep"
@@ -190,6 +193,23 @@ def kept_index(key: str, options: Sequence[Any], default: int | None = 0) -> int
 
 
 # cached reads -----------------------------------------------------------------------------------
+# Streamlit draws a cached function's own spinner over the page (its box takes no height, so
+# that nothing moves): while a sweep runs every refresh reads and ranks afresh, and the spinner
+# covered the page's content every few seconds. The reads show none of their own: ``working``
+# shows one in the page's flow where a sweep is not running, and none while it runs (the page
+# keeps its figures until the new ones replace them, and says it is refreshed live).
+@contextlib.contextmanager
+def working(store: ParquetStore, sweep_id: str, text: str) -> Iterator[None]:
+    """A spinner saying ``text`` in the page's flow (never over its content) while the block
+    takes more than half a second; none while the sweep runs (``live`` redraws it every few
+    seconds then, and a spinner would come and go above its figures each time)."""
+    if is_running(store, sweep_id):
+        yield
+        return
+    with st.spinner(text):
+        yield
+
+
 def signature(store: ParquetStore, sweep_id: str) -> tuple[int, ...]:
     """Changes whenever a run or a configuration is stored, runs are compacted (fewer files,
     one more part: a count of files alone could come back to an earlier value) or the
@@ -201,7 +221,7 @@ def signature(store: ParquetStore, sweep_id: str) -> tuple[int, ...]:
 # st.cache_resource hands every page the same frame instead of unpickling a copy per rerun, so
 # callers must never modify it (filter, assign and merge return new frames; that is all the
 # pages do). One read of every attempt serves both the good runs and the failed counts.
-@st.cache_resource(max_entries=4, show_spinner="Reading the store…")
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _attempts(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
     _READ_WHOLE[(root, sweep_id)] = sig
     return ParquetStore(root).runs(sweep_id, include_failed=True)
@@ -222,7 +242,7 @@ def _ok(attempts: pd.DataFrame) -> pd.DataFrame:
 # other text): Recommendations, the first page, then never waits for a read of everything;
 # taken from the frame of every attempt when a page (the landing Overview) has read it already.
 # Shared like ``_attempts``: never to be modified.
-@st.cache_resource(max_entries=4, show_spinner="Reading the store…")
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _scoring_runs(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
     if _READ_WHOLE.get((root, sweep_id)) == sig:  # a page read every attempt (Overview)
         whole = _attempts(root, sweep_id, sig)
@@ -236,7 +256,7 @@ def _configurations(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
     return ParquetStore(root).configurations(sweep_id)
 
 
-@st.cache_data(max_entries=8, show_spinner="Ranking the configurations…")
+@st.cache_data(max_entries=8, show_spinner=False)
 def _recommendations(
     root: str, sweep_id: str, created_at: str, sig: tuple, _record: dict[str, Any]
 ) -> list[ClassRecommendation]:
@@ -285,7 +305,7 @@ def _hold(sweep: tuple[str, str], of: tuple[str, tuple], ranking: Future) -> Non
             del _RANKED_AHEAD[next(iter(_RANKED_AHEAD))]
 
 
-@st.cache_data(max_entries=8, show_spinner="Weighing the dimensions…")
+@st.cache_data(max_entries=8, show_spinner=False)
 def _importances(
     root: str, sweep_id: str, created_at: str, sig: tuple, _record: dict[str, Any]
 ) -> pd.DataFrame:
@@ -295,7 +315,7 @@ def _importances(
     return class_importances(ranked)
 
 
-@st.cache_data(max_entries=8, show_spinner="Finding the curves…")
+@st.cache_data(max_entries=8, show_spinner=False)
 def _curves(root: str, sweep_id: str, sig: tuple, _matrix: dict[str, Any]) -> pd.DataFrame:
     return sweep_curves(_ok(_attempts(root, sweep_id, sig)), _matrix)
 
@@ -329,7 +349,8 @@ def _status(root: str, sweep_id: str, sig: tuple, tick: int) -> SweepStatus:
 
 def attempts(store: ParquetStore, sweep_id: str) -> pd.DataFrame:
     """Every run attempt, failed ones included (shared: do not modify)."""
-    return _attempts(str(store.root), sweep_id, signature(store, sweep_id))
+    with working(store, sweep_id, READING):
+        return _attempts(str(store.root), sweep_id, signature(store, sweep_id))
 
 
 def runs(store: ParquetStore, sweep_id: str, *, include_failed: bool = False) -> pd.DataFrame:
@@ -355,7 +376,8 @@ def recommendations(store: ParquetStore, record: dict[str, Any]) -> list[ClassRe
     its problem, not a traceback.
     """
     try:
-        return _recommendations(*_sweep_key(store, record), record)
+        with working(store, record["sweep_id"], "Ranking the configurations…"):
+            return _recommendations(*_sweep_key(store, record), record)
     except InputError as exc:
         # the problem names files and quotes them: as text, never as Markdown (a ``` in it
         # would end a fenced block early)
@@ -367,14 +389,16 @@ def recommendations(store: ParquetStore, record: dict[str, Any]) -> list[ClassRe
 
 def importances(store: ParquetStore, record: dict[str, Any]) -> pd.DataFrame:
     """Rows of (class, dimension, importance) for every class with enough configurations."""
-    return _importances(*_sweep_key(store, record), record)
+    with working(store, record["sweep_id"], "Weighing the dimensions…"):
+        return _importances(*_sweep_key(store, record), record)
 
 
 def curves(store: ParquetStore, record: dict[str, Any]) -> pd.DataFrame:
     """``sweep_curves`` of the sweep: Speed, Optimum and Maximum per curve."""
     sweep_id = record["sweep_id"]
     matrix = (record.get("spec") or {}).get("matrix") or {}
-    return _curves(str(store.root), sweep_id, signature(store, sweep_id), matrix)
+    with working(store, sweep_id, "Finding the curves…"):
+        return _curves(str(store.root), sweep_id, signature(store, sweep_id), matrix)
 
 
 def status(store: ParquetStore, sweep_id: str) -> SweepStatus:
@@ -382,7 +406,8 @@ def status(store: ParquetStore, sweep_id: str) -> SweepStatus:
     a sweep whose process died shows as interrupted."""
     progress = store.read_progress(sweep_id) or {}
     tick = int(time.monotonic() // REFRESH_S) if progress.get("state") == "running" else 0
-    return _status(str(store.root), sweep_id, signature(store, sweep_id), tick)
+    with working(store, sweep_id, READING):
+        return _status(str(store.root), sweep_id, signature(store, sweep_id), tick)
 
 
 def is_running(store: ParquetStore, sweep_id: str) -> bool:

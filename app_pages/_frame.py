@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _common
+from app_pages import _common, _widths
 from recommender.figures import score_decimals
 from recommender.recommendations import ClassRecommendation
 from sweeper.status import SweepStatus, provisional
@@ -179,8 +179,10 @@ def score_format(values: pd.Series) -> str:
 def number(label: str, fmt: str | None, words: str, width: int = 56) -> Any:
     """A figure's column for ``table``'s ``formats``: a short header (``label``, with its
     unit), ``words`` its tooltip, in ``fmt``, ``width`` px wide (narrow: tables must fit a
-    laptop's window beside the sidebar); ``fmt`` None: written by ``table``'s ``spell``."""
-    return st.column_config.NumberColumn(label, format=fmt, help=words, width=width)
+    laptop's window beside the sidebar), or as wide as its header is whole where that is
+    wider (``_widths.header_px``); ``fmt`` None: written by ``table``'s ``spell``."""
+    wide = _widths.header_px(label, width)
+    return st.column_config.NumberColumn(label, format=fmt, help=words, width=wide)
 
 
 def _or_missing(words: Callable[[Any], str]) -> Callable[[Any], str]:

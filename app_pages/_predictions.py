@@ -11,6 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from app_pages._common import working
 from app_pages._frame import SweepPage
 from recommender.predictions import (
     COLUMNS,
@@ -38,7 +39,8 @@ CAPTION = (
 )
 
 
-@st.cache_data(max_entries=8, show_spinner="Predicting the configurations not measured…")
+# no spinner of its own: Streamlit draws it over the page (``_common.working`` says why)
+@st.cache_data(max_entries=8, show_spinner=False)
 def _surrogate(
     root: str,
     sweep_id: str,
@@ -60,9 +62,10 @@ def found(page: SweepPage) -> pd.DataFrame:
         return pd.DataFrame(columns=COLUMNS)
     ranked = ranked_all(page.recommendations())
     created = str(page.record.get("created_at", ""))
-    raw = _surrogate(
-        str(page.store.root), page.sweep_id, created, fitted_on(ranked), page.record, ranked
-    )
+    with working(page.store, page.sweep_id, "Predicting the configurations not measured…"):
+        raw = _surrogate(
+            str(page.store.root), page.sweep_id, created, fitted_on(ranked), page.record, ranked
+        )
     return annotate(raw, ranked)
 
 

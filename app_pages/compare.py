@@ -8,7 +8,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app_pages import _frame
+from app_pages import _frame, _widths
 from recommender import views
 from recommender.recommendations import ClassRecommendation
 from recommender.views.labels import USABLE_TB_SPEC
@@ -40,9 +40,14 @@ def _chosen_pair(recs: list[ClassRecommendation], configs: list[str]) -> tuple[s
     for state_key, default in (("compare_a", default_a), ("compare_b", default_b)):
         if st.session_state.get(state_key) not in configs:
             st.session_state[state_key] = default
-    cols = st.columns(2)
-    a = cols[0].selectbox("Configuration A", configs, key="compare_a", help=GLOSSARY_HELP)
-    b = cols[1].selectbox("Configuration B", configs, key="compare_b", help=GLOSSARY_HELP)
+    # each box as wide as the longest key, side by side where the window holds both: in half
+    # a narrow window's page a key was cut off
+    row = st.container(horizontal=True)
+    width = max(
+        _widths.choice_px(f"Configuration {side}", configs, help_icon=True) for side in "AB"
+    )
+    a = row.selectbox("Configuration A", configs, key="compare_a", help=GLOSSARY_HELP, width=width)
+    b = row.selectbox("Configuration B", configs, key="compare_b", help=GLOSSARY_HELP, width=width)
     return a, b
 
 

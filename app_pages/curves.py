@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _common, _frame
+from app_pages import _charts, _common, _frame, _widths
 from recommender import views
 from recommender.charts import curve_chart
 from recommender.figures import figure
@@ -45,16 +45,28 @@ def _chosen_configs(configs: list[str]) -> list[str]:
 
 
 def _choose(table: pd.DataFrame) -> tuple[list[str], str, int]:
-    """The configurations, pattern and block size of the curves to draw."""
+    """The configurations, pattern and block size of the curves to draw: the configurations
+    as wide as the page, under them the pattern and the block size each in a box as wide as its
+    longest choice (in a fifth of the page each, a narrow window cut ``randread`` to ``randr``;
+    beside them, the configurations were squeezed to a key's first letters on a phone)."""
     configs = sorted(table["config_key"].unique())
     patterns = sorted(table["pattern"].unique())
-    cols = st.columns([3, 1, 1])
-    with cols[0]:
-        chosen = _chosen_configs(configs)
-    pattern = cols[1].selectbox("Pattern", patterns, key="curve_pattern")
+    chosen = _chosen_configs(configs)
+    row = st.container(horizontal=True)
+    pattern = row.selectbox(
+        "Pattern",
+        patterns,
+        key="curve_pattern",
+        width=_widths.choice_px("Pattern", patterns),
+    )
     sizes = sorted(table.loc[table["pattern"] == pattern, "block_size"].unique())
-    block_size = cols[2].selectbox(
-        "Block size", sizes, format_func=lambda b: format_size(int(b)), key="curve_block_size"
+    names = [format_size(int(b)) for b in sizes]
+    block_size = row.selectbox(
+        "Block size",
+        sizes,
+        format_func=lambda b: format_size(int(b)),
+        key="curve_block_size",
+        width=_widths.choice_px("Block size", names),
     )
     return chosen, pattern, block_size
 

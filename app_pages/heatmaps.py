@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _common, _frame, _predictions
+from app_pages import _charts, _common, _frame, _predictions, _widths
 from recommender import views
 from recommender.data import HEATMAP_METRICS
 from recommender.recommendations import ClassRecommendation
@@ -99,23 +99,27 @@ def _choose(runs: pd.DataFrame, patterns: list[str], concurrencies: list[str]) -
     """The grid's choices. The score is offered only for a sweep that names classes: without
     any there is no score to draw."""
     classes = [r.name for r in page.recommendations()]
-    top = st.columns([2, 3])
+    # each box as wide as its longest choice, the boxes of a row side by side where the window
+    # holds them: in columns of a narrow window a choice was cut off
+    top = st.container(horizontal=True)
     before = _common.kept("metric")
+    metrics = [*HEATMAP_METRICS, *([views.SCORE_LABEL] if classes else [])]
     metric_label = _kept(
-        top[0].selectbox,
+        top.selectbox,
         "Metric",
-        [*HEATMAP_METRICS, *([views.SCORE_LABEL] if classes else [])],
+        metrics,
         key="metric",
         help=None if classes else "No score: this sweep's spec names no workload classes.",
+        width=_widths.choice_px("Metric", metrics, help_icon=not classes),
     )
     if metric_label == views.SCORE_LABEL:
-        top[1].caption(
+        top.caption(
             "Configuration × workload class: each score as % of the class's best; "
             "a cell's runs are the configuration's runs of the class's cells."
         )
         return View(metric_label, "class")
     by_label = _kept(
-        top[1].radio,
+        top.radio,
         "Columns",
         list(BY_LABELS),
         key="heatmap_by",
@@ -147,7 +151,7 @@ def _held(
     the block size (columns by pattern), the concurrency and the active range. The pattern
     opens (and moves, on a change of the metric) on one that has the metric: a latency of
     reads on a pattern that reads."""
-    cols = st.columns(3)
+    row = st.container(horizontal=True)
     pattern = block_size = active = None
     if by == "block_size":
         measured = _measured(runs, metric_label, patterns) or patterns
@@ -155,20 +159,39 @@ def _held(
         if chosen not in patterns or (new_metric and chosen not in measured):
             # set as the widget's state: the browser shows it (an index alone it would not)
             st.session_state["pattern"] = measured[0]
-        pattern = _kept(cols[0].selectbox, "Pattern", patterns, key="pattern")
+        pattern = _kept(
+            row.selectbox,
+            "Pattern",
+            patterns,
+            key="pattern",
+            width=_widths.choice_px("Pattern", patterns),
+        )
     else:
+        sizes = views.block_sizes(runs)
         block_size = _kept(
-            cols[0].selectbox,
+            row.selectbox,
             "Block size",
-            views.block_sizes(runs),
+            sizes,
             format_func=lambda b: format_size(int(b)),
             key="block_size",
+            width=_widths.choice_px("Block size", [format_size(int(b)) for b in sizes]),
         )
-    concurrency = _kept(cols[1].selectbox, "Concurrency", concurrencies, key="concurrency")
+    concurrency = _kept(
+        row.selectbox,
+        "Concurrency",
+        concurrencies,
+        key="concurrency",
+        width=_widths.choice_px("Concurrency", concurrencies),
+    )
     ranges = ((page.record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
     if ranges:
+        label = "Active range (% of the volume)"
         active = _kept(
-            cols[2].selectbox, "Active range (% of the volume)", ranges, key="active_range"
+            row.selectbox,
+            label,
+            ranges,
+            key="active_range",
+            width=_widths.choice_px(label, [str(r) for r in ranges]),
         )
     return View(metric_label, by, pattern, block_size, concurrency, active)
 
@@ -315,9 +338,9 @@ def _draw(
     rows) and its caption; the rows in the order shown."""
     class_names = [r.name for r in recs if not r.ranked.empty]
     sorts = _sorts(view, order, class_names)
-    controls = st.columns(3)
+    controls = st.container(horizontal=True)
     scale = _kept(
-        controls[0].radio,
+        controls.radio,
         "Colour scale",
         SCALES,
         index=1 if view.by == "cell" else 0,
@@ -327,19 +350,23 @@ def _draw(
         "column shows even when another column is ten times larger.",
     )
     sort = _kept(
-        controls[1].selectbox,
+        controls.selectbox,
         "Sort rows by",
         list(sorts),
         key=f"heatmap_sort_{view.by}",
         help="By configuration key, by a class's score (best first), or by a column (best first).",
+        width=_widths.choice_px("Sort rows by", sorts, help_icon=True),
     )
     marked = _kept(
-        controls[2].selectbox,
+        controls.selectbox,
         "Ranks and limits of class",
         class_names or [None],
         key="heatmap_mark_class",
         help="Beside each configuration: its rank in this class (=N: tied with rank N), and "
         "in red with ✕ the limit it breaks.",
+        width=_widths.choice_px(
+            "Ranks and limits of class", class_names or ["None"], help_icon=True
+        ),
     )
     per_column = scale == "per column"
     shaded = views.shade(frame, per_column=per_column, higher_is_better=view.higher_is_better)

@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _common, _frame, _predictions
+from app_pages import _charts, _common, _frame, _predictions, _widths
 from recommender import views
 from recommender.charts import tradeoff_chart, tradeoff_points
 from recommender.evidence import SHARE_MEANING
@@ -185,14 +185,18 @@ def render() -> None:
 #: and the 95% interval say, the rebuild time is the drive's (the same in every row, its
 #: effect is the data-loss risk), the cells missing are listed under the table
 SPARE = ("usable %", "CV %", "rebuild h", "cost per usable GB", "cells missing")
-RANK_PX = 42
+#: the rank's and the repetitions' columns: their headers whole, their few digits beside
+#: (narrower than before, so that the score's header fits whole in the same window)
+RANK_PX = _widths.header_px("rank")
+REPS_PX = _widths.header_px("reps")
 #: the ranking's figures written as the CLI and the report write them
 RANKING_SPELLING = {"data-loss risk / year": risk_text}
 
 
 def _ranking_columns(unit: str, score_format: str, currency: str) -> dict[str, object]:
-    """The ranking's columns: short headers (the full name in the tooltip), narrow widths;
-    money in ``currency``, named in the header (``USD / IOPS``) as the report heads it."""
+    """The ranking's columns: short headers (the full name in the tooltip), narrow widths,
+    each header whole (``_widths.header_px``); money in ``currency``, named in the header
+    (``USD / IOPS``) as the report heads it."""
     money = currency or "cost"
     return {
         "rank": st.column_config.TextColumn("rank", width=RANK_PX),
@@ -203,9 +207,11 @@ def _ranking_columns(unit: str, score_format: str, currency: str) -> dict[str, o
         "usable %": _frame.number("usable %", "%.1f", "usable share of the raw capacity"),
         "rebuild h": _frame.number("rebuild h", "%.2f", "hours to rebuild one drive"),
         "CV %": _frame.number("CV %", "%.2f", "coefficient of variation of the score"),
-        "repetitions": _frame.number("reps", "%d", "complete repetitions behind the score", 42),
+        "repetitions": _frame.number(
+            "reps", "%d", "complete repetitions behind the score", REPS_PX
+        ),
         "data-loss risk / year": st.column_config.Column(
-            "risk / yr", help="data-loss risk per year", width=60
+            "risk / yr", help="data-loss risk per year", width=_widths.header_px("risk / yr", 60)
         ),
         # headed as the report heads it
         "95% interval": st.column_config.TextColumn(

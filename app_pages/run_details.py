@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app_pages import _frame
+from app_pages import _frame, _widths
 from recommender import views
 from recommender.figures import figure
 from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
@@ -65,15 +65,27 @@ def _chosen_run(all_runs: pd.DataFrame) -> str | None:
             _run_in_address(typed)
             return None
         return typed
-    cols = st.columns([3, 2, 1])
+    # each box as wide as its longest choice, on one line where the window holds them: in
+    # columns of a narrow window a configuration key or a cell was cut off
+    row = st.container(horizontal=True)
     configs = sorted(all_runs["config_key"].unique())
-    config_key = cols[0].selectbox("Configuration", configs, key="run_config")
+    config_key = row.selectbox(
+        "Configuration",
+        configs,
+        key="run_config",
+        width=_widths.choice_px("Configuration", configs),
+    )
     mine = all_runs[all_runs["config_key"] == config_key]
     # by value: pattern, block size in bytes, then concurrency as numbers (never 16k before 4k)
     cells = sorted(mine["cell_key"].unique(), key=cell_order_key)
-    cell_key = cols[1].selectbox("Cell", cells, key="run_cell")
+    cell_key = row.selectbox("Cell", cells, key="run_cell", width=_widths.choice_px("Cell", cells))
     reps = sorted(int(r) for r in mine.loc[mine["cell_key"] == cell_key, "repetition"].unique())
-    repetition = cols[2].selectbox("Repetition", reps, key="run_repetition")
+    repetition = row.selectbox(
+        "Repetition",
+        reps,
+        key="run_repetition",
+        width=_widths.choice_px("Repetition", [str(r) for r in reps]),
+    )
     if config_key is None or cell_key is None or repetition is None:
         return None
     return views.find_run(mine, config_key, cell_key, repetition)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 import altair as alt
 import pandas as pd
 
@@ -66,6 +69,29 @@ _LEGEND_LABEL_LIMIT = alt.expr("max(120, containerSize()[0] - 30)")
 RISK_LABEL = "replace(format(datum.value, '.1e'), regexp('e([-+])([0-9])$'), 'e$1' + '0' + '$2')"
 
 
+#: legends below the plot stacked one under another, each from the plot's left: side by side
+#: they ran off a phone's window (the trade-off's shapes beside its colour bar)
+_LEGENDS_STACKED = alt.expr("{bottom: {direction: 'vertical', anchor: 'start'}}")
+#: a latency axis over more decades than this is ticked at the powers of ten alone
+_DECADES_IN_STEPS = 3
+
+
+def log_ticks(values: Iterable[float]) -> list[float]:
+    """Ticks for a log axis over ``values`` as an engineer reads one: 1, 2 and 5 of each
+    decade the values reach (0.5, 1, 2, 5, 10, 20 …), from the decade below the least to the
+    one above the greatest (Vega rounds a log scale's domain out to them); past
+    ``_DECADES_IN_STEPS`` decades the powers of ten alone. Vega's own ticks are 1 to 9 of each
+    decade, and the even ones are dropped where they would crowd: 1, 3, 5, 7, 9."""
+    shown = [float(v) for v in values if math.isfinite(float(v)) and float(v) > 0]
+    if not shown:
+        return []
+    low = math.floor(math.log10(min(shown)))
+    high = max(math.ceil(math.log10(max(shown))), low + 1)
+    steps = (1, 2, 5) if high - low <= _DECADES_IN_STEPS else (1,)
+    ticks = [float(f"{m}e{e}") for e in range(low, high) for m in steps]
+    return [*ticks, float(f"1e{high}")]
+
+
 #: the plots' own heights, in pixels (a title, the axes and a legend are added to them)
 CURVE_PLOT_HEIGHT = 300
 TRADEOFF_PLOT_HEIGHT = 320
@@ -81,9 +107,9 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
         y=alt.Y(
             "latency_ms:Q",
             title="mean latency (ms)",
-            scale=alt.Scale(type="log"),
-            # every tick with its unit, so that 1 ms, 3 ms … read as a decade's figures
-            axis=alt.Axis(labelExpr=LATENCY_LABEL),
+            scale=alt.Scale(type="log", nice=True),
+            # every tick with its unit, at 1, 2 and 5 of each decade: 1 ms, 2 ms, 5 ms, 10 ms
+            axis=alt.Axis(labelExpr=LATENCY_LABEL, values=log_ticks(frame["latency_ms"])),
         ),
         # below the plot, one curve a line: long names never squeeze the plot on a narrow page
         color=alt.Color(
@@ -189,4 +215,5 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
             ],
         )
         .properties(height=TRADEOFF_PLOT_HEIGHT)
+        .configure_legend(layout=_LEGENDS_STACKED)
     )
