@@ -13,6 +13,7 @@ from recommender import views
 from recommender.figures import figure
 from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
 from recommender.views.shading import cell_order_key
+from recommender.views.times import time_text
 from sweeper.errors import StoreError
 from sweeper.units import format_ms
 from sweeper.untrusted import markdown_code, markdown_prose
@@ -92,10 +93,9 @@ def _chosen_run(all_runs: pd.DataFrame) -> str | None:
 
 
 def _attempt_label(number: int, attempts: list[dict[str, Any]]) -> str:
-    """``2 of 3 · failed · 2026-11-29 09:30:12``: which attempt, how it ended, when."""
+    """``2 of 3 · failed · 2026-11-29 09:30:12 UTC``: which attempt, how it ended, when."""
     attempt = attempts[number - 1]
-    finished = attempt.get("finished_at")
-    when = _frame.MISSING if finished is None else f"{finished:%Y-%m-%d %H:%M:%S}"
+    when = time_text(attempt.get("finished_at")) or _frame.MISSING
     return f"{number} of {len(attempts)} · {attempt.get('status')} · {when}"
 
 

@@ -205,7 +205,10 @@ def test_run_details_chooses_an_attempt(
     at = _run_details(monkeypatch, store, run_id)
     choice = at.selectbox(key="run_attempt")
     assert choice.label == "Attempt" and choice.value == 3  # the good run, as without a choice
-    labels = [a["finished_at"].strftime("%Y-%m-%d %H:%M:%S") for a in store.run_attempts(run_id)]
+    labels = [
+        a["finished_at"].astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        for a in store.run_attempts(run_id)
+    ]
     assert choice.options == [
         f"1 of 3 · failed · {labels[0]}",
         f"2 of 3 · failed · {labels[1]}",
