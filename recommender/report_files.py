@@ -74,7 +74,11 @@ def write_all(files: dict[Path, bytes]) -> list[Path]:
         raise ValueError("a report's files are written beside one another, in one folder")
     journal = folder / _journal_name(first)
     folder.mkdir(parents=True, exist_ok=True)  # the lock's folder
-    with _set_lock(journal, first, LOCK_WAIT_S):
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(_set_lock(journal, first, LOCK_WAIT_S))
+        except OSError as exc:  # a folder that cannot hold the set's lock cannot hold the set
+            raise OSError(exc.errno, exc.strerror, str(first)) from None
         _settle(folder, holding=journal.name)
         return _write_set(files, folder, first, journal)
 
