@@ -4,15 +4,48 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from sweeper.store.records import RunAddress, run_columns
+from sweeper.store.records import RunAddress, config_folder, run_columns
 
 #: what ``run_attempts`` says of each attempt: enough to choose one and see why it failed
 ATTEMPT_FIELDS = ("status", "started_at", "finished_at", "error")
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A file of a sweep's runs that readers leave out (damaged, of another kind than a
+    file, or holding another run than its place is for): where it is, why, and whose place
+    it is: a good run's (``run_id``), or else a failed attempt's or a compacted part's, of
+    the configuration of ``folder`` (``records.config_folder``)."""
+
+    path: Path
+    problem: str
+    folder: str
+    run_id: str | None = None
+    #: a compacted part (which runs it held cannot be told), not a run's own file
+    part: bool = False
+
+    def said(self) -> str:
+        return f"{self.path}: {self.problem}; left out"
+
+
+@dataclass
+class StoredRuns:
+    """What a sweep has stored, as readers read it: the addresses of its good runs, and the
+    files they leave out, by configuration folder."""
+
+    done: set[RunAddress]
+    left_out: list[LeftOut] = field(default_factory=list)
+
+    def left_out_of(self, sweep_id: str, config_key: str) -> list[LeftOut]:
+        """The files left out that are ``config_key``'s (its run files' places, its parts)."""
+        folder = config_folder(sweep_id, config_key)
+        return [f for f in self.left_out if f.folder == folder]
 
 
 class ResultsStore(ABC):
@@ -46,6 +79,11 @@ class ResultsStore(ABC):
 
     @abstractmethod
     def done_addresses(self, sweep_id: str) -> set[RunAddress]: ...
+
+    def stored_runs(self, sweep_id: str) -> StoredRuns:
+        """``done_addresses``, and the files of the sweep's runs that readers leave out (a
+        backend that never leaves one out has none), from one read."""
+        return StoredRuns(self.done_addresses(sweep_id))
 
     def runs(
         self,

@@ -5,12 +5,15 @@ the listing of the folders and Parquet files a folder holds."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import stat
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,6 +23,7 @@ from sweeper.yamlsource import read_text
 
 #: a single-row file's texts longer than this many characters are compressed
 _COMPRESS_FROM = 512
+T = TypeVar("T")
 
 
 def fsync_dir(path: Path) -> None:
@@ -176,6 +180,52 @@ def read_record(path: Path, *, max_bytes: int, kind: str) -> Any | None:
         raise RecordProblem(path, f"damaged (not JSON: {exc.msg}, line {exc.lineno})") from None
     except (ValueError, RecursionError):  # a number of more digits than Python takes; depth
         raise RecordProblem(path, "damaged (not JSON raidsweep can read)") from None
+
+
+#: records read and checked, by place, stamp and kind (``read_checked``)
+_CHECKED: dict[tuple[str, tuple[int, ...], str], Any] = {}
+_CHECKED_MAX = 256
+_CHECKED_LOCK = threading.Lock()
+#: a record larger than this is read each time (kept, 256 of them could fill the memory)
+_CHECKED_MAX_BYTES = 256 * 1024
+
+
+def read_checked(path: Path, *, max_bytes: int, kind: str, check: Callable[[Any], T]) -> T | None:
+    """``check``'s answer for the document of the record at ``path`` (``read_record``),
+    None where there is none. A command reads a record more than once (the sweep's before it
+    runs and as it registers; the progress as the recommendation and its evidence each ask):
+    the file is read and checked once while it stays as it is (its inode, size and times,
+    ``kind`` naming the check), and each caller gets a copy of its own. What is wrong with a
+    record (``RecordProblem``, or what ``check`` raises) is raised each time it is read."""
+    before = _stamp_or_none(path)
+    small = before is not None and before[1] <= _CHECKED_MAX_BYTES
+    key = (str(path), before, kind) if small else None
+    with _CHECKED_LOCK:  # the app's pages read from threads of their own
+        kept = _CHECKED.get(key) if key is not None else None
+    if kept is not None:
+        return copy.deepcopy(kept)
+    record = read_record(path, max_bytes=max_bytes, kind=kind)
+    if record is None:
+        return None
+    checked = check(record)
+    # kept only when the file did not change while it was read
+    if key is not None and _stamp_or_none(path) == before:
+        with _CHECKED_LOCK:
+            _CHECKED[key] = checked
+            if len(_CHECKED) > _CHECKED_MAX:
+                del _CHECKED[next(iter(_CHECKED))]
+        return copy.deepcopy(checked)
+    return checked
+
+
+def _stamp_or_none(path: Path) -> tuple[int, ...] | None:
+    """What changes when the file at ``path`` is written anew (its inode, size, modification
+    and change times), or None where it cannot be looked at."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _absent(path: Path) -> bool:

@@ -18,6 +18,7 @@ removing the files it holds.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -33,14 +34,14 @@ import pyarrow.parquet as pq
 from sweeper.errors import StoreError
 from sweeper.locking import exclusive_lock
 from sweeper.processes import pid_alive
-from sweeper.store.base import ATTEMPT_FIELDS, ResultsStore
+from sweeper.store.base import ATTEMPT_FIELDS, LeftOut, ResultsStore, StoredRuns
 from sweeper.store.files import (
     RecordProblem,
     atomic_write_bytes,
     fsync_dir,
     parquet_bytes,
     parquet_names,
-    read_record,
+    read_checked,
     subfolders,
     table_bytes,
 )
@@ -53,11 +54,18 @@ from sweeper.store.progress import (
     refuse_foreign_records,
 )
 from sweeper.store.reading import query_files
-from sweeper.store.records import CONFIG_SCHEMA, RUN_SCHEMA, RunAddress, run_columns
+from sweeper.store.records import (
+    CONFIG_SCHEMA,
+    RUN_SCHEMA,
+    RunAddress,
+    config_folder,
+    run_columns,
+)
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, read_snapshot, write_snapshot
 from sweeper.store.trust import (
     COMPACTED,
     CONFIG_LAYOUT,
+    IDENTITY,
     RESTORE,
     RUN_LAYOUT,
     damaged_parts,
@@ -66,7 +74,9 @@ from sweeper.store.trust import (
     misplaced,
     note_written,
     part_problem,
+    reason,
     runs_query,
+    stored_keys,
     sweep_record,
     unreadable_files,
 )
@@ -96,6 +106,18 @@ def _may_hold(part: Path, run_id: str) -> bool:
         return True
 
 
+def _own_run(path: Path) -> pa.Table | None:
+    """The run file at ``path``, if it can be read and holds the run its name says (its
+    good run or a failed attempt); None otherwise (damaged past its footer, gone, swapped)."""
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException):
+        return None
+    run_id = path.name.split(".", 1)[0]
+    rows = table.select(list(IDENTITY)).to_pylist()
+    return table if rows and all(is_run(r, run_id) for r in rows) else None
+
+
 def _attempt_order(row: dict[str, Any]) -> tuple[bool, Any]:
     """Failed attempts by when they finished, the good run last (at most one per run)."""
     return (row["status"] == "ok", row["finished_at"])
@@ -105,6 +127,17 @@ def _attempt_key(row: dict[str, Any]) -> tuple[str, Any]:
     """What tells one attempt from another: a run's good record is one, its failed attempts
     are told apart by when they finished (as ``put_run`` names their files)."""
     return (row["status"], None if row["status"] == "ok" else row["finished_at"])
+
+
+def _left_out(path: Path, problem: str) -> LeftOut:
+    """A file a read of runs left out, with whose place it is: a compacted part of a
+    configuration (``<sweep>/compacted/<folder>.<ns>.parquet``), or a file of its folder
+    (``<sweep>/runs/<folder>/<run id>[.failed-<stamp>].parquet``)."""
+    if path.parent.name == COMPACTED:
+        return LeftOut(path, problem, path.name.split(".", 1)[0], part=True)
+    named = _RUN_FILE.fullmatch(path.name)
+    run_id = path.name.split(".", 1)[0] if named and named.group(1) is None else None
+    return LeftOut(path, problem, path.parent.name, run_id)
 
 
 def _write_record(path: Path, record: dict[str, Any], *, replace: bool) -> None:
@@ -185,10 +218,14 @@ class ParquetStore(ResultsStore):
     @staticmethod
     def _read_sweep(path: Path) -> dict[str, Any] | None:
         try:
-            record = read_record(path, max_bytes=MAX_SWEEP_RECORD_BYTES, kind="sweep record")
+            return read_checked(
+                path,
+                max_bytes=MAX_SWEEP_RECORD_BYTES,
+                kind="sweep record",
+                check=functools.partial(sweep_record, path),
+            )
         except RecordProblem as exc:
             raise StoreError(f"{exc}{RESTORE}") from None
-        return None if record is None else sweep_record(path, record)
 
     def list_sweeps(self) -> list[dict[str, Any]]:
         """The sweeps whose records are whole; each damaged one, and each entry of the store
@@ -214,7 +251,7 @@ class ParquetStore(ResultsStore):
 
     @staticmethod
     def _config_dir_name(sweep_id: str, config_key: str) -> str:
-        return RunAddress(sweep_id, config_key, "", 0).run_id[:16]
+        return config_folder(sweep_id, config_key)
 
     def _run_path(self, address: RunAddress) -> Path:
         return self._config_dir(address.sweep_id, address.config_key) / f"{address.run_id}.parquet"
@@ -273,24 +310,32 @@ class ParquetStore(ResultsStore):
         # run's), or a run they leave out would never be measured again.
         key = (address.run_id, "ok", None)
         path = self._run_path(address)
-        with contextlib.suppress(FileNotFoundError):
-            if part_problem(path, RUN_LAYOUT) is None and key in keys_of_part(path):
+        # judged once, as readers judge it (what reads as a run reads as its keys too)
+        with contextlib.suppress(FileNotFoundError, StoreError):
+            if key in stored_keys(path, RUN_LAYOUT):
                 return True
         folder = self._config_dir_name(address.sweep_id, address.config_key)
         for part in self._parts(address.sweep_id, folder):
-            with contextlib.suppress(FileNotFoundError):
+            # a damaged part holds no run readers read
+            with contextlib.suppress(FileNotFoundError, StoreError):
                 if key in keys_of_part(part):
                     return True
         return False
 
     def done_addresses(self, sweep_id: str) -> set[RunAddress]:
-        df = self._query(
-            sweep_id, "runs", "SELECT config_key, cell_key, repetition FROM parts WHERE status='ok'"
-        )
-        return {
-            RunAddress(sweep_id, r.config_key, r.cell_key, int(r.repetition))
-            for r in df.itertuples()
+        return self.stored_runs(sweep_id).done
+
+    def stored_runs(self, sweep_id: str) -> StoredRuns:
+        """The sweep's good runs as readers read them (each the run its place is for), and
+        the files they leave out, each said in ``damaged``."""
+        self._damaged = []
+        columns = ["config_key", "cell_key", "repetition"]
+        table, _, left_out = self._checked_runs(sweep_id, columns, False, None)
+        done = {
+            RunAddress(sweep_id, key, cell, int(rep))
+            for key, cell, rep in zip(*(table[c].to_pylist() for c in columns), strict=True)
         }
+        return StoredRuns(done, [_left_out(path, why) for path, why in left_out.items()])
 
     def _files(self, sweep_id: str, table: str, config_key: str | None = None) -> list[Path]:
         if table == "runs":
@@ -309,22 +354,27 @@ class ParquetStore(ResultsStore):
         sql: str,
         params: list[Any] | None = None,
         config_key: str | None = None,
-    ) -> tuple[pa.Table, list[Path]]:
-        """The query's result, and the files listed for it (the damaged ones included). A
-        file that is not whole Parquet (truncated, garbage), or whose columns are not what
-        raidsweep writes (``trust.Layout``), is left out and said in ``damaged``."""
+    ) -> tuple[pa.Table, list[Path], dict[Path, str]]:
+        """The query's result, the files listed for it (the damaged ones included), and the
+        files left out, each with why. A file that is not whole Parquet (truncated, garbage),
+        or whose columns are not what raidsweep writes (``trust.Layout``), is left out and
+        said in ``damaged``."""
         layout = RUN_LAYOUT if table == "runs" else CONFIG_LAYOUT
-        left_out: set[Path] = set()
+        left_out: dict[Path, str] = {}
         for attempt in range(READ_ATTEMPTS):
             listed = self._files(sweep_id, table, config_key)
             damaged, exact = damaged_parts([f for f in listed if f not in left_out], layout)
             self._leave_out(left_out, damaged)
             files = [f for f in listed if f not in left_out]
             try:
-                return query_files(files, layout.schema, sql, params, exact=exact), listed
-            except (duckdb.IOException, duckdb.InvalidInputException):
+                result = query_files(files, layout.schema, sql, params, exact=exact)
+                return result, listed, left_out
+            except duckdb.InterruptException:
+                raise
+            except duckdb.Error:
                 # A listed file was compacted away before DuckDB opened it: list again (its
-                # part is there by now).
+                # part is there by now). (Which error DuckDB gives for a file it cannot read
+                # depends on where it fails: opening it, its footer, its pages.)
                 if not all(f.exists() for f in files):
                     if attempt + 1 == READ_ATTEMPTS:
                         raise
@@ -337,9 +387,9 @@ class ParquetStore(ResultsStore):
                 self._leave_out(left_out, bad)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _leave_out(self, left_out: set[Path], damaged: dict[Path, str]) -> None:
+    def _leave_out(self, left_out: dict[Path, str], damaged: dict[Path, str]) -> None:
         """Add the ``damaged`` files to those a read leaves out, each said in ``damaged``."""
-        left_out |= set(damaged)
+        left_out |= damaged
         self._damaged += [f"{f}: {why}; left out" for f, why in damaged.items()]
 
     def _read_runs(
@@ -363,20 +413,23 @@ class ParquetStore(ResultsStore):
 
     def _checked_runs(
         self, sweep_id: str, wanted: list[str], include_failed: bool, config_key: str | None
-    ) -> tuple[pa.Table, list[Path]]:
-        """The runs that are what their place says, the others said in ``damaged``; and the
-        files listed for the read."""
+    ) -> tuple[pa.Table, list[Path], dict[Path, str]]:
+        """The runs that are what their place says, the others said in ``damaged``; the
+        files listed for the read; and the files left out (damaged, or holding a run that is
+        not what their place says), each with why."""
         sql = runs_query(wanted, include_failed)
-        table, listed = self._query_table(sweep_id, "runs", sql, [sweep_id], config_key)
-        self._damaged += misplaced(table)
+        table, listed, left_out = self._query_table(sweep_id, "runs", sql, [sweep_id], config_key)
+        for path, why in misplaced(table):
+            left_out.setdefault(Path(path), why)
+            self._damaged.append(f"{path}: {why}; left out")
         good = table.filter(table["misplaced_run"].is_null())
-        return good.drop_columns(["misplaced_run"]), listed
+        return good.drop_columns(["misplaced_run"]), listed, left_out
 
     def snapshot(self, sweep_id: str) -> int:
         """Write the sweep's snapshot (see ``snapshot.py``); returns how many runs it holds."""
         self._damaged = []
         before = fingerprint(self.root, self._run_files(sweep_id))
-        table, listed = self._checked_runs(sweep_id, run_columns(), True, None)
+        table, listed, _ = self._checked_runs(sweep_id, run_columns(), True, None)
         print_ = fingerprint(self.root, listed)
         if print_ is None or print_ != before:  # changed meanwhile: readers read the parts
             return 0
@@ -463,10 +516,17 @@ class ParquetStore(ResultsStore):
         if problem is not None:
             damaged.append(f"{path}: {problem}")
             return []
-        if part:
-            return pq.read_table(path, filters=[("run_id", "=", run_id)]).to_pylist()
+        try:
+            if part:
+                return pq.read_table(path, filters=[("run_id", "=", run_id)]).to_pylist()
+            table = pq.read_table(path)
+        except FileNotFoundError:
+            raise
+        except (OSError, pa.ArrowException) as exc:  # its footer whole, its pages not
+            damaged.append(f"{path}: damaged, not a whole Parquet file ({reason(exc)[:120]})")
+            return []
         # only what is the run its name says (a swapped file is not)
-        return [r for r in pq.read_table(path).to_pylist() if is_run(r, run_id)]
+        return [r for r in table.to_pylist() if is_run(r, run_id)]
 
     # compaction ---------------------------------------------------------
     def compact(
@@ -503,15 +563,20 @@ class ParquetStore(ResultsStore):
         # work done); readers and run writers never take it.
         with exclusive_lock(self.root / sweep_id / COMPACTED / f".{name}.lock"):
             files = [folder / n for n in sorted(parquet_names(folder)) if _RUN_FILE.fullmatch(n)]
-            # A damaged run file stays as it is, out of the part: readers name it.
+            # A damaged run file stays as it is, out of the part: readers name it, and a
+            # resumed sweep measures its run again (were it merged, its run would be lost
+            # without a word). So does a file that holds another run than its name says.
             files = [f for f in files if f not in damaged_parts(files, RUN_LAYOUT)[0]]
+            tables = {f: t for f in files if (t := _own_run(f)) is not None}
+            files = list(tables)
             if not files:
                 return 0
             held: set[tuple[str, str, Any]] = set()
             for part in self._parts(sweep_id, name):
-                held |= keys_of_part(part)
-            tables = [pq.read_table(f) for f in files]
-            merged = pa.concat_tables(tables, promote_options="permissive")
+                # a damaged part holds nothing readers read: its runs go into the new part
+                with contextlib.suppress(StoreError):
+                    held |= keys_of_part(part)
+            merged = pa.concat_tables(list(tables.values()), promote_options="permissive")
             # What a crash after the last part's write left behind is in that part already.
             keys = [
                 (i, s, None if s == "ok" else f)

@@ -19,7 +19,7 @@ from typing import Any
 
 from sweeper.errors import StoreError
 from sweeper.processes import pid_alive
-from sweeper.store.files import RecordProblem, kind_of, read_record
+from sweeper.store.files import RecordProblem, kind_of, read_checked
 from sweeper.store.progress_record import checked_progress
 
 #: the one sweeper's record, and a worker's
@@ -65,9 +65,11 @@ def read_records(
     records: dict[str | None, dict[str, Any]] = {}
     for worker, path in _record_files(sweep_dir, damaged):
         try:
-            record = read_record(path, max_bytes=MAX_BYTES, kind="progress record")
+            record = read_checked(
+                path, max_bytes=MAX_BYTES, kind="progress record", check=checked_progress
+            )
             if record is not None:
-                records[worker] = checked_progress(record)
+                records[worker] = record
         except RecordProblem as exc:
             _said(damaged, f"{exc}; left out")
         except ValueError as exc:

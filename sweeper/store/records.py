@@ -162,6 +162,12 @@ class RunAddress:
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+def config_folder(sweep_id: str, config_key: str) -> str:
+    """The name of the folder a configuration's run files are kept in (and its compacted
+    parts named after): a hash of its sweep and key."""
+    return RunAddress(sweep_id, config_key, "", 0).run_id[:16]
+
+
 #: a run's raw record (fio JSON, job file, stderr, disclosure): read only with the run alone
 BULKY = ("job_file", "fio_json", "fio_stderr", "disclosure")
 

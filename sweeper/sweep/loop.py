@@ -15,11 +15,14 @@ import pandas as pd
 from optuna.trial import TrialState
 
 from recommender.scoring import objective_values, rank_classes
+from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration, enumerate_configurations
+from sweeper.errors import StoreError
 from sweeper.locking import LockHeld, describe_holder
 from sweeper.play_ahead import PlaysAhead
 from sweeper.status import array_seconds
 from sweeper.store import RunAddress
+from sweeper.store.base import StoredRuns
 from sweeper.study import (
     StudyLockedError,
     SweepStudy,
@@ -28,6 +31,7 @@ from sweeper.study import (
     suggest_configuration,
 )
 from sweeper.sweep.books import KnownRuns
+from sweeper.sweep.lost import Lost, Settled, described, lost_runs
 from sweeper.sweep.measure import Measured, Sweep, measure
 from sweeper.sweep.progress import Outcome, progress_record
 from sweeper.sweep.records import configuration_row, now
@@ -80,7 +84,10 @@ def run(sw: Sweeper) -> Outcome:
         for name, why in spared.items()
     ]
     # The store is read here, once; from now on the sweep keeps count itself.
-    done = sw.store.done_addresses(sw.spec.name)
+    stored = sw.store.stored_runs(sw.spec.name)
+    done = stored.done
+    # what readers leave out is said, never passed over (a lost run is measured again)
+    outcome.warnings += list(dict.fromkeys(f.said() for f in stored.left_out))
     done_configs = study.completed_keys()
     outcome.array_s = _array_time_used(sw)
     wants_runs = sw.spec.study.pruning or _follows_builds(sw) or _stops_by_evidence(sw)
@@ -92,7 +99,9 @@ def run(sw: Sweeper) -> Outcome:
     sw.progress.start(sw.plan, len(done), len(done_configs), outcome.array_s)
     _write_progress(sw, "running", outcome)
     try:
-        _loop(sw, state)
+        _measure_lost(sw, state, stored)
+        if outcome.stopped is None:
+            _loop(sw, state)
         if not sw.stop.is_set():
             _catch_up_compaction(sw)
     except StudyLockedError as exc:
@@ -375,44 +384,68 @@ def _array_time_used(sw: Sweeper) -> float:
     )
 
 
-def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configuration) -> None:
-    study, outcome, key = state.study, state.outcome, config.key
+@dataclass
+class _Built:
+    """What building a configuration came to: its play when it can be measured; else why it
+    failed (None: asked to stop, or the play was canceled)."""
+
+    play: PlayResult | None
+    failure: str | None = None
+
+
+def _build(
+    sw: Sweeper, state: _State, config: Configuration, attempt: int, *, position: int, again: bool
+) -> _Built:
+    """Build ``config`` (the operator asked first, where one builds it) and keep the record
+    of its build as ``attempt``; ``again``: a configuration measured before, built anew to
+    measure the runs the store lost (its record takes the first attempt number free)."""
+    key = config.key
     if sw.platform.operator_builds:
         sw.progress.configuration(key, "waiting for the operator to build")
     ready = sw.platform.await_configuration(
         config,
         matrix=sw.spec.matrix,
-        position=len(study.completed_keys()) + 1,
+        position=position,
         total=sw.plan.space_size,
         previous=state.previous,
         stop=sw.stop,
         prompt=sw.prompt,
     )
     if not ready:  # asked to stop while waiting: the sweep resumes at this configuration
-        study.tell(trial, state=TrialState.FAIL)
-        return
+        return _Built(None)
     sw.progress.configuration(key, "reconfiguring")
     started = now()
     # the next configuration's play is started first and waits while this one is measured
     ahead = sw.spec.study.mode != "grid" or state.study.has_waiting()
     play = state.plays.reconfigure(sw.platform.extravars(config), ahead=ahead)
     reconfig_s = sw.platform.reconfiguration_time(state.previous, config) if play.ok else 0.0
-    sw.store.put_configuration(
-        configuration_row(sw.spec.name, config, trial.number, play, reconfig_s, started, now())
-    )
-    outcome.array_s += reconfig_s
+    row = configuration_row(sw.spec.name, config, attempt, play, reconfig_s, started, now())
+    while not sw.store.put_configuration(row) and again:
+        row["attempt"] += 1
+    state.outcome.array_s += reconfig_s
     if not play.ok:
         if play.status == "canceled" or sw.stop.is_set():
-            study.tell(trial, state=TrialState.FAIL)
-            return
-        _fail(sw, study, trial, key, play.failure(), outcome)
+            return _Built(None)
         state.previous = None  # the storage is in an unknown state
-        return
+        return _Built(None, play.failure())
     state.previous = config
     unmeasurable = sw.platform.applied(config, play)
     if unmeasurable is not None:
-        _fail(sw, study, trial, key, unmeasurable, outcome)
+        return _Built(None, unmeasurable)
+    return _Built(play)
+
+
+def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configuration) -> None:
+    study, outcome, key = state.study, state.outcome, config.key
+    position = len(study.completed_keys()) + 1
+    built = _build(sw, state, config, trial.number, position=position, again=False)
+    if built.play is None:
+        if built.failure is None:
+            study.tell(trial, state=TrialState.FAIL)
+        else:
+            _fail(sw, study, trial, key, built.failure, outcome)
         return
+    play = built.play
     driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
     sw.progress.configuration(key, "running")
     others = functools.partial(_completed_runs, state, key) if sw.spec.study.pruning else None
@@ -420,6 +453,89 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
     if state.known is not None:
         state.known.put(key, result.runs)
     _tell(sw, state, trial, config, result)
+
+
+def _measure_lost(sw: Sweeper, state: _State, stored: StoredRuns) -> None:
+    """Measure again the runs the store lost of configurations the study will not offer
+    again (completed or pruned before a file of theirs was damaged: ``lost.py``), each
+    configuration built anew for them, and say so; or say why they are not."""
+    study, outcome = state.study, state.outcome
+    settled = _settled(study)
+    lost, notes = lost_runs(sw.spec, sw.plan.cells, stored, settled)
+    outcome.warnings += notes
+    # the operator's request names its place among the configurations measured
+    place = {s.key: i for i, s in enumerate(settled, start=1)}
+    for item in lost:
+        if sw.stop.is_set():
+            return
+        try:
+            _measure_again(sw, state, item, place[item.key])
+        except OSError as exc:
+            if exc.errno not in STORE_WRITE_ERRORS:
+                raise
+            # as for any configuration (``_loop``): what is stored stays whole, and the
+            # sweep stops rather than measure what it cannot keep
+            outcome.stopped = f"cannot write to the store at {sw.store.root}: {exc.strerror or exc}"
+            return
+        if outcome.stopped is not None or sw.stop.is_set():
+            return
+
+
+def _measure_again(sw: Sweeper, state: _State, item: Lost, position: int) -> None:
+    """Build ``item``'s configuration anew and measure its lost runs alone; say what came
+    of it in the outcome's warnings."""
+    study, outcome = state.study, state.outcome
+    config, key = Configuration.from_key(item.key), item.key
+    files = ", ".join(str(f.path) for f in item.files)
+    runs = described(item.required)
+    settled_as = "completed" if item.complete else "pruned"
+    said = f"configuration {key} was {settled_as} before its run file(s) {files} were damaged"
+    # a record number of its own: one no trial of the study has yet
+    built = _build(sw, state, config, len(study.trials()), position=position, again=True)
+    if built.play is None:
+        why = built.failure or "the sweep was stopped first"
+        outcome.warnings.append(
+            f"{said}; they are not measured again ({runs}): building it failed: {why}; run the "
+            "sweep again to measure them"
+        )
+        return
+    driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
+    sw.progress.configuration(key, "measuring lost runs again")
+    skipped = dict(outcome.cells_skipped)  # said when the configuration was measured
+    try:
+        result = measure(
+            _sweep(sw), config, driver, built.play, state.done, outcome, None, item.runs
+        )
+    except StoreError as exc:  # what is in a run's place cannot be replaced (a folder)
+        outcome.warnings.append(f"{said}; they are not measured again ({runs}): {exc}")
+        return
+    finally:
+        outcome.cells_skipped = skipped
+    if state.known is not None:
+        state.known.put(key, result.runs)
+    measured = {a for a in item.runs if a in state.done}
+    if measured:
+        outcome.warnings.append(f"{said}; measured again: {described(measured)}")
+    if not item.required <= measured:
+        why = result.reason or ("the sweep was stopped" if sw.stop.is_set() else "they failed")
+        outcome.warnings.append(
+            f"{said}; not measured again: {described(item.required - measured)} ({why}); run "
+            "the sweep again to measure them"
+        )
+
+
+def _settled(study: SweepStudy) -> list[Settled]:
+    """The configurations the study will not offer again, each once, in the order measured."""
+    found: dict[str, Settled] = {}
+    for t in study.trials(TrialState.COMPLETE, TrialState.PRUNED):
+        key = t.user_attrs.get("config_key")
+        if key is None:
+            continue
+        stopped = frozenset(t.user_attrs.get("curves_stopped") or ())
+        was = found.get(key)
+        complete = t.state == TrialState.COMPLETE or (was is not None and was.complete)
+        found[key] = Settled(key, complete, stopped | (was.curves_stopped if was else frozenset()))
+    return list(found.values())
 
 
 def _completed_runs(state: _State, key: str) -> pd.DataFrame:

@@ -184,9 +184,12 @@ def measure(
     done: set[RunAddress],
     outcome: Outcome,
     others: Callable[[], pd.DataFrame] | None,
+    only: set[RunAddress] | None = None,
 ) -> Measured:
     """Run ``config``'s cells on ``driver`` (prepared here, cleaned up after). ``others``:
-    the runs of the configurations completed so far, when pruning compares with them."""
+    the runs of the configurations completed so far, when pruning compares with them.
+    ``only``: measure none but these runs (those the store lost of a configuration measured
+    before), each where the cells' order, repetitions and curve stops would have it."""
     key = config.key
     name = sweep.spec.name
     mine = ConfigurationRuns(sweep.store.runs(name, config_key=key))
@@ -211,6 +214,8 @@ def measure(
                 if sweep.stop.is_set():
                     return Measured("interrupted", runs=mine.frame())
                 address = RunAddress(name, key, cell.key, rep)
+                if only is not None and address not in only and address not in done:
+                    continue  # not asked for, and not stored: no run to count
                 if address in done or sweep.store.has_run(address):
                     outcome.runs_skipped += 1
                     continue
