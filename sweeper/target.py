@@ -3,17 +3,39 @@
 Modelled on linux-system-roles/storage's safe mode: a target is written only when the user
 named it in the allow-list, and never while it is mounted, used by swap, held by another
 device (LVM, md, dm) or carrying a filesystem, unless the spec says that signature may go.
+
+A file is no different: one that exists is the user's, and needs the allow-list, unless
+raidsweep made it as its scratch file. raidsweep knows its own by a mark on the file itself,
+the extended attribute ``user.raidsweep.scratch`` naming the file's inode, put on the inode
+before the file has its name (``create_scratch_file`` of the local role's module
+``local_target``, which makes it): no crash leaves a file at the
+target's path without its mark, the mark goes with the inode when the file is removed (a
+file made later in its place, even on a reused inode number, has none) and a copy (``cp
+-a``, ``rsync -X``) is another inode, which the mark does not name. Allowed or raidsweep's
+own, a file is refused while it backs a loop device, is mounted or used as swap, or carries
+a filesystem signature (unless the spec says that signature may go).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sweeper.target_identity import local_identity
+
+#: the extended attribute raidsweep puts on a scratch file it creates; its value names the
+#: file's inode (:func:`scratch_mark`)
+SCRATCH_XATTR = "user.raidsweep.scratch"
+_MARK = "raidsweep scratch file, inode "
+#: errors of a filesystem that keeps no (user) extended attributes
+_NO_XATTRS = {errno.ENOTSUP, errno.EOPNOTSUPP}
 
 
 @dataclass(frozen=True)
@@ -98,18 +120,146 @@ def _signature(device: str) -> str | None:
     return fields.get("TYPE") or fields.get("PTTYPE")
 
 
+def scratch_mark(inode: int) -> bytes:
+    """The value of :data:`SCRATCH_XATTR` on the scratch file whose inode is ``inode``."""
+    return f"{_MARK}{inode}".encode()
+
+
+def not_scratch_reason(path: str) -> str | None:
+    """Why the existing file ``path`` is not a scratch file raidsweep made (None: it is one):
+    its mark must be there and name the file's own inode."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+        mark = os.getxattr(real, SCRATCH_XATTR)
+    except OSError as exc:
+        if exc.errno == errno.ENODATA:
+            return f"it lacks the {SCRATCH_XATTR} mark raidsweep puts on the files it makes"
+        if exc.errno in _NO_XATTRS:
+            return "its filesystem keeps no extended attributes to mark raidsweep's files with"
+        return f"its mark cannot be read ({exc.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        return "it is not a regular file"
+    if mark == scratch_mark(st.st_ino):
+        return None
+    named = re.fullmatch(re.escape(_MARK) + r"(\d+)", mark.decode("utf-8", "replace"))
+    if named is None:
+        return f"its {SCRATCH_XATTR} attribute is not a mark raidsweep writes"
+    return (
+        f"its {SCRATCH_XATTR} mark names inode {named.group(1)}, not its own inode "
+        f"{st.st_ino}: it is a copy, not the file raidsweep made"
+    )
+
+
+def _unescape(field_: str) -> str:
+    """A /proc/self/mounts field, its octal escapes (``\\040`` for a space) decoded."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field_)
+
+
+def _mount_points() -> dict[str, list[str]]:
+    """Each mounted or swapped-on device or file (real path) with where it is mounted
+    (``swap`` for a swap area)."""
+    points: dict[str, list[str]] = {}
+    with contextlib.suppress(OSError), open("/proc/self/mounts", encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.split(" ")
+            if len(parts) > 1 and parts[0].startswith("/"):
+                src = os.path.realpath(_unescape(parts[0]))
+                points.setdefault(src, []).append(_unescape(parts[1]))
+    with contextlib.suppress(OSError), open("/proc/swaps", encoding="utf-8") as fh:
+        for line in list(fh)[1:]:
+            if line.split():
+                points.setdefault(os.path.realpath(_unescape(line.split()[0])), []).append("swap")
+    return points
+
+
+def _loop_devices_of(real: str) -> list[str]:
+    """The loop devices whose backing file is the file ``real``, known by its device and
+    inode (any name of it: a hard link, another path) as :mod:`sweeper.target_identity`
+    reads a loop device's backing file."""
+    try:
+        st = os.stat(real)
+    except OSError:
+        return []
+    own = {k for k in local_identity(real) if k.startswith(("local:inode:", "local:path:"))}
+    found = []
+    with contextlib.suppress(OSError):
+        for place in sorted(Path("/sys/class/block").iterdir(), key=lambda p: _natural(p.name)):
+            if not (place / "loop").is_dir():  # not a loop device, or one with no file
+                continue
+            node = f"/dev/{place.name}"
+            if os.path.exists(node):
+                beneath = set(local_identity(node))
+            else:  # no node to ask: the file sysfs names, if it is still this one
+                beneath = set()
+                name = _read(place / "loop" / "backing_file") or ""
+                with contextlib.suppress(OSError, ValueError):
+                    other = os.stat(name)
+                    if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                        beneath.add(f"local:path:{real}")
+            if own & beneath:
+                found.append(node)
+    return found
+
+
+def _natural(name: str) -> list[object]:
+    """``loop2`` before ``loop10``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def _file_in_use(path: str, real: str) -> list[str]:
+    """What holds the existing file ``real`` (``path`` as the spec names it): loop devices
+    it backs (with where they are mounted and what holds them), its own mounts or swap."""
+    problems = []
+    points = _mount_points()
+    for node in _loop_devices_of(real):
+        name = os.path.basename(node)
+        uses = []
+        for dev in [node] + [f"/dev/{p}" for p in sorted(_partitions(name))]:
+            for point in points.get(dev, []):
+                which = "" if dev == node else f"{dev} "
+                swap = point == "swap"
+                uses.append(f"{dev} used as swap" if swap else f"{which}mounted at {point}")
+        with contextlib.suppress(OSError):
+            held = sorted(p.name for p in (Path("/sys/class/block") / name / "holders").iterdir())
+            if held:
+                uses.append(f"held by {', '.join(held)}")
+        how = f" ({'; '.join(uses)})" if uses else ""
+        problems.append(
+            f"{path} is the backing file of loop device {node}{how}; fio must not write "
+            f"under it: detach it (losetup -d {node}) once nothing uses it"
+        )
+    for point in points.get(real, []):
+        problems.append(
+            f"{path} is used as swap" if point == "swap" else f"{path} is mounted at {point}"
+        )
+    return problems
+
+
 def _direct_io_problem(path: str) -> str | None:
-    """Whether the filesystem that holds ``path`` accepts O_DIRECT (tmpfs does not)."""
+    """Whether the filesystem that holds ``path`` accepts O_DIRECT (tmpfs does not) and, for
+    a file still to be made, keeps the mark that tells raidsweep's scratch file from the
+    user's files (a probe file beside it, removed again)."""
     flags = os.O_RDONLY | getattr(os, "O_DIRECT", 0)
     try:
         if os.path.exists(path):
             os.close(os.open(path, flags))
         else:
             fd, probe = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".rs-probe-")
-            os.close(fd)
             try:
                 os.close(os.open(probe, flags))
+                try:
+                    os.setxattr(fd, SCRATCH_XATTR, scratch_mark(os.fstat(fd).st_ino))
+                except OSError as exc:
+                    if exc.errno not in _NO_XATTRS:
+                        raise
+                    return (
+                        "its filesystem keeps no extended attributes, so raidsweep could not "
+                        "know the file it makes there as its own when the sweep resumes; "
+                        "create the file yourself and name it under platform_options.allow"
+                    )
             finally:
+                os.close(fd)
                 os.unlink(probe)
     except OSError as exc:
         return f"direct I/O is not possible there ({exc.strerror}); use a disk-backed filesystem"
@@ -158,11 +308,16 @@ def target_problems(
         return [("target", f"{path}: {problem}")] if problem else []
     if t.kind == "other":
         return [("target", f"{path} is neither a block device nor a regular file")]
+    listed = t.realpath in allowed
     problems: list[tuple[str, str]] = []
-    # A file of exactly file_size is the scratch file the spec asked for (made by an earlier
-    # run of this sweep); any other existing target is the user's and needs the allow-list.
-    scratch = t.kind == "file" and file_size is not None and t.size == file_size
-    if t.kind == "file" and file_size is not None and not scratch and t.realpath not in allowed:
+    # An existing file is the scratch file the spec asks for only if raidsweep made it (its
+    # mark names its inode) and it has file_size bytes; any other is the user's and needs
+    # the allow-list, whatever its size.
+    not_ours = not_scratch_reason(t.realpath) if t.kind == "file" else None
+    scratch = t.kind == "file" and file_size == t.size and not_ours is None
+    if listed or scratch:
+        pass
+    elif t.kind == "file" and file_size is not None and t.size != file_size:
         problems.append(
             (
                 "file_size",
@@ -170,7 +325,16 @@ def target_problems(
                 "remove it, or name it under platform_options.allow to use it as it is",
             )
         )
-    elif not scratch and t.realpath not in allowed:
+    elif t.kind == "file" and file_size is not None:
+        problems.append(
+            (
+                "allow",
+                f"{path} exists and raidsweep did not make it ({not_ours}); fio overwrites "
+                "it, so name it under platform_options.allow to confirm, or remove it to "
+                "have raidsweep make its own",
+            )
+        )
+    else:
         what = "device" if t.kind == "block" else "existing file"
         problems.append(
             (
@@ -194,17 +358,19 @@ def target_problems(
                 problems.append(("target", f"{path} is held by {', '.join(held)}"))
         if t.size == 0:
             problems.append(("target", f"{path} has no capacity (size 0)"))
-        sig = _signature(t.realpath)
-        if sig and not overwrite_signatures:
-            problems.append(
-                (
-                    "target",
-                    f"{path} carries a {sig} signature; set overwrite_signatures: true to "
-                    "allow fio to destroy it",
-                )
-            )
     else:
-        problem = _direct_io_problem(t.realpath)
-        if problem:
-            problems.append(("target", f"{path}: {problem}"))
+        # Allowed or raidsweep's own, a file is refused as a device is: while something uses
+        # it as storage (a loop device, a mount, swap), or while it carries a filesystem.
+        problems += [("target", msg) for msg in _file_in_use(path, t.realpath)]
+    sig = _signature(t.realpath)
+    if sig and not overwrite_signatures:
+        problems.append(
+            (
+                "target",
+                f"{path} carries a {sig} signature; set overwrite_signatures: true to "
+                "allow fio to destroy it",
+            )
+        )
+    if t.kind == "file" and (problem := _direct_io_problem(t.realpath)):
+        problems.append(("target", f"{path}: {problem}"))
     return problems

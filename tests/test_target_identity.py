@@ -126,7 +126,7 @@ def test_identity_is_the_same_in_another_process(tmp_path: Path) -> None:
     os.link(target, hard)
     script = (
         "import sys\n"
-        "from sweeper.platforms.identity import local_identity\n"
+        "from sweeper.target_identity import local_identity\n"
         "print('\\n'.join(local_identity(sys.argv[1])))\n"
     )
     out = subprocess.run(
@@ -254,7 +254,7 @@ def _fake_sysfs(root: Path) -> Path:
 def test_devices_beneath_by_sysfs(tmp_path: Path, monkeypatch) -> None:
     """A partition reaches its disk, a device-mapper device the devices beneath it (the
     kernel here may read no partition table: a sysfs laid out as the kernel's)."""
-    from sweeper.platforms import identity as module
+    from sweeper import target_identity as module
 
     monkeypatch.setattr(module, "SYS_DEV_BLOCK", _fake_sysfs(tmp_path / "sys"))
     nodes = {}

@@ -25,8 +25,8 @@ from sweeper.load import (
 from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.load.settings import FioTargetOptions
 from sweeper.platforms.base import Platform
-from sweeper.platforms.identity import local_identity
 from sweeper.target import inspect_target, target_problems
+from sweeper.target_identity import local_identity
 from sweeper.units import format_size, parse_size
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS
 
@@ -139,7 +139,7 @@ class LocalPlatform(Platform):
         return FioDriver(load, self.state_dir, matrix, transport)
 
     def target_identity(self) -> list[str]:
-        """The target by what it is, not how it is spelled (:mod:`sweeper.platforms.identity`):
+        """The target by what it is, not how it is spelled (:mod:`sweeper.target_identity`):
         a file by its device and inode (a hard link, a bind mount and a symlink are one file),
         its real path, and its folder's device and inode with its name (so a file yet to be
         made is one target through a bind mount or symlink of its folder); a block device by

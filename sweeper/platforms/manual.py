@@ -37,9 +37,9 @@ from sweeper.load.purge import nvme_format_problem, purge_plan
 from sweeper.load.settings import FioTargetOptions
 from sweeper.locking import LockHeld, hold, lock_record, target_locks
 from sweeper.platforms.base import BuildRequest, Platform
-from sweeper.platforms.identity import local_identity
 from sweeper.platforms.instructions import build_instructions
 from sweeper.target import inspect_target, target_problems
+from sweeper.target_identity import local_identity
 from sweeper.untrusted import control_problem
 from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVICE_RE
 

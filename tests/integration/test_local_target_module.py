@@ -25,7 +25,12 @@ def _module(*args: str, check: bool = False) -> dict[str, Any]:
     """local_target's result on localhost with ``args`` (key=value)."""
     cmd = [str(ANSIBLE), "localhost", "-M", str(LIBRARY), "-m", "local_target", "-o"]
     cmd += ["-a", " ".join(args)] + (["--check"] if check else [])
-    env = os.environ | {"ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOCALHOST_WARNING": "0"}
+    env = os.environ | {
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_LOCALHOST_WARNING": "0",
+        # the code raidsweep's modules share, as sweeper.ansible hands it to every play
+        "ANSIBLE_MODULE_UTILS": str(PLAYBOOKS / "module_utils"),
+    }
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
     # -o prints "localhost | STATUS => {json}" on one line
     status, _, doc = out.stdout.partition(" => ")

@@ -15,6 +15,9 @@ short_description: Check a local fio target and describe it (create a sparse fil
 description:
   - Creates the target as a sparse file of O(file_size) bytes when it does not exist and a
     size is given (not in check mode); a target that exists is never changed.
+  - The file it creates carries the extended attribute C(user.raidsweep.scratch), naming its
+    inode, from before it has its name; raidsweep's checks (sweeper/target.py) take an
+    existing file for raidsweep's own scratch file only with that mark.
   - Fails, naming the target, when it is not an existing block device or regular file
     (in check mode a file still to be created passes).
   - Describes a block device with lsblk and the filesystem holding a file with findmnt;
@@ -53,6 +56,7 @@ import os
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.raidsweep.scratch_file import create_scratch_file
 
 LSBLK_COLUMNS = (
     "NAME,KNAME,PATH,SIZE,TYPE,ROTA,MODEL,SERIAL,WWN,LOG-SEC,PHY-SEC,MIN-IO,OPT-IO,SCHED,RA,"
@@ -86,12 +90,11 @@ def main() -> None:
             module.fail_json(msg=f"file_size must be positive, not {size}")
         changed = True
         if not module.check_mode:
-            # O_EXCL: a file someone creates meanwhile is theirs, not overwritten.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            # A file someone creates meanwhile is theirs, not overwritten (the link fails).
             try:
-                os.ftruncate(fd, size)
-            finally:
-                os.close(fd)
+                create_scratch_file(path, size)
+            except OSError as exc:
+                module.fail_json(msg=f"{path} could not be made raidsweep's scratch file: {exc}")
     try:
         st = os.stat(path)
     except OSError:
