@@ -28,9 +28,20 @@ LIMIT_METRICS = frozenset(
 )
 
 
+#: the lightest and the heaviest weight a cell can have. Weights are relative: a cell counts
+#: in its class's score (``recommender.scoring``: exp(Σ wᵢ·ln mᵢ / Σ wᵢ)) by its share of the
+#: class's total weight. Within these bounds (symmetric around 1) the lightest cell's share is
+#: at least about 1e-12, some 10,000 times double precision's resolution (2.2e-16) even
+#: summed over many cells, so every cell moves the score however the weights are mixed. Far
+#: below them the arithmetic fails silently: at 5e-324 (a subnormal number, one bit of
+#: precision) wᵢ·ln mᵢ rounds to a few multiples of the weight, and 10,000 and 12,000 IOPS
+#: scored alike; beside a heavy cell a share under 2.2e-16 is lost in the sum.
+WEIGHT_MIN, WEIGHT_MAX = 1e-6, 1e6
+
+
 class ClassCell(StrictModel):
     cell: str
-    weight: float = Field(default=1.0, gt=0, le=1e6)
+    weight: float = Field(default=1.0, gt=0, le=WEIGHT_MAX)
     #: the cell scored in this one's place when a sweep does not measure it, said with the
     #: ranking: e.g. a plain write standing in for the same write made durable (O_DSYNC),
     #: so that a sweep whose matrix predates the sync cells still ranks the class
@@ -40,6 +51,18 @@ class ClassCell(StrictModel):
     @classmethod
     def _cell(cls, v: str | None) -> str | None:
         return None if v is None else WorkloadCell.parse(v).key
+
+    @field_validator("weight")
+    @classmethod
+    def _weight(cls, v: float) -> float:
+        if v < WEIGHT_MIN:
+            raise ValueError(
+                f"{v!r} is below the lightest weight, {WEIGHT_MIN:g}: weights are relative "
+                "(a cell counts by its share of the class's total weight), and from "
+                f"{WEIGHT_MIN:g} to {WEIGHT_MAX:g} every cell's share stays within what the "
+                "score's arithmetic can hold; scale the class's weights up"
+            )
+        return v
 
 
 class Limit(StrictModel):

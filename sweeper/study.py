@@ -21,6 +21,7 @@ from optuna.trial import TrialState
 
 from recommender.classes import load_classes
 from sweeper.configuration import Configuration
+from sweeper.errors import SpecError
 from sweeper.locking import holder_of
 from sweeper.spec import ConfigSpace, SweepSpec
 from sweeper.vocabulary import MULTI_RANK_COLUMNS, MULTI_RANK_LAYOUTS
@@ -146,7 +147,9 @@ class JournalFlock:
 
 def storage_problem(spec: SweepSpec) -> str | None:
     """Why the spec's PostgreSQL study storage cannot be used (unreachable, login refused,
-    no such database), or None; asked before anything is written."""
+    no such database), or None; asked before anything is written. For a spec read from its
+    file (``load_spec``) the problem is raised as that file's SpecError naming the line of
+    ``study.storage``, as every other problem of the spec is named."""
     if not spec.study.storage:
         return None
     from sqlalchemy import create_engine, text
@@ -161,7 +164,12 @@ def storage_problem(spec: SweepSpec) -> str | None:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         # where, without the query (nothing secret is let into the spec, but say no more)
         url = make_url(spec.study.storage).set(query={})
-        return f"cannot use the study database {url.render_as_string()!r}: {reason}"
+        problem = f"cannot use the study database {url.render_as_string()!r}: {reason}"
+        source = spec.source
+        if source is None:
+            return problem
+        line = source.line_of(["study", "storage"])
+        raise SpecError(source.name, [f"line {line}: study.storage: {problem}"]) from None
     finally:
         engine.dispose()
     return None

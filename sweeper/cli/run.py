@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
 import sys
 import threading
@@ -42,7 +43,9 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     worker: WorkerOpt = None,
 ) -> None:
-    """Run (or resume) the sweep of SPEC_FILE."""
+    """Run (or resume) the sweep of SPEC_FILE. Exit status 0 every configuration tried was
+    measured, 3 some failed and the others were measured, 1 none was (each failed; their
+    logs are named) or the sweep stopped on a problem, 2 bad input, 130 interrupted."""
     from recommender.classes import load_classes, matrix_gaps
     from sweeper.cli.progress import BarProgress
     from sweeper.cli.prompt import TerminalPrompt
@@ -96,7 +99,7 @@ def run(
         outcome = sweeper.run()
     except (LockHeld, StoreError) as exc:  # another process holds it; the store is read-only
         fail(exc)
-    _print_outcome(spec.name, spec_file, outcome)
+    _print_outcome(spec.name, spec_file, outcome, store)
 
 
 def _same_sweep(sweeper: Any, store: Path) -> dict[str, Any] | None:
@@ -128,8 +131,17 @@ def _make_store(store: Path) -> None:
         fail(StoreError(f"{store}: {why}; choose another --store"))
 
 
-def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
-    """What the run did; exit 1 when it stopped on a problem, 130 when interrupted."""
+#: ``raidsweep run``'s exit status when some configurations failed and others were measured
+#: (1: none was measured, or the sweep stopped on a problem; 130: interrupted; 2: bad input)
+PARTLY_FAILED = 3
+
+
+def _print_outcome(name: str, spec_file: Path, outcome: Any, store: Path) -> None:
+    """What the run did, and its exit status: 0 when every configuration it tried was
+    measured (or pruned); 1 when it stopped on a problem, or when configurations failed and
+    the sweep has measured none (nothing to rank); ``PARTLY_FAILED`` (3) when configurations
+    failed and others were measured (the ranking lacks the failed ones; a run again tries
+    them again); 130 when interrupted. A failure is named with where its logs are."""
     stored = max(outcome.runs_skipped, outcome.runs_stored_before)
     console.print(
         f"sweep [bold]{name}[/]: {outcome.configurations_done} configuration(s) completed, "
@@ -164,6 +176,56 @@ def _print_outcome(name: str, spec_file: Path, outcome: Any) -> None:
             f"interrupted: run [bold]raidsweep run {escape(str(spec_file))}[/] again to resume"
         )
         raise typer.Exit(130)
+    if outcome.configurations_failed:
+        raise typer.Exit(_print_failed(name, spec_file, outcome, store))
+
+
+def _print_failed(name: str, spec_file: Path, outcome: Any, store: Path) -> int:
+    """The configurations that failed, where their logs are, and the exit status: 1 when
+    the sweep has measured no configuration at all (none completed or pruned now, no good
+    run stored before), else ``PARTLY_FAILED``."""
+    failed = list(outcome.configurations_failed)
+    measured_none = (
+        not outcome.configurations_done
+        and not outcome.configurations_pruned
+        and not outcome.runs_stored_before
+    )
+    keys = ", ".join(failed)
+    if measured_none:
+        err.print(
+            "[bold red]error:[/] no configuration was measured: every configuration the "
+            f"sweep tried failed ({len(failed)}: {escape(keys)}); there is nothing to rank",
+            highlight=False,
+            soft_wrap=True,
+        )
+    else:
+        err.print(
+            f"[yellow]{len(failed)} configuration(s) failed[/] ({escape(keys)}): the "
+            "ranking holds the configurations measured, not these",
+            highlight=False,
+            soft_wrap=True,
+        )
+    where = f"--store {shlex.quote(str(store))}"
+    # a sweep's name is letters, digits, '.', '_' and '-' (NAME_RE): a literal as it is
+    failed_rows = f"WHERE sweep_id = '{name}' AND status = 'failed'"
+    columns = "config_key, failed_task, error, ansible_stdout"
+    plays = f"SELECT {columns} FROM configurations {failed_rows}"  # noqa: S608
+    runs = f"SELECT config_key, cell_key, error FROM runs {failed_rows}"  # noqa: S608
+    err.print(
+        "their logs are kept in the store: each failed play's task, error and output "
+        f'(raidsweep sql "{plays}" {where}) and each failed run\'s error '
+        f'(raidsweep sql "{runs}" {where})',
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    err.print(
+        f"once the cause is fixed, run raidsweep run {escape(str(spec_file))} again to "
+        "measure them",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return 1 if measured_none else PARTLY_FAILED
 
 
 def _print_evidence(decision: Any) -> None:

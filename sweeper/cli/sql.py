@@ -1,4 +1,4 @@
-"""``raidsweep sql``: SQL over the store, through DuckDB, with every run in view.
+r"""``raidsweep sql``: SQL over the store, through DuckDB, with every run in view.
 
 A sweep keeps its runs as one Parquet file each and merges them into ``compacted/`` parts as it
 goes, so a glob over one layout misses the other's runs. This command reads each sweep through
@@ -10,17 +10,37 @@ without the bulky job file, fio JSON and disclosure, which ``raidsweep disclose`
 The query is the user's own and runs in an in-memory database that can reach no file: DuckDB's
 external access is off and locked before the query runs (no ``read_csv``, ``COPY … TO``,
 ``ATTACH`` or extensions).
+
+Every value is written as DuckDB itself writes it, whatever its type, converted inside DuckDB
+(pandas' own conversion lost or refused some types: a UUID, a BLOB, a BIT, a HUGEINT):
+
+- table and csv: DuckDB's text form (``CAST … AS VARCHAR``): a UUID as its text, a BLOB with
+  each byte outside printable ASCII as ``\xHH`` (``'\xFF'::BLOB`` reads it back), a BIT as its
+  bits, an interval as ``1 year 2 months 3 days 04:05:06``, nested types as ``[1, 2]``,
+  ``{'a': 1}`` and ``{k=v}``, decimals and huge integers in every digit, ``nan``, ``inf``. A
+  table lays out floating point numbers as pandas does and shows SQL's NULL as NULL; csv
+  writes NULL as an empty field and the empty string as ``""`` (as DuckDB's and PostgreSQL's
+  CSV do), booleans as ``true``/``false``.
+- json: one object a row, each value as DuckDB's ``to_json`` writes it: numbers (huge integers
+  and decimals in every digit), lists and structs as arrays and objects, the other types as
+  the strings above; NaN and ±infinity, which JSON cannot hold, as the strings ``"NaN"``,
+  ``"Infinity"`` and ``"-Infinity"``, so that ``null`` is NULL alone.
+
+A SELECT streams out as DuckDB produces it; a last statement of another kind (``CALL``,
+``EXECUTE``, ``… RETURNING``) has run whole before its rows are written.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+from rich.markup import escape
 
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err, fail
 from sweeper.cli.interrupts import INTERRUPTED, relayed_to
@@ -29,6 +49,7 @@ from sweeper.cli.opening import warn_damaged
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
+    import pyarrow as pa
 
     from sweeper.store import ResultsStore
 
@@ -36,7 +57,14 @@ Query = Annotated[
     str,
     typer.Argument(help="The SQL query over the views runs and configurations ('-': stdin)."),
 ]
-Format = Annotated[str, typer.Option("--format", help="table, csv or json (one object a row).")]
+Format = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        help="table, csv or json (one object a row); every value as DuckDB writes it "
+        '(a BLOB as its \\xHH text, NaN in json as the string "NaN").',
+    ),
+]
 FORMATS = ("table", "csv", "json")
 Timeout = Annotated[
     float | None,
@@ -114,14 +142,18 @@ def sql(
         raise typer.BadParameter(
             f"{output!r} is not one of {', '.join(FORMATS)}", param_hint="--format"
         )
-    text = sys.stdin.read() if query == "-" else query
+    text = _without_trailing(sys.stdin.read() if query == "-" else query)
     if not store.is_dir():
         fail(FileNotFoundError(f"{store}: no results store there"))
     if not text.strip():
         fail(ValueError("the query is empty"))
     con: duckdb.DuckDBPyConnection | None = None
     timer: threading.Timer | None = None
-    cut = _CUT if output != "table" else ""
+    written = _Written()
+
+    def cut() -> str:
+        return _CUT if written.rows else ""
+
     try:
         results = open_store(store)
         con = store_connection(results)
@@ -132,20 +164,25 @@ def sql(
         if timer is not None:
             timer.start()
         with relayed_to(con.interrupt):  # a Ctrl-C stops the query however deep in DuckDB
-            _write(_chunks(con, text), output)
+            _write(*_result(con, text, output), output, written)
     except duckdb.InterruptException:
         if INTERRUPTED.is_set():
-            _interrupted(cut)
-        fail(TimeoutError(f"the query ran past --timeout {timeout:g} s and was stopped{cut}"))
-    except duckdb.Error as exc:
+            _interrupted(cut())
+        fail(TimeoutError(f"the query ran past --timeout {timeout:g} s and was stopped{cut()}"))
+    except (duckdb.Error, _StreamError) as exc:
         if INTERRUPTED.is_set():  # Ctrl-C inside a DuckDB callback into Python
-            _interrupted(cut)
-        fail(ValueError(f"the query: {exc}{cut}"))
+            _interrupted(cut())
+        if isinstance(exc, _StreamError) and exc.interrupted:  # stopped by the timer
+            fail(TimeoutError(f"the query ran past --timeout {timeout:g} s and was stopped{cut()}"))
+        fail(ValueError(f"the query: {exc}{cut()}"))
+    except _WriteError as exc:  # not the query's fault: exit 1, as for any failure
+        err.print(f"[bold red]error:[/] {escape(str(exc))}{cut()}", highlight=False)
+        raise typer.Exit(1) from None
     except (KeyboardInterrupt, RuntimeError) as exc:
         # Ctrl-C inside DuckDB comes back as RuntimeError("Query interrupted").
         if isinstance(exc, RuntimeError) and not INTERRUPTED.is_set():
             raise
-        _interrupted(cut)
+        _interrupted(cut())
     finally:
         if timer is not None:
             timer.cancel()
@@ -153,12 +190,36 @@ def sql(
             con.close()
 
 
+def _without_trailing(text: str) -> str:
+    """The query without the semicolons and comments after its last statement
+    (``SELECT …; -- note``), which DuckDB's relation of that statement does not take."""
+    import duckdb
+
+    try:
+        tokens = duckdb.tokenize(text)
+    except (duckdb.Error, RuntimeError, TypeError):  # DuckDB names it when the query runs
+        return text
+    if not tokens:
+        return text
+    ends = [start for start, _ in tokens[1:]] + [len(text)]
+    cut = len(text)
+    for (start, kind), end in reversed(list(zip(tokens, ends, strict=True))):
+        piece = text[start:end].rstrip()
+        whole_comment = kind == duckdb.token_type.comment and (
+            piece.startswith("--") or (piece.startswith("/*") and piece.endswith("*/"))
+        )
+        if not (whole_comment or (kind == duckdb.token_type.operator and piece == ";")):
+            break
+        cut = start
+    return text[:cut]
+
+
 def _interrupted(cut: str) -> NoReturn:
     err.print(f"interrupted{cut}", highlight=False)
     raise typer.Exit(130)
 
 
-#: said when a query stops part way: csv and json rows go out as they come
+#: said when a query stops part way after csv or json rows went out (they go out as they come)
 _CUT = " (rows already written are only the start of the result)"
 
 #: the rows a table shows: more is a file's work (``--format csv``), not a terminal's
@@ -166,64 +227,164 @@ TABLE_ROWS = 10_000
 
 #: DuckDB vectors (2,048 rows each) fetched at a time: the result never sits whole in memory
 _VECTORS = 50
+_BATCH_ROWS = _VECTORS * 2048
 
 
-def _chunks(con: duckdb.DuckDBPyConnection, text: str) -> Iterator[pd.DataFrame]:
-    """The result of the query's last statement, a frame of at most ``_VECTORS`` vectors at a
-    time; the first always comes (with the columns, even when there are no rows)."""
-    result = con.execute(text)
-    chunk = result.fetch_df_chunk(_VECTORS)
-    yield chunk
-    while len(chunk):
-        chunk = result.fetch_df_chunk(_VECTORS)
-        if len(chunk):
-            yield chunk
+class _Written:
+    """Whether any row of the result has gone out (a header alone is no row)."""
+
+    rows = False
 
 
-def _nulls_as_sql(frame: pd.DataFrame) -> pd.DataFrame:
-    """SQL's NULL printed as NULL in every column (pandas prints None, NaN or <NA> by type;
-    float columns take ``na_rep``, the others are replaced here)."""
-    out = frame.copy()
-    for col in out.columns:
-        values = out[col]
-        if values.dtype.kind != "f" and values.isna().any():
-            out[col] = values.astype(object).where(values.notna(), "NULL")
+def _literal(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """The result's column names, a repeated one numbered as DuckDB numbers it (``a``, ``a_1``)."""
+    out: list[str] = []
+    for name in names:
+        given, n = name, 0
+        while given in out:
+            n += 1
+            given = f"{name}_{n}"
+        out.append(given)
     return out
 
 
-def _write(chunks: Iterator[pd.DataFrame], output: str) -> None:
-    """csv and json stream chunk by chunk; a table gathers at most ``TABLE_ROWS`` rows."""
-    if output == "csv":
-        for i, chunk in enumerate(chunks):
-            sys.stdout.write(chunk.to_csv(index=False, header=i == 0))
-        return
-    if output == "json":
-        for chunk in chunks:
-            if len(chunk):
-                sys.stdout.write(chunk.to_json(orient="records", lines=True, date_format="iso"))
-        return
-    import pandas as pd
+def _csv_field(value: str) -> str:
+    """One csv field (RFC 4180): quoted when it is empty (an empty string, not NULL) or holds
+    a comma, a quote or a line break."""
+    return (
+        f"CASE WHEN {value} = '' OR regexp_matches({value}, '[,\"\\r\\n]') "
+        f"THEN '\"' || replace({value}, '\"', '\"\"') || '\"' ELSE {value} END"
+    )
 
-    frames: list[pd.DataFrame] = []
+
+def _projection(types: list[duckdb.DuckDBPyType], names: list[str], output: str) -> str:
+    """The SELECT list that turns the result into text by DuckDB's own rules, in DuckDB.
+
+    table: every value in DuckDB's text form (``CAST … AS VARCHAR``), floating point numbers
+    left as numbers for pandas to lay out (NaN and NULL kept apart by Arrow). csv: one line a
+    row, each value in DuckDB's text form, NULL an empty field, the empty string ``""``. json:
+    one object a row, each value as DuckDB's ``to_json`` writes it (numbers exact, nested types
+    as arrays and objects, the rest as text)."""
+    refs = [f"#{i}" for i in range(1, len(types) + 1)]
+    if output == "json":
+        pairs = ", ".join(f"{_literal(n)}, {r}" for n, r in zip(names, refs, strict=True))
+        return f"CAST(json_object({pairs}) AS VARCHAR) AS line"
+    if output == "csv":
+        fields = [
+            f"CASE WHEN {r} IS NULL THEN '' ELSE ({_csv_field(f'CAST({r} AS VARCHAR)')}) END"
+            for r in refs
+        ]
+        return "concat(" + ", ',', ".join(fields) + ") AS line"
+    return ", ".join(
+        f"{r} AS c{i}"
+        if t.id in ("float", "double", "varchar")
+        else f"CAST({r} AS VARCHAR) AS c{i}"
+        for i, (r, t) in enumerate(zip(refs, types, strict=True))
+    )
+
+
+def _result(
+    con: duckdb.DuckDBPyConnection, text: str, output: str
+) -> tuple[list[str], Iterator[pa.RecordBatch]]:
+    """The names of the columns of the query's last statement and its rows as text, in Arrow
+    batches of at most ``_BATCH_ROWS`` rows; a query (SELECT) runs once, as they are read."""
+    relation = con.sql(text)
+    if relation is None:  # no statement returned rows
+        return [], iter(())
+    names = _distinct(list(relation.columns))
+    projected = relation.project(_projection(list(relation.types), names, output))
+    return names, _read(projected.to_arrow_reader(_BATCH_ROWS))
+
+
+class _StreamError(Exception):
+    """DuckDB's error while its result streams out, which Arrow's reader passes on as its
+    own (an ``OSError``); ``interrupted`` when the query was stopped (Ctrl-C or --timeout)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.interrupted = message.startswith("INTERRUPT Error")
+
+
+def _read(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    import pyarrow as pa
+
+    try:
+        yield from reader
+    except (OSError, pa.ArrowException) as exc:
+        raise _StreamError(str(exc)) from None
+
+
+#: a JSON string (passed over whole) or a number JSON has no words for, as DuckDB writes it
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _json_text(lines: str) -> str:
+    """DuckDB writes NaN and ±Infinity bare, which is no JSON: they become the strings
+    "NaN", "Infinity" and "-Infinity" (null is SQL's NULL alone)."""
+    if "NaN" not in lines and "Infinity" not in lines:
+        return lines
+    return _NON_FINITE.sub(lambda m: f'"{m.group(1)}"' if m.group(1) else m.group(0), lines)
+
+
+def _csv_header(names: list[str]) -> str:
+    quoted = (
+        '"' + n.replace('"', '""') + '"' if n == "" or any(c in n for c in ',"\r\n') else n
+        for n in names
+    )
+    return ",".join(quoted) + "\n"
+
+
+class _WriteError(Exception):
+    """Standard output cannot take the result (a full disk, a device error)."""
+
+
+def _out(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:  # the reader left (``| head``): the command's own way out
+        raise
+    except OSError as exc:
+        raise _WriteError(f"cannot write the result to standard output: {exc}") from None
+
+
+def _write(
+    names: list[str], batches: Iterator[pa.RecordBatch], output: str, written: _Written
+) -> None:
+    """csv and json stream batch by batch; a table gathers at most ``TABLE_ROWS`` rows."""
+    if output in ("csv", "json"):
+        if output == "csv" and names:
+            _out(_csv_header(names))
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            lines = "\n".join(batch.column(0).to_pylist()) + "\n"
+            _out(_json_text(lines) if output == "json" else lines)
+            written.rows = True
+        return
+    gathered: list[pa.RecordBatch] = []
     shown, more = 0, False
-    for chunk in chunks:
+    for batch in batches:
         room = TABLE_ROWS - shown
-        frames.append(chunk.iloc[:room])
-        shown += len(frames[-1])
-        if len(chunk) > room:
+        gathered.append(batch.slice(0, room))
+        shown += gathered[-1].num_rows
+        if batch.num_rows > room:
             more = True
             break
-    frame = _nulls_as_sql(pd.concat(frames, ignore_index=True))
+    frame = _table_frame(names, gathered)
     text = (
         frame.to_string(
             index=False,
-            na_rep="NULL",
             # on a terminal (or with COLUMNS set) columns past its width continue below;
             # piped, lines stay whole
             line_width=console.width if console.is_terminal or "COLUMNS" in os.environ else None,
         )
         if len(frame)
-        else "\n".join([*frame.columns, "(no rows)"])
+        else "\n".join([*names, "(no rows)"])
     )
     console.print(text, highlight=False, markup=False, soft_wrap=True)
     if more:
@@ -232,3 +393,26 @@ def _write(chunks: Iterator[pd.DataFrame], output: str) -> None:
             "or add LIMIT to the query",
             highlight=False,
         )
+
+
+def _table_frame(names: list[str], batches: list[pa.RecordBatch]) -> pd.DataFrame:
+    """The rows a table shows, every column text: SQL's NULL as NULL, a floating point
+    column laid out by pandas with its NaN as nan."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if not batches:
+        return pd.DataFrame(columns=names)
+    table = pa.Table.from_batches(batches)
+    frame = table.to_pandas()
+    frame.columns = names
+    for i, name in enumerate(names):
+        column = table.column(i)
+        nulls = column.is_null().to_numpy(zero_copy_only=False)
+        if pa.types.is_floating(column.type):
+            laid_out = frame[name].to_string(index=False, na_rep="nan").splitlines()
+            values = pd.Series([s.strip() for s in laid_out], dtype=object)
+        else:
+            values = frame[name].astype(object)
+        frame[name] = values.where(~nulls, "NULL")
+    return frame

@@ -117,7 +117,7 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     if problems:
         raise SpecError(source.name, problems)
     assert inventory is not None
-    return spec, inventory
+    return spec.read_from(source), inventory
 
 
 def data_profile_problems(spec: SweepSpec) -> list[tuple[list[str | int], str]]:

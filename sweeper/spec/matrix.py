@@ -6,7 +6,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from sweeper.models import StrictModel
 from sweeper.repetitions import AGREEMENT_CV_PCT
@@ -19,7 +25,7 @@ from sweeper.spec.fields import (
     SyncField,
     no_duplicates,
 )
-from sweeper.units import format_duration, format_size, parse_latency_ms
+from sweeper.units import format_size, parse_latency_ms
 from sweeper.workload import (
     ENGINES,
     MAX_STREAMS,
@@ -50,12 +56,13 @@ class SteadyStateRule(StrictModel):
     max_range_pct: float = Field(default=20.0, gt=0, le=100)
     max_slope_pct: float = Field(default=10.0, gt=0, le=100)
 
-    @field_validator("round")
+    @field_validator("round", mode="wrap")
     @classmethod
-    def _whole_seconds(cls, v: float | None) -> float | None:
-        if v is not None and (v < 1 or v != int(v)):
-            raise ValueError(f"{format_duration(v)} is not a whole number of seconds (>= 1s)")
-        return v
+    def _whole_seconds(cls, v: Any, handler: ValidatorFunctionWrapHandler) -> float | None:
+        seconds = handler(v)
+        if seconds is not None and (seconds < 1 or seconds != int(seconds)):
+            raise ValueError(f"{v!r} is not a whole number of seconds (>= 1s)")
+        return seconds
 
     def round_s(self, runtime_s: float) -> int:
         return int(self.round) if self.round else max(1, int(runtime_s // (2 * self.window)))
@@ -206,19 +213,23 @@ class Matrix(StrictModel):
                 raise ValueError(f"[{i}] {bs} bytes is larger than 64 MiB")
         return no_duplicates(v, "the block size")
 
-    @field_validator("runtime")
+    # wrap validators: the bound is checked on the parsed seconds, and said with the value as
+    # the spec wrote it (``'1ms'``, not the ``0s`` it rounds to)
+    @field_validator("runtime", mode="wrap")
     @classmethod
-    def _runtime(cls, v: float) -> float:
-        if not 1 <= v <= 7 * 86400:
-            raise ValueError(f"{format_duration(v)} is outside 1s..7d")
-        return v
+    def _runtime(cls, v: Any, handler: ValidatorFunctionWrapHandler) -> float:
+        seconds = handler(v)
+        if not 1 <= seconds <= 7 * 86400:
+            raise ValueError(f"{v!r} is outside 1s..7d")
+        return seconds
 
-    @field_validator("ramp")
+    @field_validator("ramp", mode="wrap")
     @classmethod
-    def _ramp(cls, v: float) -> float:
-        if v > 86400:
-            raise ValueError(f"{format_duration(v)} is longer than a day")
-        return v
+    def _ramp(cls, v: Any, handler: ValidatorFunctionWrapHandler) -> float:
+        seconds = handler(v)
+        if seconds > 86400:
+            raise ValueError(f"{v!r} is longer than a day")
+        return seconds
 
     @model_validator(mode="after")
     def _cells_within_reach(self) -> Matrix:

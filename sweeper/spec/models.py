@@ -10,6 +10,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -33,6 +34,7 @@ from sweeper.vocabulary import (
     NAME_RE,
     RAID_LEVELS,
 )
+from sweeper.yamlsource import YamlSource
 
 RankList = rank_forms.RankList
 StripeList = list[Annotated[int, Field(ge=4, le=16 * 1024**2)]]
@@ -195,6 +197,17 @@ class StudySettings(StrictModel):
             return self.mode == "optimize"
         return self.measure == "classes"
 
+    @field_validator("warm_start")
+    @classmethod
+    def _warm_start_needs_optimize(
+        cls, v: WarmStart | None, info: ValidationInfo
+    ) -> WarmStart | None:
+        # named with its line here (the sweeper found it only after the spec had loaded)
+        mode = info.data.get("mode")  # absent when mode itself was refused
+        if v is not None and mode is not None and mode != "optimize":
+            raise ValueError("a warm start needs mode: optimize (a grid measures all)")
+        return v
+
     @model_validator(mode="after")
     def _stop_needs_optimize(self) -> StudySettings:
         if self.stop is not None and self.mode != "optimize":
@@ -296,6 +309,19 @@ class SweepSpec(StrictModel):
     environment: dict[EnvironmentKey, EnvironmentValue] = Field(
         default_factory=dict, max_length=ENVIRONMENT_MAX
     )
+    #: the file the spec was read from (``load_spec``), for a check made after loading to
+    #: name its line as the spec's own checks do (``study.storage``: a database that cannot
+    #: be reached); None for a spec made in code or read back from a sweep's record
+    _source: YamlSource | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> YamlSource | None:
+        return self._source
+
+    def read_from(self, source: YamlSource) -> SweepSpec:
+        """This spec, known to have been read from ``source``."""
+        self._source = source
+        return self
 
     @field_validator("name")
     @classmethod

@@ -37,9 +37,13 @@ def test_a_failing_play_fails_the_configuration(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(spec))
     store = tmp_path / "store"
     proc = cli("run", path, "--store", store, "-q", timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    # its one configuration failed: nothing was measured, exit 1 naming it and its logs
+    assert proc.returncode == 1, proc.stderr
     out = " ".join(proc.stdout.split())
     assert "configuration failed: raid10/single_rank/wb-ra: Ansible task" in out
+    said = " ".join(proc.stderr.split())
+    assert "no configuration was measured" in said and "raid10/single_rank/wb-ra" in said, said
+    assert "FROM configurations WHERE sweep_id = 'failing'" in said, said
     results = ParquetStore(store)
     configs = results.configurations("failing")
     assert set(configs["status"]) == {"failed"} and len(configs) == 1

@@ -172,7 +172,8 @@ def test_an_unreachable_load_host_fails_the_configuration_with_its_name(tmp_path
     spec.write_text(yaml.safe_dump(data))
     proc = _run(spec, tmp_path / "s")
     out = " ".join(proc.stdout.split())
-    assert proc.returncode == 0, proc.stderr
+    # the sweep's one configuration failed: nothing measured, exit 1
+    assert proc.returncode == 1, proc.stderr
     assert "configuration failed: raid0/single_rank/wb-ra" in out and "load-gone" in out, out
     runs = ParquetStore(tmp_path / "s").runs("lost-host", include_failed=True)
     assert (runs["status"] != "ok").all()
