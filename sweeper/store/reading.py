@@ -55,7 +55,9 @@ def _read_files(
             # Read through the API, not SQL text: the path never becomes part of a query.
             # Unioned with the current schema's empty table, so that parts written by an
             # older raidsweep (without newer columns) read as nulls there.
-            parts = con.read_parquet([str(f) for f in files], union_by_name=by_name, filename=True)
+            # DuckDB globs every name it is given: each is read as exactly that file
+            names = [literal_name(f) for f in files]
+            parts = con.read_parquet(names, union_by_name=by_name, filename=True)
             con.register("current", schema.empty_table())
             parts.create_view("files")
             con.sql(
@@ -64,3 +66,14 @@ def _read_files(
         return con.sql(sql, params=params or None).to_arrow_table()
     finally:
         con.close()
+
+
+#: the characters DuckDB's file names glob by, each as a class matching just itself
+_GLOB_LITERAL = str.maketrans({"[": "[[]", "*": "[*]", "?": "[?]"})
+
+
+def literal_name(path: Path) -> str:
+    """``path`` as a pattern DuckDB's glob matches to that one file alone: a store under
+    ``runs[1]`` (or ``a*``, ``b?``) would otherwise read the runs of ``runs1`` (``a1``, ``bx``)
+    beside it."""
+    return str(path).translate(_GLOB_LITERAL)
