@@ -206,6 +206,24 @@ class TestStoreContract:
         # a resume that states nothing new leaves the record as it is
         assert store.create_sweep("s1", again | {"created_at": "3"})["created_at"] == "1"
 
+    def test_a_resumed_sweep_takes_the_description_its_spec_gives(
+        self, store: ResultsStore
+    ) -> None:
+        """A description mended on resume is the record's (and so the reports'); the
+        measured facts stay as registered."""
+        first = {
+            "sweep_id": "s1",
+            "fingerprint": "aaa",
+            "created_at": "1",
+            "description": "old words",
+            "spec": {"x": 1, "description": "old words"},
+        }
+        store.create_sweep("s1", first)
+        mended = first | {"created_at": "2", "spec": {"x": 1, "description": "new words"}}
+        again = store.create_sweep("s1", mended)
+        assert again["created_at"] == "1" and again["description"] == "new words"
+        assert store.get_sweep("s1")["spec"] == {"x": 1, "description": "new words"}
+
     def test_progress_round_trip(self, store: ResultsStore) -> None:
         assert store.read_progress("s1") is None
         store.write_progress("s1", {"state": "running", "runs_total": 10})

@@ -191,13 +191,25 @@ class ParquetStore(ResultsStore):
         self, path: Path, existing: dict[str, Any], record: dict[str, Any]
     ) -> dict[str, Any]:
         """The existing record, with the facts the spec states outside the fingerprint
-        (``environment``: the fabric, the multipath software) as the resuming spec states
-        them: stating them on a sweep under way is how its disclosure becomes whole."""
-        stated = (record.get("spec") or {}).get("environment") or {}
+        (``environment``: the fabric, the multipath software; the ``description``, words
+        about the sweep) as the resuming spec states them: stating them on a sweep under way
+        is how its disclosure becomes whole, and a description mended on resume is the one
+        the reports show."""
+        resumed = record.get("spec") or {}
+        stated = resumed.get("environment") or {}
         spec = existing.get("spec")
-        if not isinstance(spec, dict) or (spec.get("environment") or {}) == stated:
+        if not isinstance(spec, dict):
             return existing
-        updated = existing | {"spec": spec | {"environment": stated}}
+        changes: dict[str, Any] = {}
+        if (spec.get("environment") or {}) != stated:
+            changes["environment"] = stated
+        if "description" in resumed and resumed["description"] != spec.get("description"):
+            changes["description"] = resumed["description"]
+        if not changes:
+            return existing
+        updated = existing | {"spec": spec | changes}
+        if "description" in changes and "description" in existing:
+            updated["description"] = changes["description"]
         _write_record(path, updated, replace=True)
         return updated
 
