@@ -9,7 +9,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,7 +22,7 @@ from optuna.trial import TrialState
 from recommender.classes import load_classes
 from sweeper.configuration import Configuration
 from sweeper.errors import SpecError
-from sweeper.locking import holder_of
+from sweeper.locking import LockHeld, describe_holder, holder_of
 from sweeper.spec import ConfigSpace, SweepSpec
 from sweeper.vocabulary import MULTI_RANK_COLUMNS, MULTI_RANK_LAYOUTS
 
@@ -67,6 +67,23 @@ def live_workers(sweep_dir: Path) -> dict[str, dict[str, Any]]:
         if holder is not None:
             found[str(holder.get("worker") or path.name[len(".run-") : -len(".lock")])] = holder
     return found
+
+
+def workers_refusal(
+    sweep_dir: Path, subject: str, advice: Callable[[str, str], str]
+) -> LockHeld | None:
+    """The refusal of a command that cannot run while workers run the sweep from this store
+    (``subject``: the sweep, as the refusal names it), each live worker named with its
+    holder; ``advice(names, pids)`` says what to do. None while no worker runs it."""
+    live = live_workers(sweep_dir)
+    if not live:
+        return None
+    names = ", ".join(live)
+    pids = " ".join(str(h.get("pid")) for h in live.values() if h.get("pid"))
+    # each problem reads after "<sweep> is " (``warn_busy``) as after "error: <sweep>:"
+    problems = [f"in use by worker {name}: {describe_holder(h)}" for name, h in live.items()]
+    problems[-1] += ": " + advice(names, pids)
+    return LockHeld(subject, problems)
 
 
 def _rdb_url(spec: SweepSpec) -> str:

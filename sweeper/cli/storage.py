@@ -227,21 +227,17 @@ def _refuse_early(spec_file: Path, store: Path, worker: str | None, *, check: bo
 
 def _workers_refusal(sweep_dir: Path, name: str, store: Path) -> LockHeld | None:
     """The refusal a teardown of the whole sweep gets while workers run it, or None."""
-    from sweeper.locking import LockHeld, describe_holder
-    from sweeper.study import live_workers
+    from sweeper.study import workers_refusal
 
-    live = live_workers(sweep_dir)
-    if not live:
-        return None
-    names = ", ".join(live)
-    pids = " ".join(str(h.get("pid")) for h in live.values() if h.get("pid"))
-    problems = [f"in use by worker {w}: {describe_holder(h)}" for w, h in live.items()]
-    problems[-1] += (
-        f": a teardown would remove the storage that worker(s) {names} measure: wait for them "
-        f"to finish, or stop them (Ctrl-C, or kill {pids}), then tear down (a worker's "
-        "storage alone: --worker NAME, once that worker has stopped)"
+    return workers_refusal(
+        sweep_dir,
+        f"sweep {name!r} in {store}",
+        lambda names, pids: (
+            f"a teardown would remove the storage that worker(s) {names} measure: wait for "
+            f"them to finish, or stop them (Ctrl-C, or kill {pids}), then tear down (a "
+            "worker's storage alone: --worker NAME, once that worker has stopped)"
+        ),
     )
-    return LockHeld(f"sweep {name!r} in {store}", problems)
 
 
 def _notes(sweeper: Sweeper) -> None:

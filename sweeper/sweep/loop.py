@@ -18,7 +18,7 @@ from recommender.scoring import objective_values, rank_classes
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import StoreError
-from sweeper.locking import LockHeld, describe_holder
+from sweeper.locking import LockHeld
 from sweeper.play_ahead import PlaysAhead
 from sweeper.status import array_seconds
 from sweeper.store import RunAddress
@@ -26,9 +26,9 @@ from sweeper.store.base import StoredRuns
 from sweeper.study import (
     StudyLockedError,
     SweepStudy,
-    live_workers,
     open_sweep_study,
     suggest_configuration,
+    workers_refusal,
 )
 from sweeper.sweep.books import KnownRuns
 from sweeper.sweep.lost import Lost, Settled, described, lost_runs
@@ -136,20 +136,16 @@ def refuse_beside_workers(sw: Sweeper) -> None:
 def workers_at_work(sw: Sweeper) -> LockHeld | None:
     """The refusal a sweeper without a worker gets while workers run the sweep from this
     store, or None (takes nothing: ``--check`` and ``plan`` say it too)."""
-    live = live_workers(sw.sweep_dir)
-    if not live:
-        return None
-    names = ", ".join(live)
-    pids = " ".join(str(h.get("pid")) for h in live.values() if h.get("pid"))
-    # each problem reads after "<sweep> is " (``warn_busy``) as after "error: <sweep>:"
-    problems = [f"in use by worker {name}: {describe_holder(h)}" for name, h in live.items()]
-    problems[-1] += (
-        f": a run without --worker resumes every worker's configurations and cannot run "
-        f"while a worker does: wait for worker(s) {names} to finish, or stop them (Ctrl-C, or "
-        f"kill {pids}) and run again to resume what they left, or run this one as a worker "
-        "of its own (--worker NAME)"
+    return workers_refusal(
+        sw.sweep_dir,
+        f"sweep {sw.spec.name!r} in {sw.store.root}",
+        lambda names, pids: (
+            "a run without --worker resumes every worker's configurations and cannot run "
+            f"while a worker does: wait for worker(s) {names} to finish, or stop them (Ctrl-C, "
+            f"or kill {pids}) and run again to resume what they left, or run this one as a "
+            "worker of its own (--worker NAME)"
+        ),
     )
-    return LockHeld(f"sweep {sw.spec.name!r} in {sw.store.root}", problems)
 
 
 def _ended_elsewhere(sw: Sweeper, state: _State, exc: Exception) -> str:
