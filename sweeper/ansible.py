@@ -24,8 +24,10 @@ from sweeper.ansible_vars import (
     blanked_environment,
     environment_secrets,
     inventory_copy,
+    role_secret_env,
     unsafe_yaml,
 )
+from sweeper.inventory import Inventory, load_inventory
 from sweeper.processes import pid_alive
 
 PLAYBOOK_DIR = Path(__file__).resolve().parent.parent / "playbooks"
@@ -71,6 +73,24 @@ class PlayResult:
 
 def _strip_ansi(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text) if _ANSI in text else text
+
+
+def _roles(extravars: dict[str, Any]) -> list[Path]:
+    """The roles a play with ``extravars`` applies: the user's (``raidsweep_role``, the
+    ``ansible`` platform) and the platform's own."""
+    roles = []
+    role = extravars.get("raidsweep_role")
+    if isinstance(role, str) and role:
+        roles.append(Path(role))
+    platform = extravars.get("raidsweep_platform")
+    if isinstance(platform, str) and platform and "/" not in platform and platform[0] != ".":
+        roles.append(PLAYBOOK_DIR / "roles" / platform)
+    return [r for r in roles if r.is_dir()]
+
+
+def _secrets(extravars: dict[str, Any], inventory: Inventory) -> dict[str, str]:
+    """The secrets of the environment a play with ``extravars`` is handed, sealed."""
+    return environment_secrets(roles=_roles(extravars), inventory=inventory)
 
 
 def remove_stale_private_dirs() -> int:
@@ -174,9 +194,15 @@ class StartedPlay:
         timeout_s: int | None,
         check: bool,
     ) -> tuple[Any, Any]:
+        # The one reading of the inventory: checked, copied for the play, and what the
+        # secrets handed over are weighed against (a file raidsweep would not read is refused).
+        self.inventory = load_inventory(Path(inventory))
+        # The environment variables the play's roles declare they read a secret from are
+        # blanked like every secret-looking one, and handed over sealed instead.
+        declared = [n for r in _roles(extravars) for n in role_secret_env(r)]
         # ansible-runner starts ansible-playbook from PATH: make it the one beside this Python.
         bindir = str(Path(sys.executable).parent)
-        env = blanked_environment() | {
+        env = blanked_environment(names=declared) | {
             "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
             "ANSIBLE_NOCOLOR": "1",
             "ANSIBLE_FORCE_COLOR": "0",
@@ -199,12 +225,13 @@ class StartedPlay:
                 "raidsweep_handover_file": str(self.handover_file),
                 "raidsweep_handover_pid": os.getpid(),
             }
-        vars_file.write_text(unsafe_yaml(dict(extravars) | environment_secrets(), self.sealer))
+        secrets = _secrets(extravars, self.inventory)
+        vars_file.write_text(unsafe_yaml(dict(extravars) | secrets, self.sealer))
         # ansible-runner's settings (read from this file only: it drops those given as an
         # argument when the file is missing)
         (self.private / "env").mkdir(exist_ok=True)
         (self.private / "env" / "settings").write_text(f"pexpect_timeout: {_POLL_S}\n")
-        hosts = inventory_copy(Path(inventory), self.private, self.sealer)
+        hosts = inventory_copy(self.inventory, self.private, self.sealer)
         key = self.sealer.key
         args = ["-e", f"@{vars_file}"]
         if key is not None:
@@ -234,7 +261,7 @@ class StartedPlay:
     def hand_over(self, extravars: dict[str, Any]) -> None:
         """Give a ``handover.yml`` play its vars, written whole and sealed with its key; the
         play's time counts from here."""
-        text = unsafe_yaml(dict(extravars) | environment_secrets(), self.sealer)
+        text = unsafe_yaml(dict(extravars) | _secrets(extravars, self.inventory), self.sealer)
         partial = self.private / f".{HANDOVER_FILE}"
         partial.write_text(text)
         os.replace(partial, self.handover_file)

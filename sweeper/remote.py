@@ -3,8 +3,11 @@
 fio runs on the storage host itself (the lab VM, a JBOD's head), not through an Ansible task
 per run: a task costs seconds of start-up, a run must not. The host, port, user, key and SSH
 options are read from the same inventory the playbooks use, so there is one place to say
-how the host is reached. Nothing here goes through a local shell; the remote command is
-built from fixed text and ``shlex.quote``.
+how the host is reached: the very files the inventory's checks read and the plays get a copy
+of, settled as Ansible settles a host's variables (``sweeper.inventory``). No Ansible inventory
+plugin reads it here, so nothing in an inventory folder is ever run, and a file the plays
+would not see (an INI file, a script) is refused, not read. Nothing here goes through a local
+shell; the remote command is built from fixed text and ``shlex.quote``.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sweeper.errors import InputError
 from sweeper.fio.runner import FioOutput
+from sweeper.inventory import Sealed, group_settings, load_inventory
 from sweeper.processes import dies_with
-from sweeper.untrusted import template_problem
+from sweeper.untrusted import control_problem, template_problem
 
 
 class RemoteHostError(RuntimeError):
@@ -89,11 +94,19 @@ class RemoteHost:
 
 
 def _literal(value: Any, key: str, host: str) -> Any:
+    if isinstance(value, Sealed):
+        raise RemoteHostError(
+            f"host {host}: {key} is sealed with Ansible Vault; raidsweep connects to the host "
+            "for fio without your vault password: give it in clear"
+        )
     problem = template_problem(value) if isinstance(value, str) else None
     if problem is not None:
         raise RemoteHostError(
             f"host {host}: {key} is a template ({value!r} {problem}); give it as a plain value"
         )
+    problem = control_problem(value) if isinstance(value, str) else None
+    if problem is not None:
+        raise RemoteHostError(f"host {host}: {key} {problem}")
     return value
 
 
@@ -134,16 +147,39 @@ def remote_host(v: dict[str, Any]) -> RemoteHost:
 
 
 def _group_vars(inventory: Path, group: str) -> list[dict[str, Any]]:
-    """The variables of every host of ``group``, as Ansible reads the inventory (group vars,
-    host vars, YAML or INI), without connecting to any."""
-    from ansible.inventory.manager import InventoryManager
-    from ansible.parsing.dataloader import DataLoader
-    from ansible.vars.manager import VariableManager
+    """The variables of every host of ``group``, as Ansible settles them from the inventory
+    (its YAML files, group vars, host vars, ``group_vars/`` and ``host_vars/``): the files and
+    the parsed data the inventory's checks and the plays' copy use, without connecting to any
+    host and without running anything."""
+    try:
+        inv = load_inventory(inventory)
+    except InputError as exc:
+        raise RemoteHostError("; ".join(exc.problems)) from None
+    out = []
+    for host in group_settings(inv, group):
+        if host.sealed:
+            raise RemoteHostError(
+                f"host {host.name}: {', '.join(map(str, host.sealed))} is sealed whole with "
+                "Ansible Vault, and raidsweep reads the host's connection for fio without your "
+                "vault password: seal only the secret values in it (ansible-vault "
+                "encrypt_string)"
+            )
+        out.append(_plain(host.vars))
+    return out
 
-    loader = DataLoader()
-    inv = InventoryManager(loader=loader, sources=[str(inventory)])
-    manager = VariableManager(loader=loader, inventory=inv)
-    return [dict(manager.get_vars(host=h)) for h in inv.get_hosts(group)]
+
+def _plain(value: Any) -> Any:
+    """``value`` with its strings as plain ``str`` (``!unsafe`` ones too), mappings and lists
+    copied; a value sealed with Vault stays sealed (``Sealed``), never opened."""
+    if isinstance(value, Sealed):
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def host_vars(inventory: Path, group: str = "storage") -> dict[str, Any]:

@@ -24,6 +24,9 @@ pytestmark = pytest.mark.integration
 PASSWORD = "Hunter2-Zq7x-secret"
 TOKEN = "tok_9f8e7d6c5b4a-secret"
 VAULT_PASSWORD = "vault-pass-Ww3"
+#: secrets under the other spellings of their names (``_pw``, ``pin``, ``community``)
+SPELLED = {"eseries_api_pw": "Pw-spelled-8Kq", "snmp_community": "Community-3Jv"}
+PIN = "Pin-4417-zq"
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -56,6 +59,8 @@ def test_no_secret_in_any_output(tmp_path: Path) -> None:
         '          ansible_python_interpreter: "{{ ansible_playbook_python }}"\n'
         f"          ansible_password: {PASSWORD}\n"
         f"          api_token: {TOKEN}\n"
+        + "".join(f"          {name}: {value}\n" for name, value in SPELLED.items())
+        + f"          array_login: {{user: admin, pin: {PIN}}}\n"
         "  vars:\n" + "".join(f"    {line}\n" for line in encrypted.splitlines())
     )
     spec = quick_base() | {"name": "secrets", "inventory": str(inventory)}
@@ -80,7 +85,7 @@ def test_no_secret_in_any_output(tmp_path: Path) -> None:
     outputs += [proc.stdout, proc.stderr]
     files = [p for p in [*store.rglob("*"), *tmp_path.glob("r*")] if p.is_file()]
     assert len(files) > 100
-    for secret in (PASSWORD, TOKEN, VAULT_PASSWORD):
+    for secret in (PASSWORD, TOKEN, VAULT_PASSWORD, PIN, *SPELLED.values()):
         for text in outputs:
             assert secret not in text
         for f in files:
@@ -126,6 +131,19 @@ def _files_holding(secret: bytes, roots: list[Path], since: float) -> list[Path]
     return hits
 
 
+def _contents(folders: list[Path]) -> dict[Path, bytes]:
+    """Every file under ``folders`` with its bytes (one that goes meanwhile left out)."""
+    out = {}
+    for folder in folders:
+        for path in folder.rglob("*"):
+            try:
+                if path.is_file():
+                    out[path] = path.read_bytes()
+            except OSError:
+                continue
+    return out
+
+
 def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> None:
     """vsan with the vCenter password in VSAN_PASSWORD: kill -9 while a play talks to vCenter,
     then search every temporary area and the store for the password: no file holds it, and
@@ -143,8 +161,13 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
         name: f"{name.lower()}-{secrets.token_hex(8)}"
         for name in ("SSHPASS", "MYSQL_PWD", "ARRAY_API_KEY", "DB_PASSPHRASE", "MY_CREDENTIALS")
     } | {"https_proxy": f"http://me:Px-{secrets.token_hex(8)}@proxy.invalid:3128"}
+    # Secrets in the inventory under other spellings of their names: the play's inventory
+    # copy, which a kill -9 leaves behind, holds them sealed.
+    pw, pin = f"Pw-{secrets.token_hex(8)}", f"Pin-{secrets.token_hex(8)}"
+    spelled = {"eseries_api_pw": pw, "array_login": {"user": "admin", "pin": pin}}
     with running_vcsim(hosts=6, password=f"Pw-{secrets.token_hex(12)}") as sim:
-        spec = _spec(tmp_path, write_inventory(tmp_path / "hosts.yml", sim))
+        inventory = write_inventory(tmp_path / "hosts.yml", sim, **spelled)
+        spec = _spec(tmp_path, inventory)
         store = tmp_path / "store"
         proc = start(
             "run",
@@ -171,6 +194,13 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
         proc.wait(timeout=30)
         left = list(Path(tempfile.gettempdir()).glob(pattern))
         assert left, "the killed sweeper's runner folder is what this test searches"
+        # Read at once what it left (another raidsweep on the machine that starts a play
+        # removes a dead sweeper's folder, maybe before the search of every area below).
+        kept = _contents(left)
+        assert any(p.name == "000-hosts.yml" for p in kept), sorted(kept)  # the inventory copy
+        in_env = [v.rsplit("@", 1)[0].rsplit(":", 1)[-1] for v in others.values()]
+        for secret in (sim.password, pw, pin, *in_env):
+            assert [p for p, data in kept.items() if secret.encode() in data] == [], secret
         # The search finds a file written during the test (and nothing else may hold it).
         canary = Path(tempfile.gettempdir()) / f"raidsweep-canary-{os.getpid()}"
         canary.write_bytes(b"..." + sim.password.encode())
@@ -179,6 +209,9 @@ def test_a_sweep_killed_mid_play_leaves_no_secret_on_disk(tmp_path: Path) -> Non
             for value in others.values():
                 secret = value.rsplit("@", 1)[0].rsplit(":", 1)[-1].encode()
                 assert _files_holding(secret, [*TEMP_AREAS, store, tmp_path], began) == []
+            for secret in (pw, pin):  # but in the user's own inventory
+                found = _files_holding(secret.encode(), [*TEMP_AREAS, store, tmp_path], began)
+                assert set(found) == {inventory}, found
         finally:
             canary.unlink()
         assert hits == [canary], hits
