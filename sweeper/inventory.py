@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -269,24 +270,18 @@ def vars_files(path: Path) -> list[Path]:
     """The files of ``group_vars/`` and ``host_vars/`` beside the inventory, which Ansible
     reads with it (no extension, .yml, .yaml or .json; folders per group or host too; hidden
     files and backups, which Ansible skips, left out)."""
-    base = path if path.is_dir() else path.parent
-    out = []
-    for sub in VARS_DIRS:
-        folder = base / sub
-        if folder.is_dir():
-            out += sorted(
-                p
-                for p in folder.rglob("*")
-                if p.suffix in VARS_SUFFIXES
-                and not p.is_dir()
-                and not any(_skipped_part(s) for s in p.relative_to(folder).parts)
-            )
-    return out
+    return _vars_entries(path, lambda p: p.suffix in VARS_SUFFIXES and not p.is_dir())
 
 
 def vars_folders(path: Path) -> list[Path]:
     """The folders under ``group_vars/`` and ``host_vars/`` beside the inventory (hidden ones,
     which Ansible skips, left out)."""
+    return _vars_entries(path, Path.is_dir)
+
+
+def _vars_entries(path: Path, wanted: Callable[[Path], bool]) -> list[Path]:
+    """The ``wanted`` entries under ``group_vars/`` and ``host_vars/`` beside the inventory,
+    each folder's sorted, none under a part Ansible skips."""
     base = path if path.is_dir() else path.parent
     out = []
     for sub in VARS_DIRS:
@@ -295,7 +290,7 @@ def vars_folders(path: Path) -> list[Path]:
             out += sorted(
                 p
                 for p in folder.rglob("*")
-                if p.is_dir() and not any(_skipped_part(s) for s in p.relative_to(folder).parts)
+                if wanted(p) and not any(_skipped_part(s) for s in p.relative_to(folder).parts)
             )
     return out
 
