@@ -22,7 +22,8 @@ import pandas as pd
 import streamlit as st
 
 from recommender.curves import sweep_curves
-from recommender.data import SCORING_COLUMNS, load_recommendations, record_place, record_problems
+from recommender.data import SCORING_COLUMNS, load_recommendations, record_place
+from recommender.data import record_damage as damaged_fields
 from recommender.importance import class_importances
 from recommender.recommendations import ClassRecommendation
 from recommender.views import ranked_all
@@ -151,9 +152,10 @@ def require_sweep() -> tuple[ParquetStore, dict[str, Any]]:
 
 def record_damage(store: ParquetStore, record: dict[str, Any]) -> str | None:
     """What is damaged in the sweep's record (``sweep.json``, a file anyone may edit), as
-    Markdown naming the file and each field (``recommender.data.record_problems``), or None.
+    Markdown naming the file and each field (``recommender.data.record_damage``, what the
+    commands check), or None.
     A page reads none of such a record: its fields would be taken as they are."""
-    problems = record_problems(record)
+    problems = damaged_fields(record)
     if not problems:
         return None
     place = record_place(store, record)

@@ -23,9 +23,13 @@ from sweeper.yamlsource import format_loc
 __all__ = [
     "HEATMAP_METRICS",
     "SCORING_COLUMNS",
+    "CheckedRecord",
+    "DamagedRecord",
+    "check_record",
     "heatmap_frame",
     "load_rankings",
     "load_recommendations",
+    "record_damage",
     "record_place",
     "record_problems",
     "scoring_frame",
@@ -87,6 +91,54 @@ def _model_problems(
     return []
 
 
+class DamagedRecord(InputError):
+    """A sweep's record that cannot be read as a whole (``check_record``), said on one line:
+    ``<store>/<sweep>/sweep.json: damaged (field: problem; …)``, its first problems."""
+
+    #: the problems named; the rest counted
+    SHOWN = 3
+
+    def render(self) -> str:
+        shown = self.problems[: self.SHOWN]
+        more = len(self.problems) - len(shown)
+        rest = f"; and {more} more" if more else ""
+        return f"{self.source}: damaged ({'; '.join(shown)}{rest})"
+
+
+class CheckedRecord(dict[str, Any]):
+    """A sweep's record that ``check_record`` found readable: what opened it (the commands'
+    ``open_sweep``) and what ranks it (``sweep_classes``) read it on without a check of
+    their own. A copy changed with ``|`` is a plain dict again, checked anew."""
+
+
+def record_damage(record: dict[str, Any]) -> list[str]:
+    """What of the record keeps it from being read: a spec naming no classes, its matrix
+    (alone: everything else of the spec is checked against it, so its problems would be
+    said again, less clearly), then every other field (``record_problems``)."""
+    spec = record.get("spec")
+    if isinstance(spec, dict):
+        if "classes" not in spec:  # the models' default would stand in for them
+            return ["its spec names no classes"]
+        if "matrix" not in spec:
+            return ["its spec's matrix: missing"]
+        matrix = [p.removeprefix(": ") for p in _model_problems(Matrix, spec["matrix"], "")]
+        if matrix:  # said as one list: "its spec's matrix: block_sizes[0]: …; runtime: …"
+            return [f"its spec's matrix: {matrix[0]}", *matrix[1:]]
+    return record_problems(record)
+
+
+def check_record(record: dict[str, Any], where: str | None = None) -> CheckedRecord:
+    """The record, checked once for every field the commands, the report and the app read
+    (``record_damage``); DamagedRecord naming ``where`` (``record_place``) and the fields
+    otherwise. A record checked before is passed on as it is."""
+    if isinstance(record, CheckedRecord):
+        return record
+    problems = record_damage(record)
+    if problems:
+        raise DamagedRecord(where or record_place(None, record), problems)
+    return CheckedRecord(record)
+
+
 def record_place(store: Any, record: dict[str, Any]) -> str:
     """Where the sweep's record lies, to name it: ``<store>/<sweep>/sweep.json``."""
     name = str(record.get("sweep_id"))
@@ -97,15 +149,15 @@ def record_place(store: Any, record: dict[str, Any]) -> str:
 def sweep_classes(record: dict[str, Any], where: str | None = None) -> list[WorkloadClass]:
     """The sweep's classes with the limits for its drives' media, each as it scores the
     sweep's matrix (a stand-in in place of a cell the matrix lacks). InputError naming the
-    record (``where``, see ``record_place``) and its field when the record is damaged or a
-    class of ``spec.classes`` does not load (its file edited, moved or removed)."""
+    record (``where``, see ``record_place``) and its field when the record is damaged
+    (``check_record``: once, a record the command opened was checked then) or a class of
+    ``spec.classes`` does not load (its file edited, moved or removed)."""
     where = where or record_place(None, record)
-    problems = record_problems(record)
-    if problems:
-        raise InputError(where, [f"damaged: {p}" for p in problems])
+    record = check_record(record, where)
     media = hardware_facts(record).get("media")
     cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
     classes = []
+    problems: list[str] = []
     for i, entry in enumerate(record["spec"]["classes"]):
         try:
             classes.append(load_class(entry).for_media(media).for_cells(cells))

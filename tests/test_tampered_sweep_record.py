@@ -218,3 +218,29 @@ def test_the_app_names_a_damaged_record_and_shows_none_of_it(
         said = " ".join(e.value for e in at.error)
         assert "sweep.json" in said and field.split(":")[0] in said, (page, said)
         assert not at.dataframe, page  # nothing of the sweep is shown
+
+
+def _drop_classes(record: Record) -> None:
+    del record["spec"]["classes"]
+
+
+def test_the_app_and_the_commands_refuse_a_record_without_classes_alike(
+    finished: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spec with no ``classes`` key: the models' default classes would stand in for the
+    sweep's. The commands refused it while the app ranked the sweep with those defaults; both
+    now read one check (``recommender.data.record_damage``)."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.support.apptest import APP
+
+    store = _tampered(finished, tmp_path, _drop_classes)
+    assert "its spec names no classes" in _refused("recommend", store, tmp_path)
+    monkeypatch.setenv("RAIDSWEEP_STORE", str(store))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for page in ("overview", "recommendations"):
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        said = " ".join(e.value for e in at.error)
+        assert "sweep.json" in said and "names no classes" in said, (page, said)
+        assert not at.dataframe, page

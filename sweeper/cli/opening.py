@@ -63,29 +63,16 @@ def latest_sweep(results: ResultsStore, sweep: str | None) -> dict[str, Any]:
 
 def _readable(results: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
     """The record, if every field of it that is read (its spec as the spec's models take it,
-    its hardware facts, its texts: ``recommender.data.record_problems``) is one this
-    raidsweep reads (exit 2 naming the record and the field otherwise: a damaged record, or
-    one a newer raidsweep wrote). Its class files are loaded where the classes are ranked."""
-    from pydantic import ValidationError
+    its hardware facts, its texts: ``recommender.data.check_record``) is one this raidsweep
+    reads (exit 2 naming the record and the fields otherwise: a damaged record, or one a
+    newer raidsweep wrote). Checked once: what ranks it then reads it on. Its class files
+    are loaded where the classes are ranked."""
+    from recommender.data import check_record, record_place
 
-    from recommender.data import record_problems
-    from sweeper.spec import Matrix
-
-    path = Path(results.root) / str(record.get("sweep_id")) / "sweep.json"
-    if not isinstance(record["spec"].get("classes"), list):
-        fail(StoreError(f"{path}: damaged (its spec names no classes)"))
     try:
-        Matrix.model_validate(record["spec"].get("matrix"))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        detail = f"{where}: {first['msg']}" if where else first["msg"]
-        fail(StoreError(f"{path}: damaged (its spec's matrix: {detail})"))
-    problems = record_problems(record)
-    if problems:
-        more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
-        fail(StoreError(f"{path}: damaged ({'; '.join(problems[:3])}{more})"))
-    return record
+        return check_record(record, record_place(results, record))
+    except InputError as exc:
+        fail(exc)
 
 
 def _there(results: ResultsStore, sweep: str) -> str:
@@ -121,6 +108,7 @@ def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str,
         shipped_class_names,
         unknown_class,
     )
+    from recommender.data import CheckedRecord
     from sweeper.spec import Matrix
 
     cells = [c.key for c in Matrix.model_validate(record["spec"]["matrix"]).cells()]
@@ -153,7 +141,9 @@ def with_classes(record: dict[str, Any], classes: list[str] | None) -> dict[str,
         given[wclass.name] = name
         # os.path.realpath: never an error (Path.resolve raises on a loop of links)
         names.append(name if name in known else os.path.realpath(class_path(where)))
-    return record | {"spec": record["spec"] | {"classes": names}}
+    changed = record | {"spec": record["spec"] | {"classes": names}}
+    # each class checked against the sweep above: the record stays as checked as it was
+    return CheckedRecord(changed) if isinstance(record, CheckedRecord) else changed
 
 
 def open_sweeper(

@@ -15,11 +15,21 @@ from pathlib import Path
 from recommender.classes import WorkloadClass
 from recommender.scoring import rank_classes
 from sweeper.configuration import Configuration, enumerate_configurations
-from sweeper.errors import InputError, StoreError
+from sweeper.errors import InputError, SpecError, StoreError
 from sweeper.spec import SweepSpec
 from sweeper.store import ParquetStore
 
 PLACE = "study.warm_start"
+
+
+def _refused(spec: SweepSpec, source: str, field: str | None, problem: str) -> InputError:
+    """The problem at ``study.warm_start[.field]``: led by the spec file's line where the spec
+    was read from one (found only once the store is read, after the spec has loaded)."""
+    place = f"{PLACE}.{field}" if field else PLACE
+    if spec.source is None:
+        return InputError(source, [f"{place}: {problem}"])
+    line = spec.source.line_of(place.split("."))
+    return SpecError(spec.source.name, [f"line {line}: {place}: {problem}"])
 
 
 def warm_store(spec: SweepSpec, spec_path: Path | None) -> Path:
@@ -36,36 +46,34 @@ def warm_configurations(
 ) -> list[Configuration]:
     """The previous sweep's best configurations per class that lie in ``spec``'s space,
     best first, each once. InputError naming the place when the store, the sweep or its runs
-    are missing, the sweep is this one, or none of its configurations lies in the space."""
+    are missing or none of its configurations lies in the space (a spec read from a file: its
+    line)."""
     warm = spec.study.warm_start
     if warm is None:
         return []
     source = str(spec_path or spec.name)
     if spec.study.mode != "optimize":
-        raise InputError(
-            source, [f"{PLACE}: a warm start needs mode: optimize (a grid measures all)"]
-        )
+        grid = "a warm start needs mode: optimize (a grid measures all)"
+        raise _refused(spec, source, None, grid)
     root = warm_store(spec, spec_path)
     if not root.is_dir():
-        raise InputError(source, [f"{PLACE}.store: no store at {root}"])
+        raise _refused(spec, source, "store", f"no store at {root}")
     store = ParquetStore(root)
     try:
         record = store.get_sweep(warm.sweep)
         runs = store.runs(warm.sweep) if record is not None else None
     except StoreError as exc:
-        raise InputError(source, [f"{PLACE}: {exc}"]) from None
+        raise _refused(spec, source, None, str(exc)) from None
     if record is None or runs is None:
-        raise InputError(source, [f"{PLACE}.sweep: no sweep {warm.sweep!r} in {root}"])
+        raise _refused(spec, source, "sweep", f"no sweep {warm.sweep!r} in {root}")
     if runs.empty:
-        raise InputError(source, [f"{PLACE}.sweep: sweep {warm.sweep!r} in {root} has no runs"])
+        raise _refused(spec, source, "sweep", f"sweep {warm.sweep!r} in {root} has no runs")
     space = {c.key: c for c in enumerate_configurations(spec.config_space)}
     ranked = rank_classes(runs, classes)
     ranked = ranked[ranked["config_key"].isin(list(space))]
     if ranked.empty:
-        raise InputError(
-            source,
-            [f"{PLACE}.sweep: no configuration of sweep {warm.sweep!r} lies in this config space"],
-        )
+        outside = f"no configuration of sweep {warm.sweep!r} lies in this config space"
+        raise _refused(spec, source, "sweep", outside)
     picks: list[str] = []
     for _, part in ranked.groupby("class", sort=False):
         picks += [str(k) for k in part["config_key"].head(warm.top)]
