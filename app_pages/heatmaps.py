@@ -95,6 +95,14 @@ def _kept(widget: Callable[..., Any], label: str, options: list[Any], key: str, 
     return _common.keep(key, widget(label, options, index=index, key=key, **kw))
 
 
+def _choice(row: Any, label: str, options: list[Any], key: str, **kw: Any) -> Any:
+    """A select box of ``row`` (``_kept``) as wide as its ``label`` and the widest of its
+    options as it writes them (its ``format_func``, else ``str``)."""
+    shown = kw.get("format_func", str)
+    width = _widths.choice_px(label, [shown(o) for o in options])
+    return _kept(row.selectbox, label, options, key=key, width=width, **kw)
+
+
 def _choose(runs: pd.DataFrame, patterns: list[str], concurrencies: list[str]) -> View:
     """The grid's choices. The score is offered only for a sweep that names classes: without
     any there is no score to draw."""
@@ -159,40 +167,21 @@ def _held(
         if chosen not in patterns or (new_metric and chosen not in measured):
             # set as the widget's state: the browser shows it (an index alone it would not)
             st.session_state["pattern"] = measured[0]
-        pattern = _kept(
-            row.selectbox,
-            "Pattern",
-            patterns,
-            key="pattern",
-            width=_widths.choice_px("Pattern", patterns),
-        )
+        pattern = _choice(row, "Pattern", patterns, key="pattern")
     else:
         sizes = views.block_sizes(runs)
-        block_size = _kept(
-            row.selectbox,
+        block_size = _choice(
+            row,
             "Block size",
             sizes,
-            format_func=lambda b: format_size(int(b)),
             key="block_size",
-            width=_widths.choice_px("Block size", [format_size(int(b)) for b in sizes]),
+            format_func=lambda b: format_size(int(b)),
         )
-    concurrency = _kept(
-        row.selectbox,
-        "Concurrency",
-        concurrencies,
-        key="concurrency",
-        width=_widths.choice_px("Concurrency", concurrencies),
-    )
+    concurrency = _choice(row, "Concurrency", concurrencies, key="concurrency")
     ranges = ((page.record.get("spec") or {}).get("matrix") or {}).get("active_range") or []
     if ranges:
         label = "Active range (% of the volume)"
-        active = _kept(
-            row.selectbox,
-            label,
-            ranges,
-            key="active_range",
-            width=_widths.choice_px(label, [str(r) for r in ranges]),
-        )
+        active = _choice(row, label, ranges, key="active_range")
     return View(metric_label, by, pattern, block_size, concurrency, active)
 
 

@@ -18,6 +18,7 @@ from app_pages import _charts, _common, _predictions, _widths
 from recommender.charts import curve_chart, log_ticks, tradeoff_chart
 from recommender.views import shade
 from recommender.views.times import NO_ZONE, time_text
+from tests.support.charts import tradeoff_points
 
 
 # the latency axis ------------------------------------------------------------------------------
@@ -54,24 +55,10 @@ def test_the_curves_latency_axis_is_ticked_at_1_2_5() -> None:
 
 
 # the trade-off's legends -----------------------------------------------------------------------
-def _tradeoff_points() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "config_key": ["a", "b", "c"],
-            "score": [1.0, 2.0, 3.0],
-            "usable_pct": [50.0, 60.0, 75.0],
-            "rebuild_h": [1.0, 2.0, 3.0],
-            "loss_risk_per_year": [6.0e-6, 7.8e-11, 0.0],
-            "front": ["dominated", "on the trade-off front", "breaks a limit"],
-            "limits": ["ok", "ok", "x"],
-        }
-    )
-
-
 def test_the_tradeoff_legends_are_stacked_below_the_plot() -> None:
     """Vega lays the colour bar and the shapes one under the other, both from the plot's
     left: side by side the shapes ran off a phone's window."""
-    spec = tradeoff_chart(_tradeoff_points(), "IOPS").properties(width=300).to_dict()
+    spec = tradeoff_chart(tradeoff_points(), "IOPS").properties(width=300).to_dict()
     svg = vlc.vegalite_to_svg(spec)
     found = re.findall(
         r'<g class="mark-group role-legend" [^>]*><g transform="translate\(([-\d.]+),([-\d.]+)\)"',

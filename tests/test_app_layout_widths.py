@@ -25,6 +25,7 @@ from recommender.views import shade
 from recommender.views.shading import short_figure
 from sweeper.store import ParquetStore
 from tests.support.apptest import open_app
+from tests.support.charts import tradeoff_points
 from tests.test_app_robust_pages import CURVES_B, _page, two_flash_sweeps
 
 #: the width of Streamlit's main column at a 1280 px window beside the sidebar
@@ -171,18 +172,7 @@ def test_the_app_and_the_report_label_a_heatmap_cell_alike() -> None:
 def test_the_tradeoff_risk_is_coloured_on_a_log_scale_below_the_plot() -> None:
     from recommender.charts import tradeoff_chart
 
-    points = pd.DataFrame(
-        {
-            "config_key": ["a", "b", "c"],
-            "score": [1.0, 2.0, 3.0],
-            "usable_pct": [50.0, 60.0, 75.0],
-            "rebuild_h": [1.0, 2.0, 3.0],
-            "loss_risk_per_year": [6.0e-6, 7.8e-11, 0.0],
-            "front": ["dominated", "on the trade-off front", "breaks a limit"],
-            "limits": ["ok", "ok", "x"],
-        }
-    )
-    spec = tradeoff_chart(points, "IOPS").to_dict()
+    spec = tradeoff_chart(tradeoff_points(), "IOPS").to_dict()
     color = spec["encoding"]["color"]
     assert color["scale"]["type"] == "log"
     assert color["legend"]["orient"] == "bottom"

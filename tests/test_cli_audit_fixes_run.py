@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 import typer
-import yaml
 
 from sweeper.sweep.progress import Outcome
 from tests.support.cli import cli
-from tests.support.specs import quick_base
+from tests.support.specs import failing_play_spec
 
 FAILED = {"raid5/single_rank/wb-ra": "Ansible task 'Build' failed on host array: no such disk"}
 
@@ -84,21 +83,7 @@ def test_a_sweep_whose_every_play_fails_exits_1_and_its_logs_are_where_it_says(
 ) -> None:
     """A real play that fails (its module interpreter is not there), run as a user runs it;
     the command the message gives shows the play's output."""
-    inventory = tmp_path / "hosts.yml"
-    host = {"ansible_connection": "local", "ansible_python_interpreter": "/nonexistent/python3"}
-    inventory.write_text(
-        yaml.safe_dump({"all": {"children": {"storage": {"hosts": {"here": host}}}}})
-    )
-    spec = quick_base() | {
-        "name": "all-failed",
-        "platform": "local",
-        "inventory": str(inventory),
-        "platform_options": {"target": str(tmp_path / "t.img"), "file_size": "16m"},
-    }
-    spec["config_space"] = {"raid_level": ["raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"working_set": "16m", "runtime": "1s", "ramp": "0s"}
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
+    path = failing_play_spec(tmp_path, "all-failed")
     store = tmp_path / "store"
     proc = cli("run", path, "--store", store, "-q", timeout=300, columns=400)
     said = " ".join(proc.stderr.split())

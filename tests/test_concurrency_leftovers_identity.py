@@ -9,30 +9,20 @@ the local platform's own identity (``LocalPlatform.target_identity``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sweeper.locking import hold, holders, lock_record, target_locks
-from sweeper.platforms import get_platform
-from tests.support.paths import ROOT
+from tests.support.devices import bind_mount
+from tests.support.locks import local_identity
 
-INVENTORY = ROOT / "inventories" / "local" / "hosts.yml"
 MOUNTS = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("mount") is None,
     reason="a bind mount needs root and mount(8)",
 )
-
-
-def identity(target: Path, state: Path) -> set[str]:
-    """The local platform's lock identity of ``target``."""
-    platform = get_platform("local", {"target": str(target)}, state, INVENTORY)
-    return set(platform.target_identity())
 
 
 def _conflict(first: set[str], second: set[str], tmp_path: Path, monkeypatch) -> bool:
@@ -40,16 +30,6 @@ def _conflict(first: set[str], second: set[str], tmp_path: Path, monkeypatch) ->
     monkeypatch.setenv("RAIDSWEEP_LOCK_DIR", str(tmp_path / "locks"))
     with hold(target_locks(sorted(first)), lock_record("raidsweep run first", sweep="first")):
         return bool(holders(target_locks(sorted(second))))
-
-
-@contextlib.contextmanager
-def _bind(source: Path, point: Path) -> Iterator[Path]:
-    point.mkdir()
-    subprocess.run(["mount", "--bind", str(source), str(point)], check=True)
-    try:
-        yield point
-    finally:
-        subprocess.run(["umount", str(point)], check=False)
 
 
 def _make(path: Path) -> None:
@@ -61,20 +41,24 @@ def _both_ways(tmp_path: Path, monkeypatch, real: Path, other: Path) -> None:
     """A file of ``real`` yet to be made, named through ``real`` and through ``other`` (the
     same folder by another path): one lock before it is made, and after (made by the first
     sweep, named by the second through the other path); another name is other storage."""
-    first = identity(real / "t.img", tmp_path / "a")
-    second = identity(other / "t.img", tmp_path / "b")
+    first = local_identity(real / "t.img", tmp_path / "a")
+    second = local_identity(other / "t.img", tmp_path / "b")
     assert first & second, (first, second)
     assert _conflict(first, second, tmp_path, monkeypatch)
     assert _conflict(second, first, tmp_path, monkeypatch)
     # the first sweep made the file under its lock; the second names it now it exists
     _make(real / "t.img")
-    after = identity(other / "t.img", tmp_path / "c")
+    after = local_identity(other / "t.img", tmp_path / "c")
     assert _conflict(first, after, tmp_path, monkeypatch), (first, after)
-    assert _conflict(second, identity(real / "t.img", tmp_path / "d"), tmp_path, monkeypatch)
+    assert _conflict(second, local_identity(real / "t.img", tmp_path / "d"), tmp_path, monkeypatch)
     # another file of the same folder, made or not, is other storage
-    assert not _conflict(first, identity(other / "u.img", tmp_path / "e"), tmp_path, monkeypatch)
+    assert not _conflict(
+        first, local_identity(other / "u.img", tmp_path / "e"), tmp_path, monkeypatch
+    )
     _make(real / "u.img")
-    assert not _conflict(first, identity(other / "u.img", tmp_path / "f"), tmp_path, monkeypatch)
+    assert not _conflict(
+        first, local_identity(other / "u.img", tmp_path / "f"), tmp_path, monkeypatch
+    )
 
 
 def test_a_file_yet_to_be_made_in_a_symlinked_folder_is_one_lock(
@@ -94,7 +78,7 @@ def test_a_file_yet_to_be_made_in_a_bind_mounted_folder_is_one_lock(
 ) -> None:
     real = tmp_path / "real"
     real.mkdir()
-    with _bind(real, tmp_path / "bound") as bound:
+    with bind_mount(real, tmp_path / "bound") as bound:
         assert os.path.realpath(bound / "t.img") != str(real / "t.img")  # a path cannot tell
         _both_ways(tmp_path, monkeypatch, real, bound)
 
@@ -102,5 +86,5 @@ def test_a_file_yet_to_be_made_in_a_bind_mounted_folder_is_one_lock(
 def test_a_folder_that_is_not_there_leaves_the_path(tmp_path: Path) -> None:
     """A target whose folder does not exist (the preflight refuses it) is named by its path
     alone, and naming it never raises."""
-    ids = identity(tmp_path / "none" / "t.img", tmp_path / "a")
+    ids = local_identity(tmp_path / "none" / "t.img", tmp_path / "a")
     assert ids == {f"local:path:{tmp_path / 'none' / 't.img'}"}

@@ -26,15 +26,7 @@ from sweeper.processes import pid_alive
 from tests.support.cli import invoke
 from tests.support.locks import holding_process
 from tests.support.paths import RAIDSWEEP, ROOT
-
-NAMES = [
-    "r.html",
-    "r.md",
-    "r-rankings.csv",
-    "r-evidence.csv",
-    "r-features.csv",
-    "r-decisions.csv",
-]
+from tests.support.reports import NAMES, set_aside
 
 #: a writer of set ``argv[2]`` into folder ``argv[1]``, which writes once ``argv[3]`` exists
 #: (imports done by then, so it writes at once)
@@ -85,6 +77,19 @@ def _writer(folder: Path, tag: str, go: Path, delay_s: float = 0.0) -> subproces
     return proc
 
 
+def _journalled(tmp_path: Path, delay_s: float) -> tuple[Path, subprocess.Popen[str]]:
+    """A writer of set ``a`` into ``tmp_path/out`` (made for it), each of its renames
+    ``delay_s`` late, once its journal is in place (it holds the set and renames its files
+    now); the folder and the writer."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    go = tmp_path / "go"
+    writer = _writer(folder, "a", go, delay_s=delay_s)
+    go.touch()
+    _until(lambda: any(n.endswith(".json") for n in os.listdir(folder)), writer)
+    return folder, writer
+
+
 def _which(folder: Path) -> dict[str, str]:
     """Each file of the set: the tag of the writer whose file it is."""
     seen = {}
@@ -92,10 +97,6 @@ def _which(folder: Path) -> dict[str, str]:
         words = (folder / name).read_text().split()
         seen[name] = words[3] if name.endswith(".md") else words[0]
     return seen
-
-
-def _leftovers(folder: Path) -> list[str]:
-    return sorted(n for n in os.listdir(folder) if n.startswith(".report-"))
 
 
 def _until(condition, proc: subprocess.Popen[str], timeout_s: float = 60) -> None:
@@ -140,7 +141,7 @@ def test_a_second_writer_in_the_middle_of_the_firsts_renames_waits_its_turn(
     assert (a.returncode, b.returncode) == (0, 0), (err_a, err_b)
     # b waited for a, then put its whole set over a's: one writer's set, whole
     assert set(_which(folder).values()) == {"b"}, _which(folder)
-    assert _leftovers(folder) == []
+    assert set_aside(folder) == []
 
 
 def test_a_writer_is_refused_after_waiting_for_one_that_holds_the_set(
@@ -149,12 +150,7 @@ def test_a_writer_is_refused_after_waiting_for_one_that_holds_the_set(
     """A writer stuck in its renames holds the set: the next waits LOCK_WAIT_S, then is told
     who holds it (LockHeld) and writes nothing; once the stuck one is killed, the next writer
     finishes what it committed and writes its own set whole."""
-    folder = tmp_path / "out"
-    folder.mkdir()
-    go = tmp_path / "go"
-    stuck = _writer(folder, "a", go, delay_s=600)
-    go.touch()
-    _until(lambda: any(n.endswith(".json") for n in os.listdir(folder)), stuck)
+    folder, stuck = _journalled(tmp_path, delay_s=600)
     monkeypatch.setattr(report_files, "LOCK_WAIT_S", 0.5)
     files = {folder / n: f"b {n}\n".encode() for n in NAMES}
     files[folder / "r.md"] = b"# raidsweep report: b\n"
@@ -174,24 +170,19 @@ def test_a_writer_is_refused_after_waiting_for_one_that_holds_the_set(
     _gone(int(holder.group(1)))
     report_files.write_all(files)
     assert set(_which(folder).values()) == {"b"}, _which(folder)
-    assert _leftovers(folder) == []
+    assert set_aside(folder) == []
 
 
 def test_settling_leaves_a_set_being_written_to_its_writer(tmp_path: Path) -> None:
     """A reader's (or another report's) settling finds the journal of a set whose writer
     holds its lock: it leaves the journal and the files aside alone."""
-    folder = tmp_path / "out"
-    folder.mkdir()
-    go = tmp_path / "go"
-    slow = _writer(folder, "a", go, delay_s=1.0)
-    go.touch()
-    _until(lambda: any(n.endswith(".json") for n in os.listdir(folder)), slow)
-    seen = _leftovers(folder)
+    folder, slow = _journalled(tmp_path, delay_s=1.0)
+    seen = set_aside(folder)
     report_files.settle_reports(folder)
-    assert _leftovers(folder) == seen
+    assert set_aside(folder) == seen
     _, errs = slow.communicate(timeout=120)
     assert slow.returncode == 0, errs
-    assert set(_which(folder).values()) == {"a"} and _leftovers(folder) == []
+    assert set(_which(folder).values()) == {"a"} and set_aside(folder) == []
 
 
 # the real command: two at once over one report, and one refused while the set is held
@@ -211,7 +202,7 @@ def test_two_raidsweep_reports_of_one_set_at_once(quick_store: object, tmp_path:
         assert "Traceback" not in out + errs
         assert f"report written: {html}" in " ".join(out.split()), out
     assert (tmp_path / "out" / "same.md").read_bytes().startswith(b"# raidsweep report: quick")
-    assert _leftovers(tmp_path / "out") == []
+    assert set_aside(tmp_path / "out") == []
 
 
 def test_raidsweep_report_refused_while_the_set_is_held(
@@ -242,4 +233,4 @@ def test_raidsweep_report_refused_while_the_set_is_held(
         holder.wait()
     code, out = invoke("report", "quick", "--store", root, "-o", html)
     assert code == 0, out
-    assert html.is_file() and _leftovers(folder) == []
+    assert html.is_file() and set_aside(folder) == []

@@ -19,16 +19,9 @@ import pytest
 
 from recommender import report_files as report
 from tests.support.paths import RAIDSWEEP, ROOT
+from tests.support.reports import NAMES, set_aside
 from tests.support.strace import killed_at
 
-NAMES = [
-    "r.html",
-    "r.md",
-    "r-rankings.csv",
-    "r-evidence.csv",
-    "r-features.csv",
-    "r-decisions.csv",
-]
 #: the renames of one report: its journal, then the six files
 RENAMES = len(NAMES) + 1
 
@@ -77,17 +70,13 @@ def _which(folder: Path) -> dict[str, str]:
     return seen
 
 
-def _aside(folder: Path) -> list[str]:
-    return sorted(n for n in os.listdir(folder) if n.startswith(".report-"))
-
-
 def _reader_sees(folder: Path) -> str:
     """What a reader of the folder takes the report for: the set in place, or the new one
     once a journal says it is committed (and ``settle_reports`` finished it)."""
     journals = [n for n in os.listdir(folder) if n.startswith(".report-journal-")]
     if journals:
         report.settle_reports(folder)
-        assert not _aside(folder), _aside(folder)
+        assert not set_aside(folder), set_aside(folder)
     seen = set(_which(folder).values())
     assert len(seen) == 1, _which(folder)
     return seen.pop()
@@ -106,7 +95,7 @@ def test_a_report_killed_at_any_rename_is_the_old_set_or_the_new(
     newer = _set("newer")
     report.write_all({folder / name: data for name, data in newer.items()})
     assert {name: (folder / name).read_bytes() for name in NAMES} == newer
-    assert _aside(folder) == []
+    assert set_aside(folder) == []
 
 
 @pytest.mark.parametrize("n", [2, 4, RENAMES])
@@ -119,7 +108,7 @@ def test_the_next_report_finishes_a_killed_ones_renames_first(older_report: Path
     assert "other" not in _which(folder).values()
     report.settle_reports(folder)
     assert set(_which(folder).values()) == {"new"}
-    assert _aside(folder) == []
+    assert set_aside(folder) == []
 
 
 def test_a_journal_whose_set_is_not_all_there_is_undone(tmp_path: Path) -> None:
@@ -132,12 +121,12 @@ def test_a_journal_whose_set_is_not_all_there_is_undone(tmp_path: Path) -> None:
         (folder / name).write_bytes(data)
     killed = _write_killed(folder, NEW, 3)  # killed after the first file was put in place
     assert killed.returncode in (-9, 137), (killed.returncode, killed.stderr)
-    assert [n for n in _aside(folder) if n.startswith(".report-journal-")]
-    aside = [n for n in _aside(folder) if n.endswith(".tmp")]
+    assert [n for n in set_aside(folder) if n.startswith(".report-journal-")]
+    aside = [n for n in set_aside(folder) if n.endswith(".tmp")]
     assert len(aside) == len(NAMES) - 1
     os.unlink(folder / aside[0])
     report.settle_reports(folder)
-    assert _aside(folder) == []
+    assert set_aside(folder) == []
     assert "other" not in _which(folder).values()
 
 
@@ -205,4 +194,4 @@ def test_raidsweep_report_killed_at_a_rename(
     again = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "old" not in _which(older_report).values()
-    assert _aside(older_report) == []
+    assert set_aside(older_report) == []

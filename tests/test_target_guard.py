@@ -10,7 +10,6 @@ names) being as they were. The loop devices (root, util-linux) are detached afte
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ from sweeper.target import (
 )
 from tests.support import devices
 from tests.support.ansible_modules import load_module
+from tests.support.files import digest
 from tests.support.paths import PLAYBOOKS, ROOT
 
 #: the code the local role's module makes its scratch file with (no Ansible in it)
@@ -44,19 +44,11 @@ ROOT_ONLY = pytest.mark.skipif(
 MKFS = pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="needs mkfs.ext4")
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _state(path: Path) -> tuple[str, list[str], dict[str, bytes]]:
     """What a refusal must leave as it was: the file's bytes, its folder's names, its
     extended attributes."""
     attrs = {name: os.getxattr(path, name) for name in os.listxattr(path)}
-    return _digest(path), sorted(os.listdir(path.parent)), attrs
+    return digest(path), sorted(os.listdir(path.parent)), attrs
 
 
 def _random_file(path: Path, size: int = SIZE) -> Path:
@@ -312,26 +304,18 @@ def test_a_file_behind_a_loop_device_is_refused_by_any_name(tmp_path: Path, whos
     hard = tmp_path / "hard.img"
     os.link(target, hard)
     allow = [target, hard] if whose == "allowed" else []
-    with devices.loop_device(tmp_path / "other.img", 4):  # another loop device: no matter
-        dev = subprocess.run(
-            ["losetup", "--find", "--show", str(target)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        try:
-            before = _state(target)
-            for name in (target, hard):
-                assert _problems(name, allow) == [
-                    (
-                        "target",
-                        f"{name} is the backing file of loop device {dev}; fio must not write "
-                        f"under it: detach it (losetup -d {dev}) once nothing uses it",
-                    )
-                ]
-            assert _state(target) == before
-        finally:
-            subprocess.run(["losetup", "-d", dev], check=False)
+    # another loop device beside it: no matter
+    with devices.loop_device(tmp_path / "other.img", 4), devices.loop_over(target) as dev:
+        before = _state(target)
+        for name in (target, hard):
+            assert _problems(name, allow) == [
+                (
+                    "target",
+                    f"{name} is the backing file of loop device {dev}; fio must not write "
+                    f"under it: detach it (losetup -d {dev}) once nothing uses it",
+                )
+            ]
+        assert _state(target) == before
     assert _problems(target, allow) == []  # detached, it may be written again
 
 

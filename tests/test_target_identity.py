@@ -9,33 +9,25 @@ util-linux; each unmounted or detached after); the identity is the platform's ow
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
 import struct
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sweeper.locking import LockHeld, hold, holders, lock_record, target_locks
-from sweeper.platforms import get_platform
+from tests.support.devices import bind_mount, loop_over
+from tests.support.locks import local_identity
 from tests.support.paths import ROOT
 
-INVENTORY = ROOT / "inventories" / "local" / "hosts.yml"
 ROOT_ONLY = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("losetup") is None or shutil.which("mount") is None,
     reason="needs root, losetup and mount",
 )
-
-
-def identity(target: Path | str, state: Path) -> set[str]:
-    """The local platform's lock identity of ``target``."""
-    platform = get_platform("local", {"target": str(target)}, state, INVENTORY)
-    return set(platform.target_identity())
 
 
 def _dev(path: Path | str) -> str:
@@ -54,30 +46,6 @@ def _file(path: Path, size_mib: int = 8) -> Path:
     return path
 
 
-@contextlib.contextmanager
-def _loop(backing: Path | str, *options: str) -> Iterator[str]:
-    dev = subprocess.run(
-        ["losetup", "--find", "--show", *options, str(backing)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    try:
-        yield dev
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
-
-
-@contextlib.contextmanager
-def _bind(source: Path, point: Path) -> Iterator[Path]:
-    point.mkdir()
-    subprocess.run(["mount", "--bind", str(source), str(point)], check=True)
-    try:
-        yield point
-    finally:
-        subprocess.run(["umount", str(point)], check=False)
-
-
 def _refused(first: set[str], second: set[str], tmp_path: Path, monkeypatch) -> LockHeld:
     """The refusal a sweep on ``second`` gets while one on ``first`` holds its locks."""
     monkeypatch.setenv("RAIDSWEEP_LOCK_DIR", str(tmp_path / "locks"))
@@ -94,20 +62,20 @@ def test_a_hard_link_is_the_same_file(tmp_path: Path, monkeypatch: pytest.Monkey
     target = _file(tmp_path / "target.img")
     hard = tmp_path / "hard.img"
     os.link(target, hard)
-    a, b = identity(target, tmp_path / "a"), identity(hard, tmp_path / "b")
+    a, b = local_identity(target, tmp_path / "a"), local_identity(hard, tmp_path / "b")
     assert _inode(target) in a & b
     held = _refused(a, b, tmp_path, monkeypatch)
     assert f"in use by pid {os.getpid()}" in str(held) and "raidsweep run first" in str(held)
     # Another file (another inode) in the same folder is other storage.
     other = _file(tmp_path / "other.img")
-    assert not identity(other, tmp_path / "c") & a
+    assert not local_identity(other, tmp_path / "c") & a
 
 
 def test_a_symlink_is_the_same_file(tmp_path: Path) -> None:
     target = _file(tmp_path / "target.img")
     link = tmp_path / "link.img"
     link.symlink_to(target)
-    a, b = identity(target, tmp_path / "a"), identity(link, tmp_path / "b")
+    a, b = local_identity(target, tmp_path / "a"), local_identity(link, tmp_path / "b")
     assert a == b and {f"local:path:{target}", _inode(target)} <= a
 
 
@@ -115,9 +83,9 @@ def test_a_file_yet_to_be_made_is_named_by_its_real_path(tmp_path: Path) -> None
     target = tmp_path / "t.img"
     link = tmp_path / "link.img"
     link.symlink_to(target)
-    a, b = identity(target, tmp_path / "a"), identity(link, tmp_path / "b")
+    a, b = local_identity(target, tmp_path / "a"), local_identity(link, tmp_path / "b")
     assert a == b and f"local:path:{target}" in a
-    assert not a & identity(tmp_path / "o.img", tmp_path / "c")
+    assert not a & local_identity(tmp_path / "o.img", tmp_path / "c")
 
 
 def test_identity_is_the_same_in_another_process(tmp_path: Path) -> None:
@@ -136,7 +104,7 @@ def test_identity_is_the_same_in_another_process(tmp_path: Path) -> None:
         text=True,
         cwd=ROOT,
     ).stdout.split("\n")
-    assert set(filter(None, out)) == identity(hard, tmp_path / "a")
+    assert set(filter(None, out)) == local_identity(hard, tmp_path / "a")
 
 
 def test_lock_files_are_named_by_hash_only(tmp_path: Path, monkeypatch) -> None:
@@ -144,7 +112,7 @@ def test_lock_files_are_named_by_hash_only(tmp_path: Path, monkeypatch) -> None:
     weird = tmp_path / "a b" / ".." / "t\u00e9 x.img"
     (tmp_path / "a b").mkdir()
     _file(tmp_path / "t\u00e9 x.img")
-    for path in target_locks(sorted(identity(weird, tmp_path / "s"))):
+    for path in target_locks(sorted(local_identity(weird, tmp_path / "s"))):
         assert path.parent == tmp_path / "locks"
         assert re.fullmatch(r"[0-9a-f]{32}\.lock", path.name), path
 
@@ -154,10 +122,10 @@ def test_a_bind_mount_is_the_same_file(tmp_path: Path, monkeypatch: pytest.Monke
     folder = tmp_path / "real"
     folder.mkdir()
     target = _file(folder / "target.img")
-    with _bind(folder, tmp_path / "bound") as bound:
+    with bind_mount(folder, tmp_path / "bound") as bound:
         seen = bound / "target.img"
         assert os.path.realpath(seen) != str(target)  # realpath alone cannot tell
-        a, b = identity(target, tmp_path / "a"), identity(seen, tmp_path / "b")
+        a, b = local_identity(target, tmp_path / "a"), local_identity(seen, tmp_path / "b")
         assert _inode(target) in a & b
         _refused(a, b, tmp_path, monkeypatch)
 
@@ -170,17 +138,17 @@ def test_a_loop_device_is_its_backing_file(tmp_path: Path, monkeypatch: pytest.M
     target = _file(tmp_path / "target.img")
     hard = tmp_path / "hard.img"
     os.link(target, hard)
-    with _loop(hard) as dev:  # attached by another name of the file
-        loop = identity(dev, tmp_path / "a")
+    with loop_over(hard) as dev:  # attached by another name of the file
+        loop = local_identity(dev, tmp_path / "a")
         assert _dev(dev) in loop
-        assert _inode(target) in loop & identity(target, tmp_path / "b")
-        held = _refused(identity(target, tmp_path / "c"), loop, tmp_path, monkeypatch)
+        assert _inode(target) in loop & local_identity(target, tmp_path / "b")
+        held = _refused(local_identity(target, tmp_path / "c"), loop, tmp_path, monkeypatch)
         assert "raidsweep run first" in str(held)
         # Its node by another name (a by-id link, a node of its own) is the same device.
         node = tmp_path / "node"
         os.mknod(node, 0o600 | 0o060000, os.stat(dev).st_rdev)
-        assert identity(node, tmp_path / "d") == loop
-    assert not (identity(dev, tmp_path / "e") & identity(target, tmp_path / "f"))
+        assert local_identity(node, tmp_path / "d") == loop
+    assert not (local_identity(dev, tmp_path / "e") & local_identity(target, tmp_path / "f"))
 
 
 @ROOT_ONLY
@@ -189,18 +157,18 @@ def test_a_loop_device_whose_file_was_removed_is_still_that_file(tmp_path: Path)
     kept = tmp_path / "kept.img"
     os.link(target, kept)
     want = _inode(target)
-    with _loop(target) as dev:
+    with loop_over(target) as dev:
         target.unlink()  # the name the kernel recorded is gone; the inode lives on in kept
-        assert want in identity(dev, tmp_path / "a") & identity(kept, tmp_path / "b")
+        assert want in local_identity(dev, tmp_path / "a") & local_identity(kept, tmp_path / "b")
 
 
 @ROOT_ONLY
 def test_a_loop_over_a_loop_reaches_the_file(tmp_path: Path) -> None:
     target = _file(tmp_path / "target.img")
-    with _loop(target) as lower, _loop(lower) as upper:
-        up = identity(upper, tmp_path / "a")
+    with loop_over(target) as lower, loop_over(lower) as upper:
+        up = local_identity(upper, tmp_path / "a")
         assert {_dev(upper), _dev(lower), _inode(target)} <= up
-        assert up & identity(target, tmp_path / "b")
+        assert up & local_identity(target, tmp_path / "b")
 
 
 def _mbr(path: Path) -> Path:
@@ -217,7 +185,7 @@ def _mbr(path: Path) -> Path:
 @ROOT_ONLY
 def test_a_partition_and_its_disk_overlap(tmp_path: Path, monkeypatch) -> None:
     target = _mbr(tmp_path / "disk.img")
-    with _loop(target, "--partscan") as dev:
+    with loop_over(target, "--partscan") as dev:
         name = os.path.basename(dev)
         sys_part = Path("/sys/class/block") / name / f"{name}p1"
         if not (sys_part / "dev").exists():
@@ -225,8 +193,8 @@ def test_a_partition_and_its_disk_overlap(tmp_path: Path, monkeypatch) -> None:
         major, minor = (sys_part / "dev").read_text().strip().split(":")
         node = tmp_path / "part"  # the partition's node, whatever /dev holds
         os.mknod(node, 0o600 | 0o060000, os.makedev(int(major), int(minor)))
-        part = identity(node, tmp_path / "a")
-        disk = identity(dev, tmp_path / "b")
+        part = local_identity(node, tmp_path / "a")
+        disk = local_identity(dev, tmp_path / "b")
         assert f"local:dev:{major}:{minor}" in part and _dev(dev) in part & disk
         assert _inode(target) in part  # and the file behind the disk
         _refused(disk, part, tmp_path, monkeypatch)
@@ -261,7 +229,7 @@ def test_devices_beneath_by_sysfs(tmp_path: Path, monkeypatch) -> None:
     for name, (major, minor) in {"sdz": (250, 0), "sdz1": (250, 1), "dm": (251, 0)}.items():
         nodes[name] = tmp_path / name
         os.mknod(nodes[name], 0o600 | 0o060000, os.makedev(major, minor))
-    disk, part, dm = (identity(nodes[n], tmp_path / n) for n in ("sdz", "sdz1", "dm"))
+    disk, part, dm = (local_identity(nodes[n], tmp_path / n) for n in ("sdz", "sdz1", "dm"))
     assert disk == {"local:dev:250:0"}
     assert part == {"local:dev:250:1", "local:dev:250:0"}
     assert dm == {"local:dev:251:0", "local:dev:250:1", "local:dev:250:0"}

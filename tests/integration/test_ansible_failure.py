@@ -10,7 +10,7 @@ import yaml
 from sweeper.store import ParquetStore
 from tests.support.cli import cli
 from tests.support.paths import ROOT
-from tests.support.specs import quick_base
+from tests.support.specs import failing_play_spec, quick_base
 
 pytestmark = pytest.mark.integration
 
@@ -19,22 +19,7 @@ def test_a_failing_play_fails_the_configuration(tmp_path: Path) -> None:
     """The local platform's role runs modules on the storage host; with an interpreter that
     is not there every module fails, so the play does. (A storage host the simulated array
     cannot be driven through, such as one reached over SSH, is refused at spec time.)"""
-    inventory = tmp_path / "hosts.yml"
-    host = {"ansible_connection": "local", "ansible_python_interpreter": "/nonexistent/python3"}
-    inventory.write_text(
-        yaml.safe_dump({"all": {"children": {"storage": {"hosts": {"here": host}}}}})
-    )
-    spec = quick_base()
-    spec |= {
-        "name": "failing",
-        "platform": "local",
-        "inventory": str(inventory),
-        "platform_options": {"target": str(tmp_path / "t.img"), "file_size": "16m"},
-    }
-    spec["config_space"] = {"raid_level": ["raid10"], "layout": ["single_rank"]}
-    spec["matrix"] |= {"working_set": "16m", "runtime": "1s", "ramp": "0s"}
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
+    path = failing_play_spec(tmp_path, "failing")
     store = tmp_path / "store"
     proc = cli("run", path, "--store", store, "-q", timeout=300)
     # its one configuration failed: nothing was measured, exit 1 naming it and its logs

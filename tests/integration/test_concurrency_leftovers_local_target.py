@@ -4,16 +4,14 @@ the first, and only the first measures it (root and mount(8); unmounted after)."
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import finish, start
+from tests.support.devices import bind_mount
 from tests.support.locks import wait_held
 from tests.support.specs import local_spec, quick_fio_matrix
 
@@ -24,16 +22,6 @@ pytestmark = [
         reason="a bind mount needs root and mount(8)",
     ),
 ]
-
-
-@contextlib.contextmanager
-def _bind(source: Path, point: Path) -> Iterator[Path]:
-    point.mkdir()
-    subprocess.run(["mount", "--bind", str(source), str(point)], check=True)
-    try:
-        yield point
-    finally:
-        subprocess.run(["umount", str(point)], check=False)
 
 
 def _spec(folder: Path, name: str, target: Path, runtime: str) -> Path:
@@ -52,7 +40,7 @@ def test_a_file_yet_to_be_made_through_a_bind_mount_is_one_target(
     real = tmp_path / "real"
     real.mkdir()
     target = real / "t.img"
-    with _bind(real, tmp_path / "bound") as bound:
+    with bind_mount(real, tmp_path / "bound") as bound:
         first = start("run", _spec(tmp_path, "first", target, "10s"), "--store", tmp_path / "s1")
         wait_held(lock_dir, "*.lock", first)
         store = tmp_path / "s2"

@@ -5,7 +5,6 @@ Loop and zram devices are created by the fixtures (root, util-linux) and removed
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import subprocess
@@ -21,6 +20,7 @@ from sweeper.fio.runner import MIN_FIO_VERSION, Fio, find_fio
 from sweeper.store import ParquetStore
 from tests.support import devices
 from tests.support.cli import cli
+from tests.support.files import digest
 from tests.support.paths import ROOT
 from tests.support.specs import local_spec, quick_fio_matrix
 from tests.support.sweeps import sweep
@@ -53,14 +53,6 @@ def _spec(tmp_path: Path, options: dict[str, Any], **matrix: Any) -> Path:
 
 def _cli(spec: Path, store: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return cli("run", spec, "--store", store, "-q", *args)
-
-
-def _digest(path: Path | str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _sweep(spec_path: Path, store_dir: Path) -> ParquetStore:
@@ -125,11 +117,11 @@ def test_scratch_file_is_reused_and_a_foreign_file_refused(tmp_path: Path) -> No
     assert _cli(spec, tmp_path / "s").returncode == 0
     # The second sweep (or a resume) finds the file it made and uses it again.
     assert _cli(spec, tmp_path / "s2").returncode == 0
-    before = _digest(target)
+    before = digest(target)
     proc = _cli(_spec(tmp_path, {"target": str(target), "file_size": "64m"}), tmp_path / "s3")
     assert proc.returncode == 2
     assert "exists with 50331648 bytes, not the 67108864 asked for" in " ".join(proc.stderr.split())
-    assert _digest(target) == before and not (tmp_path / "s3").exists()
+    assert digest(target) == before and not (tmp_path / "s3").exists()
 
 
 def test_disclose_prints_the_record_of_a_sweep_and_of_a_run(tmp_path: Path) -> None:
@@ -174,11 +166,11 @@ def test_device_not_in_allow_list_is_refused_and_untouched(
     tmp_path: Path, loop_device: tuple[str, Path]
 ) -> None:
     dev, backing = loop_device
-    before = _digest(backing)
+    before = digest(backing)
     proc = _cli(_spec(tmp_path, {"target": dev}), tmp_path / "s")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "platform_options.allow" in proc.stderr and "not in the allow-list" in proc.stderr
-    assert _digest(backing) == before
+    assert digest(backing) == before
     assert not (tmp_path / "s").exists()
 
 
@@ -187,23 +179,23 @@ def test_device_with_a_filesystem_or_mounted_is_refused(
 ) -> None:
     dev, backing = loop_device
     _sh("mkfs.ext4", "-q", dev)
-    before = _digest(backing)
+    before = digest(backing)
     spec = _spec(tmp_path, {"target": dev, "allow": [dev]})
     proc = _cli(spec, tmp_path / "s")
     assert proc.returncode == 2
     assert "carries a ext4 signature" in proc.stderr
-    assert _digest(backing) == before
+    assert digest(backing) == before
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     # Read-only, so that the mounted filesystem itself writes nothing while we compare.
     _sh("mount", "-o", "ro", dev, str(mnt))
     try:
-        before = _digest(backing)
+        before = digest(backing)
         spec = _spec(tmp_path, {"target": dev, "allow": [dev], "overwrite_signatures": True})
         proc = _cli(spec, tmp_path / "s")
         assert proc.returncode == 2
         assert f"{dev} is mounted" in proc.stderr
-        assert _digest(backing) == before
+        assert digest(backing) == before
     finally:
         _sh("umount", str(mnt))
     assert not (tmp_path / "s").exists()

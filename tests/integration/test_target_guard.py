@@ -8,7 +8,6 @@ still refused while its loop device holds it. Mounts and loop devices are undone
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ import pytest
 
 from tests.support import devices
 from tests.support.cli import cli
+from tests.support.files import digest
 from tests.support.specs import local_spec, quick_fio_matrix
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("lock_dir")]
@@ -32,14 +32,6 @@ ROOT_ONLY = pytest.mark.skipif(
 
 def _sh(*cmd: str) -> str:
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _spec(tmp_path: Path, options: dict[str, Any]) -> Path:
@@ -86,7 +78,7 @@ def test_the_backing_file_of_a_mounted_filesystem_is_refused_and_untouched(
     tmp_path: Path, mounted_image: tuple[Path, str, Path]
 ) -> None:
     image, dev, mnt = mounted_image
-    before = _digest(image), sorted(os.listdir(image.parent))
+    before = digest(image), sorted(os.listdir(image.parent))
     store = tmp_path / "s"
     holds = f"{image} is the backing file of loop device {dev} (mounted at {mnt})"
     # Not allowed: the user did not name it; and what holds it is named too.
@@ -102,7 +94,7 @@ def test_the_backing_file_of_a_mounted_filesystem_is_refused_and_untouched(
         assert "platform_options.target" in text and holds in text
         assert "raidsweep did not make it" not in text
         assert ("carries a ext4 signature" in text) == (not more)
-    assert (_digest(image), sorted(os.listdir(image.parent))) == before
+    assert (digest(image), sorted(os.listdir(image.parent))) == before
     assert (mnt / "important.txt").read_text() == "data\n"
 
 
@@ -111,9 +103,9 @@ def test_a_file_of_random_data_is_refused_and_untouched(tmp_path: Path) -> None:
     data = tmp_path / "data" / "data.img"
     data.write_bytes(os.urandom(SIZE_MIB * 1024**2))
     attributes = os.listxattr(data)
-    before = _digest(data), sorted(os.listdir(data.parent))
+    before = digest(data), sorted(os.listdir(data.parent))
     text = _refused(_spec(tmp_path, {"target": str(data)}), tmp_path / "s")
     assert f"platform_options.allow: {data} exists and raidsweep did not make it" in text
     assert "name it under platform_options.allow to confirm" in text
-    assert (_digest(data), sorted(os.listdir(data.parent))) == before
+    assert (digest(data), sorted(os.listdir(data.parent))) == before
     assert os.listxattr(data) == attributes  # not marked as raidsweep's either

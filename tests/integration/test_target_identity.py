@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import finish, start
+from tests.support.devices import loop_over
 from tests.support.locks import wait_held
 from tests.support.specs import local_spec, quick_fio_matrix
 
@@ -56,16 +56,8 @@ def test_a_hard_link_and_a_loop_device_of_a_busy_file_are_refused(
         assert rc == 2, out
         assert "storage target local:inode:" in out, out
         assert f"in use by pid {first.pid}" in out and "raidsweep run first" in out, out
-        dev = subprocess.run(
-            ["losetup", "--find", "--show", str(target)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        try:
+        with loop_over(target) as dev:
             rc, out = _run(tmp_path, "loop", dev)
-        finally:
-            subprocess.run(["losetup", "-d", dev], check=False)
         assert rc == 2, out
         assert f"in use by pid {first.pid}" in out and "raidsweep run first" in out, out
         assert first.poll() is None, "the first sweep was still running"

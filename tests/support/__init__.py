@@ -5,10 +5,14 @@
 - ``sweeps``: a spec swept in the test's process, the quick sweep run in the background,
   what a store holds of a sweep;
 - ``locks``: a lock folder private to a test, waiting until a process holds a lock, another
-  process holding what a script locks;
+  process holding what a script locks, the local platform's lock identity of a target;
 - ``cli``: the installed raidsweep run as a real process, to its end or in the background;
 - ``net``: free loopback ports, and whether something listens on one;
-- ``devices``: loop and zram devices made for a test;
+- ``devices``: loop and zram devices made for a test, a loop device over a file it has, a
+  bind mount;
+- ``files``: a file's SHA-256, to show it untouched;
+- ``reports``: a report's set of files as the tests write it, and what writers left aside;
+- ``charts``: frames the chart tests draw;
 - ``processes``: a server started in the background, stopped at the test's end;
 - ``postgres``, ``vcsim``, ``lab``: PostgreSQL, the vSphere simulator and the lab VM, as
   fixtures (tests/integration/conftest.py registers them);

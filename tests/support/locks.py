@@ -1,5 +1,6 @@
 """Locks for the tests: a lock folder private to a test, waiting until a process holds a lock
-(its record written in), and another process that holds what a script locks."""
+(its record written in), another process that holds what a script locks, and the local
+platform's lock identity of a target."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import finish
+from tests.support.paths import LOCAL_INVENTORY
 
 
 @pytest.fixture
@@ -50,3 +52,12 @@ def holding_process(script: str) -> subprocess.Popen[str]:
         proc.wait()
         raise
     return proc
+
+
+def local_identity(target: Path | str, state: Path) -> set[str]:
+    """The local platform's lock identity of ``target`` (``LocalPlatform.target_identity``:
+    what its sweep locks), its state in ``state``."""
+    from sweeper.platforms import get_platform
+
+    platform = get_platform("local", {"target": str(target)}, state, LOCAL_INVENTORY)
+    return set(platform.target_identity())

@@ -57,6 +57,27 @@ def write_spec(folder: Path, spec: dict[str, Any], name: str) -> Path:
     return path
 
 
+def failing_play_spec(folder: Path, name: str) -> Path:
+    """A ``local`` sweep ``name`` of one configuration (RAID 10 on a single rank, a 16 MiB
+    file) whose play fails: its storage host's module interpreter is not there
+    (``/nonexistent/python3``), so every module of the play fails. Its inventory is
+    ``folder/hosts.yml``; the spec is written to ``folder/spec.yaml``."""
+    inventory = folder / "hosts.yml"
+    host = {"ansible_connection": "local", "ansible_python_interpreter": "/nonexistent/python3"}
+    inventory.write_text(
+        yaml.safe_dump({"all": {"children": {"storage": {"hosts": {"here": host}}}}})
+    )
+    spec = quick_base() | {
+        "name": name,
+        "platform": "local",
+        "inventory": str(inventory),
+        "platform_options": {"target": str(folder / "t.img"), "file_size": "16m"},
+    }
+    spec["config_space"] = {"raid_level": ["raid10"], "layout": ["single_rank"]}
+    spec["matrix"] |= {"working_set": "16m", "runtime": "1s", "ramp": "0s"}
+    return write_spec(folder, spec, "spec")
+
+
 def problems_of(path: Path) -> list[str]:
     """The problems ``load_spec`` names for the spec at ``path`` (it must refuse it)."""
     import pytest
