@@ -22,6 +22,8 @@ lock file, and says to stop it there.
 - :func:`hold` does not wait: a second sweep of one sweep (and worker), or a second sweep on
   one storage target, is refused at once with :class:`LockHeld` (exit status 2), naming the
   holder and what to do.
+- :func:`claim` does not wait either, nor refuse: a worker finding another at the same work
+  (measuring a configuration's lost runs again) passes it by.
 - :func:`holders` says who holds which of some locks, taking and creating nothing: for
   ``--check`` and ``plan``, and to refuse a sweep before its first (read-only) play.
 - :func:`target_lock_dir` is where the per-target locks live: machine-wide, since two sweeps
@@ -331,6 +333,24 @@ def hold(locks: dict[Path, str], record: dict[str, Any]) -> Iterator[list[dict[s
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)  # no record of a holder that is gone
             os.close(fd)  # closing releases the flock
+
+
+@contextlib.contextmanager
+def claim(path: Path, subject: str, record: dict[str, Any]) -> Iterator[bool]:
+    """Hold ``path``'s lock for the block if no other process holds it, yielding True; else
+    yield False, nothing taken (the holder does the work the lock guards: the taker passes
+    it by). A lock of a holder that is gone is taken, as :func:`hold` takes it."""
+    try:
+        fd, _ = _take(path, subject, record)
+    except LockHeld:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)  # no record of a holder that is gone
+        os.close(fd)  # closing releases the flock
 
 
 #: the environment variable that moves the machine-wide folder of the targets' locks

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import errno
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ from recommender.scoring import objective_values, rank_classes
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration, enumerate_configurations
 from sweeper.errors import StoreError
-from sweeper.locking import LockHeld
+from sweeper.locking import LockHeld, claim, lock_record
 from sweeper.play_ahead import PlaysAhead
 from sweeper.status import array_seconds
 from sweeper.store import RunAddress
@@ -31,7 +32,7 @@ from sweeper.study import (
     workers_refusal,
 )
 from sweeper.sweep.books import KnownRuns
-from sweeper.sweep.lost import Lost, Settled, described, lost_runs
+from sweeper.sweep.lost import Lost, Settled, claim_lock, described, lost_runs
 from sweeper.sweep.measure import Measured, Sweep, measure
 from sweeper.sweep.progress import Outcome, progress_record
 from sweeper.sweep.records import configuration_row, now
@@ -453,11 +454,16 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
 
 def _measure_lost(sw: Sweeper, state: _State, stored: StoredRuns) -> None:
     """Measure again the runs the store lost of configurations the study will not offer
-    again (completed or pruned before a file of theirs was damaged: ``lost.py``), each
-    configuration built anew for them, and say so; or say why they are not."""
+    again (completed or pruned before a file of theirs was damaged, or completed before one
+    was deleted: ``lost.py``), each configuration built anew for them, and say so; or say
+    why they are not. Each configuration's are claimed (``lost.claim_lock``): of workers
+    resuming the sweep at once, one measures them and the others pass them by."""
     study, outcome = state.study, state.outcome
     settled = _settled(study)
     lost, notes = lost_runs(sw.spec, sw.plan.cells, stored, settled)
+    if any(item.complete for item in lost):  # a failed attempt stored is no lost run
+        failed = {item.key: _failed_runs(sw, item.key, stored) for item in lost if item.complete}
+        lost, notes = lost_runs(sw.spec, sw.plan.cells, stored, settled, failed)
     outcome.warnings += notes
     # the operator's request names its place among the configurations measured
     place = {s.key: i for i, s in enumerate(settled, start=1)}
@@ -465,7 +471,9 @@ def _measure_lost(sw: Sweeper, state: _State, stored: StoredRuns) -> None:
         if sw.stop.is_set():
             return
         try:
-            _measure_again(sw, state, item, place[item.key])
+            with _claimed(sw, item.key) as mine:
+                if mine and _still_lost(sw, state, item):
+                    _measure_again(sw, state, item, place[item.key])
         except OSError as exc:
             if exc.errno not in STORE_WRITE_ERRORS:
                 raise
@@ -477,15 +485,56 @@ def _measure_lost(sw: Sweeper, state: _State, stored: StoredRuns) -> None:
             return
 
 
+def _failed_runs(sw: Sweeper, key: str, stored: StoredRuns) -> set[RunAddress]:
+    """The runs of configuration ``key`` the store holds a failed attempt at and no good run."""
+    runs = sw.store.runs(
+        sw.spec.name,
+        include_failed=True,
+        config_key=key,
+        columns=["cell_key", "repetition", "status"],
+    )
+    tried = runs[runs["status"] != "ok"]
+    found = {
+        RunAddress(sw.spec.name, key, cell, int(rep))
+        for cell, rep in zip(tried["cell_key"], tried["repetition"], strict=True)
+    }
+    return found - stored.done
+
+
+@contextlib.contextmanager
+def _claimed(sw: Sweeper, key: str) -> Iterator[bool]:
+    """Whether this sweeper holds the claim on measuring ``key``'s lost runs again for the
+    block (False: another sweeper of the sweep measures them now)."""
+    record = lock_record(
+        f"raidsweep run {sw.spec.name} (measuring lost runs of {key} again)",
+        sweep=sw.spec.name,
+        store=str(sw.store.root),
+        worker=sw.worker,
+    )
+    subject = f"the lost runs of configuration {key} of sweep {sw.spec.name!r}"
+    with claim(claim_lock(sw.sweep_dir, key), subject, record) as mine:
+        yield mine
+
+
+def _still_lost(sw: Sweeper, state: _State, item: Lost) -> bool:
+    """Whether ``item`` still has runs that must be measured again, its runs narrowed to
+    those the store does not hold now (another sweeper may have measured them since this
+    one read the store)."""
+    stored = {a for a in item.runs if a in state.done or sw.store.has_run(a)}
+    state.done |= stored
+    item.runs -= stored
+    item.required -= stored
+    item.deleted -= stored
+    return bool(item.required)
+
+
 def _measure_again(sw: Sweeper, state: _State, item: Lost, position: int) -> None:
     """Build ``item``'s configuration anew and measure its lost runs alone; say what came
     of it in the outcome's warnings."""
     study, outcome = state.study, state.outcome
     config, key = Configuration.from_key(item.key), item.key
-    files = ", ".join(str(f.path) for f in item.files)
     runs = described(item.required)
-    settled_as = "completed" if item.complete else "pruned"
-    said = f"configuration {key} was {settled_as} before its run file(s) {files} were damaged"
+    said = item.said()
     # a record number of its own: one no trial of the study has yet
     built = _build(sw, state, config, len(study.trials()), position=position, again=True)
     if built.play is None:

@@ -156,6 +156,15 @@ def wants_another(
     )
 
 
+def ran_later(sweep: Sweep, key: str, cell: WorkloadCell, rep: int, done: set[RunAddress]) -> bool:
+    """Whether a repetition of ``cell`` after ``rep`` is stored: repetitions are run in turn,
+    so ``rep`` was run (a lost run measured again though the rule would now ask no more)."""
+    m = sweep.spec.matrix
+    most = max(m.repetitions_of(cell), m.dynamic_repetitions.max if m.dynamic_repetitions else 0)
+    name = sweep.spec.name
+    return any(RunAddress(name, key, cell.key, r) in done for r in range(rep + 1, most + 1))
+
+
 def one_run(
     driver: LoadDriver, cell: WorkloadCell, repetition: int
 ) -> tuple[RunOutput | None, Any, str | None]:
@@ -189,7 +198,8 @@ def measure(
     """Run ``config``'s cells on ``driver`` (prepared here, cleaned up after). ``others``:
     the runs of the configurations completed so far, when pruning compares with them.
     ``only``: measure none but these runs (those the store lost of a configuration measured
-    before), each where the cells' order, repetitions and curve stops would have it."""
+    before), each where the cells' order, repetitions and curve stops would have it, or where
+    a later repetition stored shows it was run."""
     key = config.key
     name = sweep.spec.name
     mine = ConfigurationRuns(sweep.store.runs(name, config_key=key))
@@ -209,7 +219,9 @@ def measure(
                 outcome.cells_skipped[f"{key} {cell.key}"] = stopped[curve]
                 continue
             rep = 0
-            while wants_another(sweep, cell, rep, measured):
+            while wants_another(sweep, cell, rep, measured) or (
+                only is not None and ran_later(sweep, key, cell, rep + 1, done)
+            ):
                 rep += 1
                 if sweep.stop.is_set():
                     return Measured("interrupted", runs=mine.frame())
