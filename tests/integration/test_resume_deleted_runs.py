@@ -17,13 +17,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sweeper.spec import load_spec
 from sweeper.store import ParquetStore, RunAddress
 from sweeper.store.records import config_folder
-from sweeper.sweep import run_sweep
 from tests.support.cli import cli, finish, start
-from tests.support.specs import tiny_sim_spec
-from tests.support.sweeps import copy_store, stored_configurations
+from tests.support.sweeps import copy_store, stored_configurations, swept_tiny
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("lock_dir")]
 SWEEP = "tiny"
@@ -34,14 +31,7 @@ RAID5, RAID10 = "raid5/single_rank/wb-ra", "raid10/single_rank/wb-ra"
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The finished sweep's store, and its spec."""
-    folder = tmp_path_factory.mktemp("deleted")
-    spec_path = tiny_sim_spec(folder, SWEEP)
-    spec, inventory = load_spec(spec_path)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RAIDSWEEP_LOCK_DIR", str(folder / "locks"))
-        outcome = run_sweep(spec, inventory, ParquetStore(folder / "store"), spec_path=spec_path)
-    assert outcome.complete and outcome.runs_written == RUNS
-    return folder / "store", spec_path
+    return swept_tiny(tmp_path_factory.mktemp("deleted"), SWEEP, RUNS)
 
 
 def _run_file(store: Path, config: str) -> tuple[Path, RunAddress]:

@@ -23,13 +23,10 @@ from typer.testing import CliRunner
 import sweeper.store.parquet as parquet_module
 import sweeper.store.progress as progress_module
 from sweeper.cli import app
-from sweeper.spec import load_spec
 from sweeper.store import ParquetStore, RunAddress
 from sweeper.store.records import config_folder
-from sweeper.sweep import run_sweep
 from tests.support.cli import cli
-from tests.support.specs import tiny_sim_spec
-from tests.support.sweeps import copy_store, stored_configurations
+from tests.support.sweeps import copy_store, stored_configurations, swept_tiny
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("lock_dir")]
 SWEEP = "tiny"
@@ -40,14 +37,7 @@ RAID5 = "raid5/single_rank/wb-ra"
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The finished sweep's store, and its spec."""
-    folder = tmp_path_factory.mktemp("leftovers")
-    spec_path = tiny_sim_spec(folder, SWEEP)
-    spec, inventory = load_spec(spec_path)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RAIDSWEEP_LOCK_DIR", str(folder / "locks"))
-        outcome = run_sweep(spec, inventory, ParquetStore(folder / "store"), spec_path=spec_path)
-    assert outcome.complete and outcome.runs_written == RUNS
-    return folder / "store", spec_path
+    return swept_tiny(tmp_path_factory.mktemp("leftovers"), SWEEP, RUNS)
 
 
 def _run_files(store: Path, config: str = RAID5) -> list[Path]:

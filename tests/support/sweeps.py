@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+import pytest
 
 from recommender.data import load_recommendations
 from recommender.recommendations import ClassRecommendation
@@ -72,3 +73,18 @@ def wait_for_parts(proc: subprocess.Popen, store: Path, n: int, timeout: float =
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "sweep made no progress"
         time.sleep(0.05)
+
+
+def swept_tiny(folder: Path, name: str, runs: int) -> tuple[Path, Path]:
+    """A tiny sweep ``name`` on the simulated array (``tests.support.specs.tiny_sim_spec``)
+    swept in this process to its end with ``runs`` runs written, its locks in ``folder``:
+    its store's root, and its spec."""
+    from tests.support.specs import tiny_sim_spec
+
+    spec_path = tiny_sim_spec(folder, name)
+    spec, inventory = load_spec(spec_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAIDSWEEP_LOCK_DIR", str(folder / "locks"))
+        outcome = run_sweep(spec, inventory, ParquetStore(folder / "store"), spec_path=spec_path)
+    assert outcome.complete and outcome.runs_written == runs
+    return folder / "store", spec_path
