@@ -122,6 +122,15 @@ def sweep_in_address() -> None:
     st.session_state[LINKED_KEY] = shown
 
 
+def page_link(where: Any, page_file: str, **kw: Any) -> None:
+    """``where.page_link`` to ``page_file`` whose address already names the sweep shown: set
+    by the page it opens instead (``sweep_in_address``), the query made the browser's history
+    hold that page twice (with the query and without), and Back then stayed on it."""
+    shown = st.session_state.get(SWEEP_KEY) or st.session_state.get(UNKNOWN_KEY)
+    query = {SWEEP_QUERY: shown} if shown is not None else None
+    where.page_link(page_file, query_params=query, **kw)
+
+
 def unknown_sweep_note(root: Path, name: str) -> str:
     """What a page says where the address names a sweep the store does not hold."""
     return (

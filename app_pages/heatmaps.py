@@ -453,7 +453,8 @@ def _cell_runs(
         st.caption("Select a row to open that run's disclosure record, job file and fio output.")
         return
     st.session_state["run_pick"] = str(shown["run id"].iloc[row])  # read by Run details
-    st.page_link(
+    _common.page_link(
+        st,
         "app_pages/run_details.py",
         label="Open the selected run in Run details",
         icon=":material/description:",

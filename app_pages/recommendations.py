@@ -308,13 +308,15 @@ def _links(key: str | None, rec: ClassRecommendation) -> None:
     whom = "the recommended one" if key != best else "the runner-up"
     st.markdown(f"Selected: {markdown_code(key)}  \nAgainst {whom}: {markdown_code(other)}")
     row = st.container(horizontal=True)
-    row.page_link(
+    _common.page_link(
+        row,
         "app_pages/compare.py",
         label=f"Compare with {whom}",
         help=f"Compare {key} with {other}",
         icon=":material/compare_arrows:",
     )
-    row.page_link(
+    _common.page_link(
+        row,
         "app_pages/run_details.py",
         label="Its runs",
         help=f"The runs of {key} in Run details",

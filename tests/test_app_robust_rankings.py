@@ -286,3 +286,21 @@ def test_heatmaps_of_a_sweep_under_way_follow_its_first_runs(monkeypatch, store,
     assert not at.info, _infos(at)
     assert at.selectbox(key="pattern").options == ["randread"]
     assert len(at.dataframe[0].value) == 4
+
+
+# links that name the sweep ----------------------------------------------------------------
+def test_the_pages_links_carry_the_sweep_in_their_address(monkeypatch, store):
+    """The links to Compare and Run details (a ranking's row) and to Run details (a heatmap
+    cell's run) open their page with the sweep already in its address: set by the page they
+    open instead, the browser's history held that page twice, and Back stayed on it."""
+    at = _open(monkeypatch, store.root, SWEEP, "recommendations")
+    _ok(_select(at, 0, 1))
+    ranking = at.get("page_link")
+    assert len(ranking) == 2, [link.proto.label for link in ranking]
+    at = _open(monkeypatch, store.root, "uneven", "heatmaps")
+    at.selectbox(key="heatmap_cell").set_value(f"{RAID10} · 8k").run()
+    _ok(_select(at, 1, 1))
+    heatmap = at.get("page_link")
+    assert heatmap, "the run is not selected"
+    for link, name in [(x, SWEEP) for x in ranking] + [(x, "uneven") for x in heatmap]:
+        assert link.proto.query_string == f"sweep={name}", (link.proto.label, name)
