@@ -20,6 +20,7 @@ from tests.support.appserver import (
     raidsweep_app,
     watcher_lines,
 )
+from tests.support.appwait import watch_runs
 
 pytestmark = pytest.mark.integration
 
@@ -43,8 +44,8 @@ def test_an_open_tab_costs_almost_nothing(quick_store: ParquetStore, tmp_path: P
         browser = pw.chromium.launch(executable_path=executable, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
-            open_recommendations(page, url, UI_TIMEOUT_MS)
-            page.wait_for_timeout(3000)  # the last websocket messages of the render
+            watch_runs(page)
+            open_recommendations(page, url, UI_TIMEOUT_MS)  # its run finished and drawn
             cores = idle_cores(server.pid, IDLE_S)
             assert server.poll() is None, log.read_text()
         finally:

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from sweeper.store import ParquetStore
-from tests.support.appserver import app_tab, go_to
+from tests.support.appserver import app_tab, choose, go_to
+from tests.support.appwait import rerun, settled
 from tests.support.sweeps import sweep
 from tests.test_app_state_kept import NEWER, OLDER, SECOND, _spec
 
@@ -44,45 +45,33 @@ def page(store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield tab
 
 
-def _settled(page: Any) -> None:
-    from playwright.sync_api import expect
-
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-
-
-def _choose(page: Any, label: str, option: str) -> None:
-    page.get_by_test_id("stSelectbox").filter(has_text=label).click()
-    page.get_by_role("option", name=option, exact=True).click()
-    _settled(page)
-
-
 def test_class_row_and_sweep_survive_pages_and_a_reload(page, store) -> None:
     from playwright.sync_api import expect
 
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name=f"Sweep {NEWER}")).to_be_visible()
-    _choose(page, "Sweep", OLDER)
+    choose(page, "Sweep", OLDER)
     go_to(page, "Recommendations")
     expect(main.get_by_role("heading", name=f"Recommendations — sweep {OLDER}")).to_be_visible()
     expect(page).to_have_url(re.compile(rf"/recommendations\?(.*&)?sweep={OLDER}(&|$)"))
-    _choose(page, "Workload class", SECOND)
+    choose(page, "Workload class", SECOND)
     decision = page.get_by_test_id("stAlertContentSuccess")
     expect(decision).to_contain_text(f"{SECOND}:")
-    _settled(page)
     grid = page.get_by_test_id("stDataFrame").first
     expect(grid.locator("canvas").first).to_be_visible()
     box = grid.bounding_box()
-    page.mouse.click(box["x"] + 15, box["y"] + ROW_PX + ROW_PX / 2)  # the first row
+    with rerun(page):
+        page.mouse.click(box["x"] + 15, box["y"] + ROW_PX + ROW_PX / 2)  # the first row
     expect(main).to_contain_text("Selected: ")
     selected = main.get_by_test_id("stMarkdown").filter(has_text="Selected: ").inner_text()
-    page.get_by_role("link", name="Compare with the runner-up").click()
+    with rerun(page):
+        page.get_by_role("link", name="Compare with the runner-up").click()
     expect(main.get_by_role("heading", name=f"Compare — sweep {OLDER}")).to_be_visible()
-    _settled(page)
     expect(page).to_have_url(re.compile(rf"/compare\?(.*&)?sweep={OLDER}(&|$)"))
 
-    page.go_back()
+    with rerun(page):
+        page.go_back()
     expect(main.get_by_role("heading", name=f"Recommendations — sweep {OLDER}")).to_be_visible()
-    _settled(page)
     expect(decision).to_contain_text(f"{SECOND}:")
     expect(main.get_by_test_id("stMarkdown").filter(has_text="Selected: ")).to_have_text(selected)
     page.screenshot(path=str(SHOTS / "recommendations-back.png"), full_page=True)
@@ -91,8 +80,8 @@ def test_class_row_and_sweep_survive_pages_and_a_reload(page, store) -> None:
     expect(main.get_by_role("heading", name=f"Heatmaps — sweep {OLDER}")).to_be_visible()
     expect(page).to_have_url(re.compile(rf"/heatmaps\?(.*&)?sweep={OLDER}(&|$)"))
     page.reload()
+    settled(page)
     expect(main.get_by_role("heading", name=f"Heatmaps — sweep {OLDER}")).to_be_visible()
-    _settled(page)
     go_to(page, "Recommendations")  # a new session: the sweep from the address, not the newest
     expect(main.get_by_role("heading", name=f"Recommendations — sweep {OLDER}")).to_be_visible()
     expect(page).to_have_url(re.compile(rf"/recommendations\?(.*&)?sweep={OLDER}(&|$)"))
@@ -105,11 +94,11 @@ def test_run_details_address_follows_a_bad_run_id(page, store) -> None:
     expect(page).to_have_url(re.compile(r"/run_details\?(.*&)?run=[0-9a-f]{24}(&|$)"))
     box = page.get_by_test_id("stTextInput").filter(has_text="Run id").locator("input")
     box.fill("zzz")
-    box.press("Enter")
-    _settled(page)
+    with rerun(page):
+        box.press("Enter")
     expect(page.get_by_test_id("stAlertContentError").first).to_contain_text("zzz")
     page.screenshot(path=str(SHOTS / "run-details-bad-id.png"), full_page=True)
     expect(page).to_have_url(re.compile(r"/run_details\?(.*&)?run=zzz(&|$)"))
     page.reload()
-    _settled(page)
+    settled(page)
     expect(page.get_by_test_id("stAlertContentError").first).to_contain_text("zzz")

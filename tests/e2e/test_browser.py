@@ -18,7 +18,8 @@ import pytest
 from recommender.charts import CURVE_PLOT_HEIGHT, TRADEOFF_PLOT_HEIGHT
 from recommender.data import load_recommendations
 from sweeper.store import ParquetStore
-from tests.support.appserver import chromium, streamlit_run
+from tests.support.appserver import choose, chromium, streamlit_run
+from tests.support.appwait import rerun, settled, watch_runs
 from tests.support.specs import described_sweep
 
 pytestmark = pytest.mark.integration
@@ -55,6 +56,7 @@ def browser_page():
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.set_default_timeout(UI_TIMEOUT_MS)
+            watch_runs(page)
             yield page
         finally:
             browser.close()
@@ -73,24 +75,27 @@ def test_switch_class_and_click_a_heatmap_cell(app_url, browser_page, quick_stor
     outside: list[str] = []
     page.on("request", lambda r: outside.append(r.url) if not _local(r.url) else None)
     page.goto(app_url)
+    settled(page)
     nav = page.get_by_test_id("stSidebarNav")
-    nav.get_by_role("link", name="Recommendations").click()
+    with rerun(page):
+        nav.get_by_role("link", name="Recommendations").click()
     decision = page.get_by_test_id("stAlertContentSuccess")
     expect(decision).to_contain_text(f"{first}: {recs[first].best['config_key']} —")
 
-    page.get_by_test_id("stSelectbox").filter(has_text="Workload class").click()
-    page.get_by_role("option", name=other, exact=True).click()
+    choose(page, "Workload class", other)
     expect(decision).to_contain_text(f"{other}: {recs[other].best['config_key']} —")
     expect(decision).not_to_contain_text(f"{first}:")
 
-    nav.get_by_role("link", name="Heatmaps").click()
+    with rerun(page):
+        nav.get_by_role("link", name="Heatmaps").click()
     key, size = "raid5/pool_stripe/ranks4/stripe1g/wb-ra", "16k"
     # Vega renders the heatmap as SVG whose squares carry their data as ARIA labels.
     square = page.locator(
         '[data-testid="stVegaLiteChart"] path[aria-roledescription="rect mark"]'
         f'[aria-label*="config_key: {key};"][aria-label*="block size: {size};"]'
     )
-    square.click()
+    with rerun(page):  # the chart's selection reruns the script
+        square.click()
     runs = quick_store.runs("quick")
     expected = runs[
         (runs["config_key"] == key)
@@ -134,7 +139,9 @@ def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
         page = browser_page.context.browser.new_page(viewport={"width": 1400, "height": 1600})
         try:
             page.on("request", lambda r: asked.append(r.url))
+            watch_runs(page)
             page.goto(url)
+            settled(page)
             sidebar = page.get_by_test_id("stSidebar")
             expect(sidebar).to_contain_text("![x](http://192.0.2.1/x.png)", timeout=30_000)
             # every character as written (an invisible word joiner keeps :rocket: a word)
@@ -147,7 +154,9 @@ def test_descriptions_are_shown_as_text(tmp_path: Path, browser_page) -> None:
             links = shown.locator("a")
             for i in range(links.count()):
                 assert links.nth(i).get_attribute("href") == links.nth(i).inner_text(), html
-            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Recommendations").click()
+            with rerun(page):
+                nav = page.get_by_test_id("stSidebarNav")
+                nav.get_by_role("link", name="Recommendations").click()
             expect(page.get_by_test_id("stMain")).to_contain_text("<img src=http://192.0.2.1")
             assert '<img src="http://192.0.2.1' not in page.content()
         finally:
@@ -192,12 +201,16 @@ def test_heatmap_figures_and_labels_never_overlap(app_url, browser_page, width, 
     page.set_viewport_size({"width": width, "height": 1600})
     try:
         page.goto(app_url.rstrip("/") + "/heatmaps")
+        settled(page)
         chart = page.get_by_test_id("stVegaLiteChart").first
         expect(chart.locator('path[aria-roledescription="rect mark"]').first).to_be_visible()
         if columns:
-            page.get_by_test_id("stRadio").get_by_text(columns, exact=True).click()
+            with rerun(page):
+                page.get_by_test_id("stRadio").get_by_text(columns, exact=True).click()
             expect(chart.locator('path[aria-label*="write/"]').first).to_be_attached()
-        page.wait_for_timeout(1500)  # the chart's last layout
+        # not the run: the chart is drawn at a first width and again once Streamlit has
+        # measured its column, and nothing in the page tells when that is done
+        page.wait_for_timeout(1500)
         seen = chart.evaluate(_OVERLAPS)
     finally:
         page.set_viewport_size({"width": 1400, "height": 1600})
@@ -240,10 +253,12 @@ def test_no_page_scrolls_sideways_in_a_narrow_window(app_url, browser_page):
     try:
         for address, title in PAGES.items():
             page.goto(f"{app_url.rstrip('/')}/{address}")
+            settled(page)
             heading = f"{title} — sweep quick" if title else "Sweep quick"
             expect(page.get_by_role("heading", name=heading)).to_be_visible()
-            expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-            page.wait_for_timeout(1500)  # the tables' and charts' last layout
+            # not the run: the tables and charts are laid out again once Streamlit has
+            # measured their column, and nothing in the page tells when that is done
+            page.wait_for_timeout(1500)
             assert page.evaluate(_SIDEWAYS) == [], heading
     finally:
         page.set_viewport_size({"width": 1400, "height": 1600})
@@ -265,9 +280,11 @@ def test_a_typed_run_id_is_shown_as_typed(app_url, browser_page):
     expect.set_options(timeout=UI_TIMEOUT_MS)
     page = browser_page
     page.goto(f"{app_url.rstrip('/')}/run_details")
+    settled(page)
     box = page.get_by_label("Run id")
     box.fill(TYPED_RUN_ID)
-    box.press("Enter")
+    with rerun(page):
+        box.press("Enter")
     error = page.get_by_test_id("stAlertContentError")
     expect(error).to_contain_text("is not a run id")
     quoted = error.locator("code").first
@@ -292,8 +309,10 @@ def test_a_chart_keeps_its_plot_and_shows_its_title_and_legend(
     expect.set_options(timeout=UI_TIMEOUT_MS)
     with _laptop_window(browser_page, app_url, address) as page:
         chart = page.get_by_test_id("stVegaLiteChart").first
-        expect(chart).to_be_visible()
-        page.wait_for_timeout(1500)  # the chart's last layout
+        expect(chart.locator("svg").first).to_be_visible()
+        # not the run: the chart is drawn at a first width and again once Streamlit has
+        # measured its column, and nothing in the page tells when that is done
+        page.wait_for_timeout(1500)
         box = chart.bounding_box()
         assert box is not None
         # a title line (14 px) and the x axis with its title take at least 60 px
@@ -309,8 +328,9 @@ def test_the_ranking_fits_a_laptop_window(app_url, browser_page):
     with _laptop_window(browser_page, app_url, "recommendations") as page:
         table = page.get_by_test_id("stDataFrame").first
         expect(table).to_be_visible()
-        expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-        page.wait_for_timeout(1500)  # the table's last layout
+        # not the run: the grid sizes its columns again once it has measured its frame,
+        # and nothing in the page tells when that is done
+        page.wait_for_timeout(1500)
         scroller = table.locator(".dvn-scroller")
         scroll, visible = scroller.evaluate("s => [s.scrollWidth, s.clientWidth]")
         assert scroll <= visible, (scroll, visible)
@@ -323,6 +343,7 @@ def _laptop_window(page: Any, app_url: str, address: str) -> Iterator[Any]:
     page.set_viewport_size({"width": 1280, "height": 1000})
     try:
         page.goto(f"{app_url.rstrip('/')}/{address}")
+        settled(page)
         yield page
     finally:
         page.set_viewport_size({"width": 1400, "height": 1600})

@@ -11,6 +11,7 @@ import pytest
 from recommender.acceptance_io import sweep_acceptance, verdict_for
 from sweeper.store import ParquetStore
 from tests.support.appserver import chromium, streamlit_run
+from tests.support.appwait import rerun, settled, watch_runs
 from tests.support.commissioning import FIRMWARE_GATES, array_sweep
 
 pytestmark = pytest.mark.integration
@@ -37,14 +38,16 @@ def test_the_page_compares_the_sweep_with_another_and_shows_its_verdict(tmp_path
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.set_default_timeout(UI_TIMEOUT_MS)
+            watch_runs(page)
             page.goto(url)
+            settled(page)
             nav = page.get_by_test_id("stSidebarNav")
-            nav.get_by_role("link", name="Compare sweeps").click()
+            with rerun(page):  # the page's run finished: every element of it drawn
+                nav.get_by_role("link", name="Compare sweeps").click()
             expect(page.get_by_text("Compare sweeps — sweep after-firmware")).to_be_visible()
             expect(page.get_by_text("A = sweep old-array")).to_be_visible()
             expect(page.get_by_role("heading", name=f"Acceptance: {verdict}")).to_be_visible()
-            # per class, per cell: the tables render after the verdict's heading, so wait for
-            # them (count() alone does not wait, and read 0 on a busy machine)
+            # per class, per cell
             expect(page.get_by_test_id("stDataFrame").nth(1)).to_be_visible()
             assert not page.get_by_test_id("stException").count()
         finally:

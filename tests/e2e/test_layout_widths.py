@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.appserver import app_tab, go_to
+from tests.support.appserver import app_tab, choose, go_to
+from tests.support.appwait import rerun
 from tests.test_app_robust_pages import CURVES_B, two_flash_sweeps
 
 UI_TIMEOUT_MS = 60_000
@@ -27,9 +28,7 @@ def tab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     store = two_flash_sweeps(folder)
     viewport = {"width": 1280, "height": 1400}
     with app_tab(store.root, folder / "app.log", UI_TIMEOUT_MS, viewport=viewport) as page:
-        page.get_by_test_id("stSidebarNav").wait_for()
-        page.get_by_test_id("stSelectbox").filter(has_text="Sweep").first.click()
-        page.get_by_role("option", name=CURVES_B, exact=True).click()
+        choose(page, "Sweep", CURVES_B)
         yield page
 
 
@@ -38,8 +37,8 @@ def test_compare_sweeps_tables_need_no_sideways_scrolling_at_1280(tab: Any) -> N
 
     tab.set_viewport_size({"width": 1280, "height": 1400})
     go_to(tab, "Compare sweeps")
-    tab.get_by_text("Every cell (not only the significant changes)").click()
-    expect(tab.get_by_test_id("stStatusWidget")).to_have_count(0)
+    with rerun(tab):
+        tab.get_by_text("Every cell (not only the significant changes)").click()
     expect(tab.get_by_test_id("stDataFrame").nth(1)).to_be_visible()
     widths = tab.evaluate(_TABLE_WIDTHS)
     assert len(widths) >= 2

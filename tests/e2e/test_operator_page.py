@@ -17,6 +17,7 @@ import pytest
 from sweeper.store import ParquetStore
 from tests.support import devices
 from tests.support.appserver import chromium, raidsweep_app
+from tests.support.appwait import rerun, settled, watch_runs
 from tests.support.cli import finish, start
 from tests.support.paths import ROOT
 from tests.support.specs import class_measuring, quick_fio_matrix, write_spec
@@ -75,9 +76,12 @@ def test_the_operator_answers_from_the_app(tmp_path: Path, luns: list[str]) -> N
             browser = pw.chromium.launch(executable_path=executable, headless=True)
             try:
                 page = browser.new_page(viewport={"width": 1440, "height": 1200})
+                watch_runs(page)
                 page.goto(url)
+                settled(page, UI_TIMEOUT_MS)
                 nav = page.get_by_test_id("stSidebarNav")
-                nav.get_by_role("link", name="Operator").click(timeout=UI_TIMEOUT_MS)
+                with rerun(page, UI_TIMEOUT_MS):
+                    nav.get_by_role("link", name="Operator").click(timeout=UI_TIMEOUT_MS)
                 expect(
                     page.get_by_text("waiting for the operator: build raid10/single_rank/wb-ra")
                 ).to_be_visible(timeout=UI_TIMEOUT_MS)
@@ -85,14 +89,16 @@ def test_the_operator_answers_from_the_app(tmp_path: Path, luns: list[str]) -> N
                 target = page.get_by_label("The LUN as this host sees it")
                 button = page.get_by_role("button", name="Built: measure it")
                 target.fill(luns[1])  # too small: refused in the page, nothing left
-                button.click()
+                with rerun(page, UI_TIMEOUT_MS):
+                    button.click()
                 expect(page.get_by_text("less than the working set")).to_be_visible(
                     timeout=UI_TIMEOUT_MS
                 )
                 assert not (room / "answer.json").exists()
                 target.fill(luns[0])
                 page.get_by_label("What was built, in your words").fill("LUN 3 from the GUI")
-                button.click()
+                with rerun(page, UI_TIMEOUT_MS):
+                    button.click()
                 expect(page.get_by_text("Answered: the sweep measures")).to_be_visible(
                     timeout=UI_TIMEOUT_MS
                 )

@@ -21,7 +21,8 @@ from recommender.predictions import TOP, nearest, sweep_predictions_all
 from recommender.scoring import rank_classes
 from recommender.views import predicted as shown
 from sweeper.store import ParquetStore
-from tests.support.appserver import app_tab, go_to
+from tests.support.appserver import app_tab, choose, go_to
+from tests.support.appwait import rerun
 from tests.support.specs import partly_measured_spec, write_spec
 from tests.support.sweeps import sweep
 
@@ -63,14 +64,6 @@ def page(stopped, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield tab
 
 
-def _choose(page: Any, box: str, option: str) -> None:
-    from playwright.sync_api import expect
-
-    page.get_by_test_id("stSelectbox").filter(has_text=box).click()
-    page.get_by_role("option", name=option, exact=True).click()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-
-
 def test_the_ranking_lists_predictions_apart_unranked(page, expected, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
@@ -79,7 +72,7 @@ def test_the_ranking_lists_predictions_apart_unranked(page, expected, tmp_path: 
     name = str(near["class"].iloc[0])
     keys = [str(k) for k in near.loc[near["class"] == name, "config_key"]]
     go_to(page, "Recommendations")
-    _choose(page, "Workload class", name)
+    choose(page, "Workload class", name)
     main = page.get_by_test_id("stMain")
     heading = main.get_by_role("heading", name=f"Predicted, not measured ({len(keys)})")
     expect(heading).to_be_visible()
@@ -98,7 +91,7 @@ def test_the_ranking_lists_predictions_apart_unranked(page, expected, tmp_path: 
     )
     assert styles and set(styles) == {"italic"}, styles
     # The ranking itself holds the measured configurations only, each with its rank.
-    with page.expect_download() as info:
+    with rerun(page), page.expect_download() as info:  # the button reruns the script
         page.get_by_role("button", name=f"Download the {name} ranking (CSV)").click()
     saved = tmp_path / "ranking.csv"
     info.value.save_as(saved)
@@ -123,7 +116,7 @@ def test_the_score_heatmap_draws_predicted_cells_apart(page, expected) -> None:
         [(c, k) not in measured for c, k in zip(cells["class"], cells["config_key"], strict=True)]
     ]
     go_to(page, "Heatmaps")
-    _choose(page, "Metric", "score (% of the class best)")
+    choose(page, "Metric", "score (% of the class best)")
     chart = page.get_by_test_id("stVegaLiteChart").first
     predicted = chart.locator(
         'path[aria-roledescription="rect mark"][aria-label*="kind: predicted"]'
@@ -148,7 +141,8 @@ def test_the_score_heatmap_draws_predicted_cells_apart(page, expected) -> None:
         f"Predicted, not measured ({len(cells)} cells)"
     )
     # Hidden on request: no predicted cell is left.
-    page.get_by_test_id("stCheckbox").filter(has_text="Show predictions").locator("label").click()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    box = page.get_by_test_id("stCheckbox").filter(has_text="Show predictions")
+    with rerun(page):
+        box.locator("label").click()
     expect(predicted).to_have_count(0)
     expect(squares).to_have_count(len(ranked))

@@ -20,7 +20,8 @@ from recommender.recommendations import ClassRecommendation
 from recommender.report import breakable_key, csv_bytes, report_tables, write_report
 from sweeper.store import ParquetStore
 from tests.e2e.verdict import CLASS, SWEEP, verdict_store
-from tests.support.appserver import app_tab
+from tests.support.appserver import app_tab, choose, go_to
+from tests.support.appwait import rerun, settled, watch_runs
 from tests.support.sweeps import recommendation
 
 pytestmark = pytest.mark.integration
@@ -55,13 +56,13 @@ def page(store: ParquetStore, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 def _go(page: Any, name: str) -> None:
+    """Page ``name``, its run finished and nothing of the page before left."""
     from playwright.sync_api import expect
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
+    go_to(page, name)
     # Overview's header is the sweep's name alone.
     heading = f"{name} — sweep {SWEEP}" if name != "Overview" else f"Sweep {SWEEP}"
     expect(page.get_by_role("heading", name=heading)).to_be_visible()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
 
 
 def _tables(page: Any) -> list[dict[str, Any]]:
@@ -83,9 +84,12 @@ def test_no_table_cut_off_no_none_no_mbps(page, name: str) -> None:
     from playwright.sync_api import expect
 
     _go(page, name)
-    # Each of these pages shows one table at least on this sweep.
-    expect(page.locator('[data-testid="stDataFrame"] td').first).to_be_attached()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    # Each of these pages shows one table at least on this sweep; each grid writes its
+    # accessible copy once it is drawn.
+    grids = page.get_by_test_id("stDataFrame")
+    expect(grids.first.locator("td").first).to_be_attached()
+    for i in range(grids.count()):
+        expect(grids.nth(i).locator("td").first).to_be_attached()
     tables = _tables(page)
     for t in tables:
         assert t["scroll"] <= t["visible"] + 1, f"{name}: a table is cut off: {t['headers']}"
@@ -101,9 +105,7 @@ def test_heatmap_of_mb_per_second_says_mb_s(page) -> None:
     from playwright.sync_api import expect
 
     _go(page, "Heatmaps")
-    page.get_by_test_id("stSelectbox").filter(has_text="Metric").click()
-    page.get_by_role("option", name="MB/s", exact=True).click()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    choose(page, "Metric", "MB/s")
     chart = page.get_by_test_id("stVegaLiteChart").first
     expect(chart).to_contain_text("MB/s")
     assert "mbps" not in chart.inner_text().lower()
@@ -193,8 +195,8 @@ def test_the_heatmap_of_every_cell_fits_a_laptop(page) -> None:
     from playwright.sync_api import expect
 
     _go(page, "Heatmaps")
-    page.get_by_test_id("stRadio").get_by_text("all cells", exact=True).click()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    with rerun(page):
+        page.get_by_test_id("stRadio").get_by_text("all cells", exact=True).click()
     grids = page.get_by_test_id("stDataFrame")
     expect(grids).to_have_count(3)  # randread, randwrite, write
     for i in range(3):  # each grid's accessible copy, written once it is drawn
@@ -217,12 +219,7 @@ def test_the_curves_show_each_point_in_view(page) -> None:
     for i in range(2):
         expect(grids.nth(i).locator("td").first).to_be_attached()
     points = {"Speed IOPS", "Speed ms", "Opt. IOPS", "Opt. ms", "Max. IOPS", "Max. ms"}
-    # the page before's grids stay in the page until Streamlit has drawn these (a busy host)
-    for _ in range(120):
-        summary, runs = _tables(page)
-        if points <= set(summary["headers"]):
-            break
-        page.wait_for_timeout(500)
+    summary, runs = _tables(page)  # these two only: _go waited for the page before to go
     assert {"configuration", *points} <= set(summary["headers"]), summary["headers"]
     assert {"configuration", "cell", "IOPS", "details"} <= set(runs["headers"]), runs["headers"]
     _fits(page, "Curves")
@@ -245,16 +242,18 @@ def test_nothing_is_cut_off_in_a_narrow_window(page, name: str) -> None:
 
     context = page.context.browser.new_context(viewport={"width": NARROW_PX, "height": 1200})
     try:
+        watch_runs(context)
         narrow = context.new_page()
         narrow.goto("/".join(page.url.split("/")[:3]))  # the app's root: its landing page
+        settled(narrow)
         _go(narrow, name)
         if name == "Recommendations":
             grid = narrow.get_by_test_id("stDataFrame").first
             grid.scroll_into_view_if_needed()
             box = grid.bounding_box()
-            narrow.mouse.click(box["x"] + 15, box["y"] + ROW_PX * 1.5)
+            with rerun(narrow):
+                narrow.mouse.click(box["x"] + 15, box["y"] + ROW_PX * 1.5)
             expect(narrow.get_by_test_id("stPageLink")).to_have_count(2)
-            expect(narrow.get_by_test_id("stStatusWidget")).to_have_count(0)
         else:
             expect(narrow.get_by_test_id("stMetricValue").first).to_be_visible()
         cut = narrow.evaluate(_CUT_OFF)
@@ -269,7 +268,9 @@ def test_every_chart_has_a_title(page, name: str) -> None:
 
     _go(page, name)
     charts = page.get_by_test_id("stVegaLiteChart")
-    expect(charts.first.locator("svg").first).to_be_attached()
+    # every chart of the page is there (its run is over); Vega draws each in its own time
+    for i in range(charts.count()):
+        expect(charts.nth(i).locator("svg").first).to_be_attached()
     titles = charts.evaluate_all(
         """cs => cs.map(c => [...c.querySelectorAll('[aria-roledescription="title"]')]
              .map(t => t.getAttribute('aria-label')).join(' '))"""
@@ -285,7 +286,7 @@ def test_the_ranking_downloads_as_the_reports_rankings_csv(store, rec, page, tmp
     _go(page, "Recommendations")
     button = page.get_by_role("button", name=f"Download the {CLASS} ranking (CSV)")
     expect(button).to_be_visible()
-    with page.expect_download() as info:
+    with rerun(page), page.expect_download() as info:  # the button reruns the script
         button.click()
     saved = tmp_path / info.value.suggested_filename
     info.value.save_as(saved)

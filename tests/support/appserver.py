@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tests.support.appwait import rerun, settled, watch_runs
 from tests.support.net import free_port
 from tests.support.paths import ROOT
 from tests.support.processes import stop
@@ -111,7 +112,9 @@ def app_tab(store_root: Path, log: Path, timeout_ms: float, **page_options: Any)
         try:
             tab = browser.new_page(**page_options)
             tab.set_default_timeout(timeout_ms)
+            watch_runs(tab)
             tab.goto(url)
+            settled(tab)
             yield tab
         finally:
             browser.close()
@@ -150,24 +153,35 @@ def streamlit_run(store_root: Path, log: Path) -> Iterator[str]:
 
 
 def open_recommendations(page: Any, url: str, timeout_ms: float) -> float:
-    """Open the app in ``page``, go to Recommendations and wait until its decision is shown
-    and the script has finished; the seconds from the click to that."""
+    """Open the app in ``page`` (watched: ``tests.support.appwait.watch_runs``), go to
+    Recommendations and wait until its decision is shown and the script has finished; the
+    seconds from the click to that."""
     from playwright.sync_api import expect
 
     page.goto(url)
+    settled(page, timeout_ms)
     link = page.get_by_test_id("stSidebarNav").get_by_role("link", name="Recommendations")
-    link.wait_for(timeout=timeout_ms)
     t0 = time.monotonic()
-    link.click()
+    with rerun(page, timeout_ms):
+        link.click(timeout=timeout_ms)
     expect(page.get_by_test_id("stAlertContentSuccess").first).to_be_visible(timeout=timeout_ms)
-    # The status widget ("Running…") is there while the script runs.
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
     return time.monotonic() - t0
 
 
 def go_to(page: Any, name: str) -> None:
-    """Follow the sidebar's link to page ``name`` and wait until its script has finished."""
-    from playwright.sync_api import expect
+    """Follow the sidebar's link to page ``name`` and wait until its run has finished and
+    nothing of the page before is left (``tests.support.appwait.rerun``)."""
+    with rerun(page):
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+
+def choose(page: Any, label: str, option: str) -> None:
+    """Pick ``option`` in the select box ``label`` and wait until the rerun it asks for has
+    finished (``tests.support.appwait.rerun``); nothing when it is picked already (picking
+    it again asks for no run)."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    if box.input_value() == option:
+        return
+    box.click()
+    with rerun(page):
+        page.get_by_role("option", name=option, exact=True).click()
