@@ -16,7 +16,7 @@ from sweeper.cli import app
 from sweeper.lab import Lab, LabError
 from sweeper.lab import image as labmod
 from tests.support.cli import cli as raidsweep
-from tests.support.lab import DISK_MIB, DISKS, record
+from tests.support.lab import DISK_MIB, DISKS, clean, guest_state, record
 from tests.support.paths import BIN
 
 pytestmark = pytest.mark.integration
@@ -58,6 +58,28 @@ def test_guest_has_md_device_mapper_and_the_tools(lab_vm: Lab) -> None:
         assert f"{module} " in loaded
     tools = "cache_check wipefs blkid lsblk pgrep mkfs.ext4 python3"
     lab_vm.ssh(f"for t in {tools}; do command -v $t >/dev/null || {{ echo $t; exit 1; }}; done")
+
+
+def test_the_guests_state_leaves_out_only_an_empty_md_device(lab_vm: Lab) -> None:
+    """Opening /dev/mdN where no array has that number makes an empty md device that stays
+    until an ioctl; udev probing the node just after a stop does this. It holds no disk, so the
+    test disks read as unchanged. An array assembled on them reads as a change."""
+    clean(lab_vm)
+    before = guest_state(lab_vm)
+    lab_vm.ssh("[ -e /dev/md120 ] || mknod /dev/md120 b 9 120; blkid -p /dev/md120; true")
+    try:
+        assert lab_vm.ssh("cat /sys/block/md120/md/array_state").stdout.strip() == "clear"
+        assert guest_state(lab_vm) == before
+        lab_vm.ssh(
+            "mdadm --create /dev/md121 --run --level=1 --raid-devices=2 --assume-clean "
+            "--metadata=1.2 /dev/vda /dev/vdb && udevadm settle"
+        )
+        after = guest_state(lab_vm)
+        assert "md121 : active raid1" in after and after != before
+    finally:
+        lab_vm.ssh("mdadm --stop /dev/md120; rm -f /dev/md120", check=False)
+        clean(lab_vm)
+    assert guest_state(lab_vm) == before
 
 
 def test_inventory_reaches_the_guest_with_ansible(lab_vm: Lab) -> None:

@@ -58,14 +58,26 @@ def guest_state(lab: Lab) -> str:
     """Everything a change to the test disks would show: arrays, signatures, mounts, LVM.
 
     A stopped md array's block device (size 0) is removed by the kernel's work queue after
-    ``mdadm --stop`` returns, and while udev or lsblk still holds it open; it is waited for (at
-    most 10 s), so a device on its way out does not read as a change. One that stays is shown.
+    ``mdadm --stop`` returns, and while udev or lsblk still holds it open. One whose ``md``
+    folder is already gone is on its way out and is waited for (at most 10 s).
+
+    An *empty* md device (size 0, ``array_state`` clear, no member disks) is left out of the
+    listing. The kernel makes one whenever anything opens ``/dev/mdN`` while no array has that
+    number (``create_on_open``), and keeps it until an ioctl: udev probing the node in the
+    moment after a stop is enough. It holds no disk and no data, so it is no change to the test
+    disks; an array that stays assembled, active or inactive, still shows (in /proc/mdstat, and
+    in the listing by its members).
     """
     return lab.ssh(
-        "udevadm settle; for i in $(seq 100); do left=; for s in /sys/block/md*/size; do "
-        '[ -e "$s" ] && [ "$(cat "$s")" = 0 ] && left=1; done; [ -z "$left" ] && break; '
-        "sleep 0.1; done; "
-        "cat /proc/mdstat; lsblk -rno NAME,FSTYPE,LABEL,MOUNTPOINT; "
+        "udevadm settle; for i in $(seq 100); do empty=; going=; for b in /sys/block/md*; do "
+        '[ "$(cat "$b/size" 2>/dev/null)" = 0 ] || continue; '
+        'if [ -e "$b/md/array_state" ]; then '
+        '[ "$(cat "$b/md/array_state" 2>/dev/null)" = clear ] && [ -z "$(ls "$b/slaves")" ] && '
+        'empty="$empty ${b##*/}"; else going=1; fi; done; '
+        '[ -z "$going" ] && break; sleep 0.1; done; '
+        "cat /proc/mdstat; lsblk -rno NAME,FSTYPE,LABEL,MOUNTPOINT | "
+        """awk -v empty="$empty" 'BEGIN { split(empty, e, " "); for (i in e) skip[e[i]] = 1 } """
+        """!($1 in skip)'; """
         "for d in /dev/vd?; do echo $d; wipefs --no-act $d; done; vgs; lvs",
         check=False,
     ).stdout
@@ -78,7 +90,8 @@ def clean(lab: Lab) -> None:
     # they run only for a volume group that exists.
     lab.ssh(
         "umount /mnt/raidsweep /mnt 2>/dev/null; vgs raidsweep >/dev/null 2>&1 && vgremove -ff -y raidsweep; "
-        "for md in /dev/md/* $(awk '/^md/ {print \"/dev/\" $1}' /proc/mdstat); do "
+        "for md in /dev/md/* $(awk '/^md/ {print \"/dev/\" $1}' /proc/mdstat) "
+        "$(cd /sys/block && ls -d md* 2>/dev/null | sed 's,^,/dev/,'); do "
         '[ -e "$md" ] && mdadm --stop "$md" 2>/dev/null; done; '
         "dmsetup remove_all; wipefs -a -q /dev/vd[a-j]; "
         "for d in /dev/vd[a-j]; do blockdev --rereadpt $d 2>/dev/null; done; udevadm settle",
