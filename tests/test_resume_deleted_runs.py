@@ -201,3 +201,34 @@ def test_lost_says_what_became_of_its_files() -> None:
     assert lost.said() == (
         f"configuration {RAID5} was completed before its run file(s) {part.path} were damaged"
     )
+
+
+def test_the_good_runs_recorded_at_completion_decide_what_was_lost(curves: SweepSpec) -> None:
+    """A configuration that recorded its good runs when it completed: each missing is lost,
+    whatever the store's failed attempts and the curve's stop would have the rules say (a run
+    that failed, was measured again and succeeded; a stopped curve's highest point)."""
+    cells = planned_cells(curves)
+    reads, writes = _curve(curves, "randread"), _curve(curves, "randwrite")
+    stopped = next(c.curve for c in cells if c.key.startswith("randwrite"))
+    ran_writes = set(writes[:4])
+    every = set(reads) | ran_writes
+    good = frozenset((a.cell_key, a.repetition) for a in every)
+    config = Settled(RAID5, True, frozenset({stopped}), good)
+    assert lost_runs(curves, cells, StoredRuns(every), [config]) == ([], [])
+    # the highest point reached, both its runs gone: lost, where the rules cannot tell
+    top = set(writes[2:4])
+    (lost,), _ = lost_runs(curves, cells, StoredRuns(every - top), [config])
+    assert lost.runs == lost.required == lost.deleted == top
+    # a run with a failed attempt stored, recorded good: it succeeded later; lost
+    victim = reads[0]
+    failed = {RAID5: {victim}}
+    (lost,), _ = lost_runs(curves, cells, StoredRuns(every - {victim}), [config], failed)
+    assert lost.required == {victim}
+    # never recorded good (it failed for good): not lost
+    short = Settled(
+        RAID5, True, frozenset({stopped}), good - {(victim.cell_key, victim.repetition)}
+    )
+    assert lost_runs(curves, cells, StoredRuns(every - {victim}), [short], failed) == ([], [])
+    # the cells never run past the stop are not in the record: never lost
+    may, sure = ran(curves, cells, config, {(a.cell_key, a.repetition) for a in every})
+    assert may == sure == set()

@@ -549,7 +549,15 @@ def _measure_again(sw: Sweeper, state: _State, item: Lost, position: int) -> Non
     skipped = dict(outcome.cells_skipped)  # said when the configuration was measured
     try:
         result = measure(
-            _sweep(sw), config, driver, built.play, state.done, outcome, None, item.runs
+            _sweep(sw),
+            config,
+            driver,
+            built.play,
+            state.done,
+            outcome,
+            None,
+            item.runs,
+            item.required,
         )
     except StoreError as exc:  # what is in a run's place cannot be replaced (a folder)
         outcome.warnings.append(f"{said}; they are not measured again ({runs}): {exc}")
@@ -577,10 +585,28 @@ def _settled(study: SweepStudy) -> list[Settled]:
         if key is None:
             continue
         stopped = frozenset(t.user_attrs.get("curves_stopped") or ())
+        good = _good_runs(t.user_attrs.get("runs_good"))
         was = found.get(key)
         complete = t.state == TrialState.COMPLETE or (was is not None and was.complete)
-        found[key] = Settled(key, complete, stopped | (was.curves_stopped if was else frozenset()))
+        if was is not None:
+            stopped |= was.curves_stopped
+            good = good if was.good is None else was.good | (good or frozenset())
+        found[key] = Settled(key, complete, stopped, good)
     return list(found.values())
+
+
+def _good_runs(recorded: object) -> frozenset[tuple[str, int]] | None:
+    """The (cell, repetition) of the good runs a completed trial recorded (``runs_good``:
+    cell -> repetitions); None where it recorded none (a study from before the record)."""
+    if not isinstance(recorded, dict):
+        return None
+    return frozenset(
+        (str(cell), int(rep))
+        for cell, reps in recorded.items()
+        if isinstance(reps, list)
+        for rep in reps
+        if isinstance(rep, int)
+    )
 
 
 def _completed_runs(state: _State, key: str) -> pd.DataFrame:
@@ -609,6 +635,8 @@ def _tell(
         return
     if result.curves_stopped:
         trial.set_user_attr("curves_stopped", result.curves_stopped)
+    # the runs it holds now: what a resume measures again if their files are lost (lost.py)
+    trial.set_user_attr("runs_good", _runs_good(result.runs))
     values = objective_values(result.runs, sw.classes)
     if values is None:
         reason = "no class could be scored from this configuration's runs"
@@ -618,6 +646,16 @@ def _tell(
     outcome.configurations_done += 1
     sw.progress.configuration_done(key, "complete", outcome.array_s)
     _write_progress(sw, "running", outcome)
+
+
+def _runs_good(runs: pd.DataFrame) -> dict[str, list[int]]:
+    """cell -> the repetitions of its good runs, for the trial's record."""
+    good: dict[str, list[int]] = {}
+    if runs.empty:
+        return good
+    for cell, rep in zip(runs["cell_key"], runs["repetition"], strict=True):
+        good.setdefault(str(cell), []).append(int(rep))
+    return {cell: sorted(set(reps)) for cell, reps in sorted(good.items())}
 
 
 def _fail(

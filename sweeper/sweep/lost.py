@@ -5,10 +5,12 @@ once its configuration had completed, or been pruned, in the study.
 The study never offers a settled configuration again, and readers leave the damaged file out
 (naming it): without this, the run was lost for good, the configuration short of it in
 ``status`` (``8/9``). A resumed sweep finds these runs from what its read of the store left
-out and, for a completed configuration, from the runs its rules ran (``ran``: each cell's
-fixed repetitions, the dynamic ones a later repetition shows were run, a stopped curve's
-cells up to the highest one a stored run shows was reached) that the store holds neither as
-a good run nor as a failed attempt; and measures them again, each alone
+out and, for a completed configuration, from the runs it ran (``ran``: the good runs the
+study recorded when it completed; for a study that did not record them, its rules' runs:
+each cell's fixed repetitions, the dynamic ones a later repetition shows were run, a stopped
+curve's cells up to the highest one a stored run shows was reached) that the store holds
+neither as a good run nor, where the rules decide, as a failed attempt; and measures them
+again, each alone
 (``measure(..., only=...)``), after building the configuration anew; what it cannot measure
 again it says. A pruned configuration is never filled in: how far it went cannot be told.
 
@@ -30,13 +32,15 @@ from sweeper.workload import WorkloadCell
 
 @dataclass(frozen=True)
 class Settled:
-    """A configuration the study will not offer again: ``complete`` (else pruned), and the
+    """A configuration the study will not offer again: ``complete`` (else pruned), the
     curves its measurement stopped (``Measured.curves_stopped``: their higher cells were
-    never run)."""
+    never run), and the (cell, repetition) of every good run it held when it completed
+    (``good``; None where the study did not record them)."""
 
     key: str
     complete: bool
     curves_stopped: frozenset[str] = frozenset()
+    good: frozenset[tuple[str, int]] | None = None
 
 
 @dataclass
@@ -90,12 +94,23 @@ def ran(
 ) -> tuple[set[RunAddress], set[RunAddress]]:
     """The runs of the completed configuration ``config`` that its rules ran, or may have,
     and that the store does not hold (``held``: the (cell, repetition) of its good runs);
-    and those among them its rules surely ran. Surely: each cell's fixed repetitions, and a
-    dynamic repetition a later one stored shows was run. A stopped curve
-    (``config.curves_stopped``) ran its cells from the fewest I/Os in flight up to where it
-    stopped: only its cells up to the highest one a stored run shows was reached count
-    (none when none of it is stored). Maybe: a dynamic repetition past the last one stored
-    (``measure`` asks the same rule as before whether it was run)."""
+    and those among them its rules surely ran. Where the study recorded the configuration's
+    good runs when it completed (``config.good``), those are the runs it ran, all surely,
+    whatever failed attempts, curve stops and repetition rules the store shows. Else,
+    surely: each cell's fixed repetitions, and a dynamic repetition a later one stored shows
+    was run. A stopped curve (``config.curves_stopped``) ran its cells from the fewest I/Os
+    in flight up to where it stopped: only its cells up to the highest one a stored run
+    shows was reached count (none when none of it is stored). Maybe: a dynamic repetition
+    past the last one stored (``measure`` asks the same rule as before whether it was
+    run)."""
+    if config.good is not None:
+        planned = {c.key for c in cells}
+        gone = {
+            RunAddress(spec.name, config.key, cell, rep)
+            for cell, rep in config.good - held
+            if cell in planned
+        }
+        return gone, set(gone)
     may: set[RunAddress] = set()
     sure: set[RunAddress] = set()
     engine = spec.matrix.engine
@@ -168,8 +183,10 @@ def _add_missing(
     """Add to ``lost`` the runs of completed ``config`` its rules ran that the store no longer
     holds (``ran``): a damaged part's (which runs it held cannot be told), else deleted. Only
     when some are sure to have been run (the dynamic ones may then be, where ``measure``'s
-    rules ask); a failed attempt stored is a run that failed, not a lost one."""
-    tried = failed.get(config.key, set()) if failed else set()
+    rules ask); a failed attempt stored is a run that failed, not a lost one, unless the
+    study recorded the run as good when the configuration completed (it failed, was
+    measured again and succeeded, and then its file was deleted)."""
+    tried = failed.get(config.key, set()) if failed and config.good is None else set()
     may, sure = ran(spec, cells, config, held)
     may, sure = may - tried, sure - tried
     if not sure - lost.required:

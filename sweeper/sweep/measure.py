@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,12 +194,14 @@ def measure(
     outcome: Outcome,
     others: Callable[[], pd.DataFrame] | None,
     only: set[RunAddress] | None = None,
+    required: Set[RunAddress] = frozenset(),
 ) -> Measured:
     """Run ``config``'s cells on ``driver`` (prepared here, cleaned up after). ``others``:
     the runs of the configurations completed so far, when pruning compares with them.
     ``only``: measure none but these runs (those the store lost of a configuration measured
-    before), each where the cells' order, repetitions and curve stops would have it, or where
-    a later repetition stored shows it was run."""
+    before), each where the cells' order and repetitions would have it, or where a later
+    repetition stored or ``required`` shows it was run. ``required``: those among them that
+    must be measured (a curve stopped by the runs measured again still reaches them)."""
     key = config.key
     name = sweep.spec.name
     mine = ConfigurationRuns(sweep.store.runs(name, config_key=key))
@@ -215,12 +217,16 @@ def measure(
             return Measured("failed", f"preparing the runs failed: {exc}", mine.frame())
         for cell in cell_order(sweep, completed):
             curve = cell.curve
-            if curve in stopped:
+            asked = {a.repetition for a in required if a.cell_key == cell.key}
+            # a lost run is measured again where it was, though runs measured again below it
+            # would now stop its curve earlier
+            if curve in stopped and not asked:
                 outcome.cells_skipped[f"{key} {cell.key}"] = stopped[curve]
                 continue
             rep = 0
             while wants_another(sweep, cell, rep, measured) or (
-                only is not None and ran_later(sweep, key, cell, rep + 1, done)
+                only is not None
+                and (ran_later(sweep, key, cell, rep + 1, done) or any(r > rep for r in asked))
             ):
                 rep += 1
                 if sweep.stop.is_set():

@@ -10,6 +10,7 @@ import yaml
 
 from recommender.curves import KNEEDLE, curves_table
 from sweeper.spec import load_spec
+from sweeper.store.records import config_folder
 from tests.support.cli import cli as raidsweep
 from tests.support.paths import ROOT
 from tests.support.sweeps import sweep
@@ -84,6 +85,15 @@ def test_curve_stops_once_latency_passes_the_limit(tmp_path: Path) -> None:
     # Run again, the sweep finds the configuration complete: nothing past the stop is run.
     _, again = _sweep(_spec(tmp_path, curve_stop={"latency_limit": "200us"}), tmp_path / "s")
     assert again.runs_written == 0 and len(store.runs("curves")) == len(measured)
+    # The highest point reached deleted: the runs below it no longer show where the curve
+    # stopped, but the study recorded the configuration's good runs; it is measured again.
+    top = runs.iloc[-1]
+    folder = tmp_path / "s" / "curves" / "runs" / config_folder("curves", top["config_key"])
+    (folder / f"{top['run_id']}.parquet").unlink()
+    _, resumed = _sweep(_spec(tmp_path, curve_stop={"latency_limit": "200us"}), tmp_path / "s")
+    assert resumed.runs_written == 1, resumed.warnings
+    assert any(f"measured again: {top['cell_key']} #1" in w for w in resumed.warnings)
+    assert sorted(store.runs("curves")["numjobs"]) == measured
 
 
 def test_latency_limit_needs_a_unit(tmp_path: Path) -> None:
