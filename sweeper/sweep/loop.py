@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import functools
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import optuna
@@ -16,14 +13,10 @@ import pandas as pd
 from optuna.trial import TrialState
 
 from recommender.scoring import objective_values, rank_classes
-from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration, enumerate_configurations
-from sweeper.errors import StoreError
-from sweeper.locking import LockHeld, claim, lock_record
+from sweeper.locking import LockHeld
 from sweeper.play_ahead import PlaysAhead
 from sweeper.status import array_seconds
-from sweeper.store import RunAddress
-from sweeper.store.base import StoredRuns
 from sweeper.study import (
     StudyLockedError,
     SweepStudy,
@@ -32,33 +25,17 @@ from sweeper.study import (
     workers_refusal,
 )
 from sweeper.sweep.books import KnownRuns
-from sweeper.sweep.lost import Lost, Settled, claim_lock, described, lost_runs
-from sweeper.sweep.measure import Measured, Sweep, measure
+from sweeper.sweep.building import STORE_WRITE_ERRORS, LoopState, build, sweep_of
+from sweeper.sweep.lost import good_record
+from sweeper.sweep.measure import Measured, measure
 from sweeper.sweep.progress import Outcome, progress_record
-from sweeper.sweep.records import configuration_row, now
+from sweeper.sweep.remeasure import measure_lost
 from sweeper.sweep.stopping import judge
 
 if TYPE_CHECKING:
     from sweeper.sweep.sweeper import Sweeper
 
-#: errors of a store that cannot take more data: the sweep stops cleanly on them
-STORE_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG}
 MAX_REPEATED_SUGGESTIONS = 50  # the sampler keeps choosing measured points: it has converged
-
-
-@dataclass
-class _State:
-    """One run of the loop: the study, what is done, the runs known, the storage's state."""
-
-    study: SweepStudy
-    outcome: Outcome
-    done: set[RunAddress]
-    known: KnownRuns | None
-    plays: PlaysAhead
-    previous: Configuration | None = None  # what the storage is built as; None: unknown
-    space: list[Configuration] | None = None  # the whole space (stopping by evidence)
-    judged_at: int = -1  # configurations completed when the evidence was last weighed
-    current: str | None = None  # the configuration this sweeper has claimed last
 
 
 def run(sw: Sweeper) -> Outcome:
@@ -93,14 +70,14 @@ def run(sw: Sweeper) -> Outcome:
     outcome.array_s = _array_time_used(sw)
     wants_runs = sw.spec.study.pruning or _follows_builds(sw) or _stops_by_evidence(sw)
     known = KnownRuns(sw.store, sw.spec.name, study) if wants_runs else None
-    state = _State(study, outcome, done, known, PlaysAhead(sw.inventory, sw.stop.is_set))
+    state = LoopState(study, outcome, done, known, PlaysAhead(sw.inventory, sw.stop.is_set))
     outcome.runs_stored_before = len(done)
     if sw.worker is None:  # it recovered every worker's configurations: their states are its
         sw.store.forget_ended_workers(sw.spec.name)
     sw.progress.start(sw.plan, len(done), len(done_configs), outcome.array_s)
     _write_progress(sw, "running", outcome)
     try:
-        _measure_lost(sw, state, stored)
+        measure_lost(sw, state, stored)
         if outcome.stopped is None:
             _loop(sw, state)
         if not sw.stop.is_set():
@@ -149,7 +126,7 @@ def workers_at_work(sw: Sweeper) -> LockHeld | None:
     )
 
 
-def _ended_elsewhere(sw: Sweeper, state: _State, exc: Exception) -> str:
+def _ended_elsewhere(sw: Sweeper, state: LoopState, exc: Exception) -> str:
     """What to say when another process ended the trial this sweeper was measuring."""
     key = getattr(exc, "key", None) or state.current or "(unknown)"
     who = f"worker {sw.worker}" if sw.worker else "this sweeper"
@@ -171,7 +148,7 @@ def _catch_up_compaction(sw: Sweeper) -> None:
             raise
 
 
-def _loop(sw: Sweeper, state: _State) -> None:
+def _loop(sw: Sweeper, state: LoopState) -> None:
     study, outcome, mode = state.study, state.outcome, sw.spec.study.mode
     if mode == "grid" or sw.spec.study.seed_configurations:
         seeds = [Configuration.from_key(k) for k in sw.spec.study.seed_configurations]
@@ -274,7 +251,7 @@ def _follows_builds(sw: Sweeper) -> bool:
     return sw.spec.study.mode == "optimize" and sw.spec.study.per_build > 1
 
 
-def _stays_on_build(sw: Sweeper, state: _State, config: Configuration) -> bool:
+def _stays_on_build(sw: Sweeper, state: LoopState, config: Configuration) -> bool:
     """Whether the next configuration should be another on ``config``'s RAID build, the
     sampler choosing what changes without a format: in optimize mode, while ``config``
     came out best (or tied best) for some class and the build has had fewer than
@@ -317,7 +294,7 @@ def _stops_by_evidence(sw: Sweeper) -> bool:
     return sw.spec.study.mode == "optimize" and sw.spec.study.stop is not None
 
 
-def _evidence_enough(sw: Sweeper, state: _State) -> bool:
+def _evidence_enough(sw: Sweeper, state: LoopState) -> bool:
     """Whether the evidence says every class's pick is near enough the best of the space
     (``study.stop``); weighed again whenever a configuration completed, kept in the outcome."""
     rule, study = sw.spec.study.stop, state.study
@@ -347,7 +324,7 @@ def _evidence_enough(sw: Sweeper, state: _State) -> bool:
     return state.outcome.evidence.stop
 
 
-def _measure_predicted_best(sw: Sweeper, state: _State) -> None:
+def _measure_predicted_best(sw: Sweeper, state: LoopState) -> None:
     """A pick is not recommended while an unmeasured configuration is predicted above it:
     those are measured first (the decision is then weighed again), the budget permitting."""
     decision = state.outcome.evidence
@@ -360,7 +337,7 @@ def _measure_predicted_best(sw: Sweeper, state: _State) -> None:
         state.study.enqueue([Configuration.from_key(k) for k in best], sw.spec.config_space)
 
 
-def _measure_threat(sw: Sweeper, state: _State) -> None:
+def _measure_threat(sw: Sweeper, state: LoopState) -> None:
     """A configuration predicted to beat a pick is measured before the pick is recommended:
     the least sure class's most likely challenger goes first in line (once the evidence
     covers the space; until then the sampler chooses)."""
@@ -381,61 +358,10 @@ def _array_time_used(sw: Sweeper) -> float:
     )
 
 
-@dataclass
-class _Built:
-    """What building a configuration came to: its play when it can be measured; else why it
-    failed (None: asked to stop, or the play was canceled)."""
-
-    play: PlayResult | None
-    failure: str | None = None
-
-
-def _build(
-    sw: Sweeper, state: _State, config: Configuration, attempt: int, *, position: int, again: bool
-) -> _Built:
-    """Build ``config`` (the operator asked first, where one builds it) and keep the record
-    of its build as ``attempt``; ``again``: a configuration measured before, built anew to
-    measure the runs the store lost (its record takes the first attempt number free)."""
-    key = config.key
-    if sw.platform.operator_builds:
-        sw.progress.configuration(key, "waiting for the operator to build")
-    ready = sw.platform.await_configuration(
-        config,
-        matrix=sw.spec.matrix,
-        position=position,
-        total=sw.plan.space_size,
-        previous=state.previous,
-        stop=sw.stop,
-        prompt=sw.prompt,
-    )
-    if not ready:  # asked to stop while waiting: the sweep resumes at this configuration
-        return _Built(None)
-    sw.progress.configuration(key, "reconfiguring")
-    started = now()
-    # the next configuration's play is started first and waits while this one is measured
-    ahead = sw.spec.study.mode != "grid" or state.study.has_waiting()
-    play = state.plays.reconfigure(sw.platform.extravars(config), ahead=ahead)
-    reconfig_s = sw.platform.reconfiguration_time(state.previous, config) if play.ok else 0.0
-    row = configuration_row(sw.spec.name, config, attempt, play, reconfig_s, started, now())
-    while not sw.store.put_configuration(row) and again:
-        row["attempt"] += 1
-    state.outcome.array_s += reconfig_s
-    if not play.ok:
-        if play.status == "canceled" or sw.stop.is_set():
-            return _Built(None)
-        state.previous = None  # the storage is in an unknown state
-        return _Built(None, play.failure())
-    state.previous = config
-    unmeasurable = sw.platform.applied(config, play)
-    if unmeasurable is not None:
-        return _Built(None, unmeasurable)
-    return _Built(play)
-
-
-def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configuration) -> None:
+def _evaluate(sw: Sweeper, state: LoopState, trial: optuna.Trial, config: Configuration) -> None:
     study, outcome, key = state.study, state.outcome, config.key
     position = len(study.completed_keys()) + 1
-    built = _build(sw, state, config, trial.number, position=position, again=False)
+    built = build(sw, state, config, trial.number, position=position, again=False)
     if built.play is None:
         if built.failure is None:
             study.tell(trial, state=TrialState.FAIL)
@@ -446,170 +372,13 @@ def _evaluate(sw: Sweeper, state: _State, trial: optuna.Trial, config: Configura
     driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
     sw.progress.configuration(key, "running")
     others = functools.partial(_completed_runs, state, key) if sw.spec.study.pruning else None
-    result = measure(_sweep(sw), config, driver, play, state.done, outcome, others)
+    result = measure(sweep_of(sw), config, driver, play, state.done, outcome, others)
     if state.known is not None:
         state.known.put(key, result.runs)
     _tell(sw, state, trial, config, result)
 
 
-def _measure_lost(sw: Sweeper, state: _State, stored: StoredRuns) -> None:
-    """Measure again the runs the store lost of configurations the study will not offer
-    again (completed or pruned before a file of theirs was damaged, or completed before one
-    was deleted: ``lost.py``), each configuration built anew for them, and say so; or say
-    why they are not. Each configuration's are claimed (``lost.claim_lock``): of workers
-    resuming the sweep at once, one measures them and the others pass them by."""
-    study, outcome = state.study, state.outcome
-    settled = _settled(study)
-    lost, notes = lost_runs(sw.spec, sw.plan.cells, stored, settled)
-    if any(item.complete for item in lost):  # a failed attempt stored is no lost run
-        failed = {item.key: _failed_runs(sw, item.key, stored) for item in lost if item.complete}
-        lost, notes = lost_runs(sw.spec, sw.plan.cells, stored, settled, failed)
-    outcome.warnings += notes
-    # the operator's request names its place among the configurations measured
-    place = {s.key: i for i, s in enumerate(settled, start=1)}
-    for item in lost:
-        if sw.stop.is_set():
-            return
-        try:
-            with _claimed(sw, item.key) as mine:
-                if mine and _still_lost(sw, state, item):
-                    _measure_again(sw, state, item, place[item.key])
-        except OSError as exc:
-            if exc.errno not in STORE_WRITE_ERRORS:
-                raise
-            # as for any configuration (``_loop``): what is stored stays whole, and the
-            # sweep stops rather than measure what it cannot keep
-            outcome.stopped = f"cannot write to the store at {sw.store.root}: {exc.strerror or exc}"
-            return
-        if outcome.stopped is not None or sw.stop.is_set():
-            return
-
-
-def _failed_runs(sw: Sweeper, key: str, stored: StoredRuns) -> set[RunAddress]:
-    """The runs of configuration ``key`` the store holds a failed attempt at and no good run."""
-    runs = sw.store.runs(
-        sw.spec.name,
-        include_failed=True,
-        config_key=key,
-        columns=["cell_key", "repetition", "status"],
-    )
-    tried = runs[runs["status"] != "ok"]
-    found = {
-        RunAddress(sw.spec.name, key, cell, int(rep))
-        for cell, rep in zip(tried["cell_key"], tried["repetition"], strict=True)
-    }
-    return found - stored.done
-
-
-@contextlib.contextmanager
-def _claimed(sw: Sweeper, key: str) -> Iterator[bool]:
-    """Whether this sweeper holds the claim on measuring ``key``'s lost runs again for the
-    block (False: another sweeper of the sweep measures them now)."""
-    record = lock_record(
-        f"raidsweep run {sw.spec.name} (measuring lost runs of {key} again)",
-        sweep=sw.spec.name,
-        store=str(sw.store.root),
-        worker=sw.worker,
-    )
-    subject = f"the lost runs of configuration {key} of sweep {sw.spec.name!r}"
-    with claim(claim_lock(sw.sweep_dir, key), subject, record) as mine:
-        yield mine
-
-
-def _still_lost(sw: Sweeper, state: _State, item: Lost) -> bool:
-    """Whether ``item`` still has runs that must be measured again, its runs narrowed to
-    those the store does not hold now (another sweeper may have measured them since this
-    one read the store)."""
-    stored = {a for a in item.runs if a in state.done or sw.store.has_run(a)}
-    state.done |= stored
-    item.runs -= stored
-    item.required -= stored
-    item.deleted -= stored
-    return bool(item.required)
-
-
-def _measure_again(sw: Sweeper, state: _State, item: Lost, position: int) -> None:
-    """Build ``item``'s configuration anew and measure its lost runs alone; say what came
-    of it in the outcome's warnings."""
-    study, outcome = state.study, state.outcome
-    config, key = Configuration.from_key(item.key), item.key
-    runs = described(item.required)
-    said = item.said()
-    # a record number of its own: one no trial of the study has yet
-    built = _build(sw, state, config, len(study.trials()), position=position, again=True)
-    if built.play is None:
-        why = built.failure or "the sweep was stopped first"
-        outcome.warnings.append(
-            f"{said}; they are not measured again ({runs}): building it failed: {why}; run the "
-            "sweep again to measure them"
-        )
-        return
-    driver = sw.platform.load_driver(config, sw.spec.matrix, sw.spec.study.seed)
-    sw.progress.configuration(key, "measuring lost runs again")
-    skipped = dict(outcome.cells_skipped)  # said when the configuration was measured
-    try:
-        result = measure(
-            _sweep(sw),
-            config,
-            driver,
-            built.play,
-            state.done,
-            outcome,
-            None,
-            item.runs,
-            item.required,
-        )
-    except StoreError as exc:  # what is in a run's place cannot be replaced (a folder)
-        outcome.warnings.append(f"{said}; they are not measured again ({runs}): {exc}")
-        return
-    finally:
-        outcome.cells_skipped = skipped
-    if state.known is not None:
-        state.known.put(key, result.runs)
-    measured = {a for a in item.runs if a in state.done}
-    if measured:
-        outcome.warnings.append(f"{said}; measured again: {described(measured)}")
-    if not item.required <= measured:
-        why = result.reason or ("the sweep was stopped" if sw.stop.is_set() else "they failed")
-        outcome.warnings.append(
-            f"{said}; not measured again: {described(item.required - measured)} ({why}); run "
-            "the sweep again to measure them"
-        )
-
-
-def _settled(study: SweepStudy) -> list[Settled]:
-    """The configurations the study will not offer again, each once, in the order measured."""
-    found: dict[str, Settled] = {}
-    for t in study.trials(TrialState.COMPLETE, TrialState.PRUNED):
-        key = t.user_attrs.get("config_key")
-        if key is None:
-            continue
-        stopped = frozenset(t.user_attrs.get("curves_stopped") or ())
-        good = _good_runs(t.user_attrs.get("runs_good"))
-        was = found.get(key)
-        complete = t.state == TrialState.COMPLETE or (was is not None and was.complete)
-        if was is not None:
-            stopped |= was.curves_stopped
-            good = good if was.good is None else was.good | (good or frozenset())
-        found[key] = Settled(key, complete, stopped, good)
-    return list(found.values())
-
-
-def _good_runs(recorded: object) -> frozenset[tuple[str, int]] | None:
-    """The (cell, repetition) of the good runs a completed trial recorded (``runs_good``:
-    cell -> repetitions); None where it recorded none (a study from before the record)."""
-    if not isinstance(recorded, dict):
-        return None
-    return frozenset(
-        (str(cell), int(rep))
-        for cell, reps in recorded.items()
-        if isinstance(reps, list)
-        for rep in reps
-        if isinstance(rep, int)
-    )
-
-
-def _completed_runs(state: _State, key: str) -> pd.DataFrame:
+def _completed_runs(state: LoopState, key: str) -> pd.DataFrame:
     """Runs of the configurations completed so far but ``key`` (what pruning compares with)."""
     assert state.known is not None  # kept whenever the sweep prunes
     state.known.sync(state.study)
@@ -617,7 +386,7 @@ def _completed_runs(state: _State, key: str) -> pd.DataFrame:
 
 
 def _tell(
-    sw: Sweeper, state: _State, trial: optuna.Trial, config: Configuration, result: Measured
+    sw: Sweeper, state: LoopState, trial: optuna.Trial, config: Configuration, result: Measured
 ) -> None:
     """Tell the study what measuring ``config`` came to, and say it."""
     study, outcome, key = state.study, state.outcome, config.key
@@ -636,7 +405,7 @@ def _tell(
     if result.curves_stopped:
         trial.set_user_attr("curves_stopped", result.curves_stopped)
     # the runs it holds now: what a resume measures again if their files are lost (lost.py)
-    trial.set_user_attr("runs_good", _runs_good(result.runs))
+    trial.set_user_attr("runs_good", good_record(result.runs))
     values = objective_values(result.runs, sw.classes)
     if values is None:
         reason = "no class could be scored from this configuration's runs"
@@ -648,16 +417,6 @@ def _tell(
     _write_progress(sw, "running", outcome)
 
 
-def _runs_good(runs: pd.DataFrame) -> dict[str, list[int]]:
-    """cell -> the repetitions of its good runs, for the trial's record."""
-    good: dict[str, list[int]] = {}
-    if runs.empty:
-        return good
-    for cell, rep in zip(runs["cell_key"], runs["repetition"], strict=True):
-        good.setdefault(str(cell), []).append(int(rep))
-    return {cell: sorted(set(reps)) for cell, reps in sorted(good.items())}
-
-
 def _fail(
     sw: Sweeper, study: SweepStudy, trial: optuna.Trial, key: str, reason: str, outcome: Outcome
 ) -> None:
@@ -665,10 +424,6 @@ def _fail(
     study.tell(trial, state=TrialState.FAIL)
     outcome.configurations_failed[key] = reason
     sw.progress.configuration_done(key, "failed", outcome.array_s)
-
-
-def _sweep(sw: Sweeper) -> Sweep:
-    return Sweep(sw.spec, sw.store, sw.plan.cells, sw.classes, sw.context, sw.progress, sw.stop)
 
 
 def _write_progress(sw: Sweeper, state: str, outcome: Outcome) -> None:

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from sweeper.spec import SweepSpec
 from sweeper.store import RunAddress
 from sweeper.store.base import LeftOut, StoredRuns
@@ -247,3 +249,27 @@ def described(runs: Iterable[RunAddress]) -> str:
     names = [f"{a.cell_key} #{a.repetition}" for a in sorted(runs)]
     more = f" and {len(names) - 6} more" if len(names) > 6 else ""
     return ", ".join(names[:6]) + more
+
+
+def recorded_good(recorded: object) -> frozenset[tuple[str, int]] | None:
+    """The (cell, repetition) of the good runs a completed trial recorded (``runs_good``:
+    cell -> repetitions); None where it recorded none (a study from before the record)."""
+    if not isinstance(recorded, dict):
+        return None
+    return frozenset(
+        (str(cell), int(rep))
+        for cell, reps in recorded.items()
+        if isinstance(reps, list)
+        for rep in reps
+        if isinstance(rep, int)
+    )
+
+
+def good_record(runs: pd.DataFrame) -> dict[str, list[int]]:
+    """cell -> the repetitions of its good runs, for the trial's record."""
+    good: dict[str, list[int]] = {}
+    if runs.empty:
+        return good
+    for cell, rep in zip(runs["cell_key"], runs["repetition"], strict=True):
+        good.setdefault(str(cell), []).append(int(rep))
+    return {cell: sorted(set(reps)) for cell, reps in sorted(good.items())}
