@@ -26,7 +26,7 @@ damaged = list(getattr(store, "damaged", []))  # sweeps whose record is damaged:
 # The address names the sweep (?sweep=<id>, on every page): a link or a reload opens that one,
 # once per address followed, so that the sidebar can still change it; a sweep the store does
 # not hold is said to be so, never replaced by another silently.
-_common.sweep_from_address(ids)
+_common.sweep_from_address(ids, damaged)
 
 with st.sidebar:
     st.title("raidsweep")
@@ -71,4 +71,11 @@ page = st.navigation(
     ]
 )
 _common.sweep_in_address()
-page.run()
+# The files of the sweep the page's reads left out (damaged), said at the top of the page once
+# the page has read what it shows (a page that stops early has still read them); a placeholder
+# takes no room on a page that has nothing to say there.
+left_out = st.empty()
+try:
+    page.run()
+finally:
+    _common.say_left_out(left_out)

@@ -27,8 +27,8 @@ from recommender.data import record_damage as damaged_fields
 from recommender.importance import class_importances
 from recommender.recommendations import ClassRecommendation
 from recommender.views import ranked_all
-from recommender.views.runs import SWEEP_QUERY
-from sweeper.errors import InputError
+from recommender.views.runs import SWEEP_QUERY, quoted_typed
+from sweeper.errors import InputError, StoreError
 from sweeper.processes import pid_alive
 from sweeper.status import SweepStatus, sweep_status
 from sweeper.store import ParquetStore
@@ -68,11 +68,19 @@ def sweep_ids(records: list[dict[str, Any]]) -> list[str]:
     return [r["sweep_id"] for r in ordered if r.get("sweep_id")]
 
 
-def how_to_start(root: Path) -> str:
+def how_to_start(root: Path, damaged: Sequence[str] = ()) -> str:
     """What the page says where there is no sweep to show: a store path that names nothing
-    (or a file) is said to be so, since a mistyped path would look like an empty store."""
+    (or a file) is said to be so, since a mistyped path would look like an empty store; a
+    store whose every sweep has a damaged record (``damaged``, as ``list_sweeps`` found them)
+    is said to hold sweeps none of which can be shown, never to hold none."""
     command = markdown_code(f"{START_COMMAND} --store {root}")
     elsewhere = f"set `{STORE_ENV}` to the folder of an existing store"
+    if damaged:
+        return (
+            f"No sweep in {markdown_code(str(root))} can be shown: what the store holds is "
+            "damaged (named in the sidebar). Restore it from a copy, or start a sweep with "
+            f"{command}; then reload this page."
+        )
     if root.is_file():
         return (
             f"{markdown_code(str(root))} is a file, not a store's folder: {elsewhere}, "
@@ -89,12 +97,13 @@ def how_to_start(root: Path) -> str:
     )
 
 
-def sweep_from_address(ids: Sequence[str]) -> None:
+def sweep_from_address(ids: Sequence[str], damaged: Sequence[str] = ()) -> None:
     """Choose the sweep the address names (``?sweep=<id>``), once per address read: a reload
     or a shared link opens that sweep, and the sidebar can still change it. A sweep the store
     does not hold is kept as unknown (``require_sweep`` says so on every page) until a sweep
-    is chosen in the sidebar. A chosen sweep that vanished from the store gives way to the
-    newest."""
+    is chosen in the sidebar, as is one whose record is damaged (``damaged``: its folder is
+    there, none of it is shown) even where it is the store's only sweep. A chosen sweep that
+    vanished from the store gives way to the newest."""
     chosen = st.session_state.get(SWEEP_KEY)
     if chosen is not None and chosen not in ids:
         st.session_state.pop(SWEEP_KEY, None)
@@ -103,7 +112,7 @@ def sweep_from_address(ids: Sequence[str]) -> None:
         st.session_state[LINKED_KEY] = named
         if named in ids:
             st.session_state[SWEEP_KEY] = named
-        elif ids:
+        elif ids or damaged:
             st.session_state[UNKNOWN_KEY] = named
             st.session_state[SWEEP_KEY] = None  # the sidebar shows no sweep chosen
     if st.session_state.get(SWEEP_KEY) in ids:  # chosen (again) since
@@ -131,11 +140,33 @@ def page_link(where: Any, page_file: str, **kw: Any) -> None:
     where.page_link(page_file, query_params=query, **kw)
 
 
-def unknown_sweep_note(root: Path, name: str) -> str:
-    """What a page says where the address names a sweep the store does not hold."""
+def _damaged_record(root: Path, name: str, damaged: Sequence[str]) -> str | None:
+    """What ``damaged`` says of the record of the sweep ``name`` (a folder of the store),
+    or None: a name that is no folder's (``..``, a path) names none of them."""
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        return None
+    place = str(Path(root).absolute() / name / "sweep.json")
+    return next((line for line in damaged if line.startswith(place)), None)
+
+
+def unknown_sweep_note(root: Path, name: str, damaged: Sequence[str] = ()) -> str:
+    """What a page says where the address names a sweep the store does not hold: no name at
+    all (``?sweep=``), a sweep whose record is damaged (``damaged``, as ``list_sweeps``
+    found them: its folder is there), or a name the store has no sweep of, quoted as text and
+    a very long one cut (``quoted_typed``)."""
+    where = markdown_code(str(root))
+    if not name.strip():
+        return "The address names no sweep (`?sweep=` is empty): choose a sweep in the sidebar."
+    problem = _damaged_record(root, name, damaged)
+    if problem is not None:
+        return (
+            f"The address names the sweep {quoted_typed(name)}, whose record in the store "
+            f"{where} is damaged; it is not shown:  \n{markdown_text(problem)}  \n"
+            "Choose another sweep in the sidebar."
+        )
     return (
-        f"The address names the sweep {markdown_code(name)}, which is not in the store "
-        f"{markdown_code(str(root))}: choose a sweep in the sidebar."
+        f"The address names the sweep {quoted_typed(name)}, which is not in the store "
+        f"{where}: choose a sweep in the sidebar."
     )
 
 
@@ -146,11 +177,14 @@ def require_sweep() -> tuple[ParquetStore, dict[str, Any]]:
     sweep_id = st.session_state.get(SWEEP_KEY)
     unknown = st.session_state.get(UNKNOWN_KEY)
     if sweep_id is None and unknown is not None:
-        st.error(unknown_sweep_note(store.root, str(unknown)), icon=":material/report:")
+        store.list_sweeps()  # what is damaged, to tell a damaged sweep from one not there
+        note = unknown_sweep_note(store.root, str(unknown), store.damaged)
+        st.error(note, icon=":material/report:")
         st.stop()
     record = store.get_sweep(sweep_id) if sweep_id else None
     if record is None:
-        st.info(how_to_start(store.root))
+        store.list_sweeps()
+        st.info(how_to_start(store.root, store.damaged))
         st.stop()
     damage = record_damage(store, record)
     if damage is not None:
@@ -235,12 +269,65 @@ def signature(store: ParquetStore, sweep_id: str) -> tuple[int, ...]:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _attempts(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
     _READ_WHOLE[(root, sweep_id)] = sig
-    return ParquetStore(root).runs(sweep_id, include_failed=True)
+    store = ParquetStore(root)
+    every = store.runs(sweep_id, include_failed=True)
+    _note_left_out(root, sweep_id, sig, store.damaged)
+    return every
 
 
 #: per store and sweep, the signature at which ``_attempts`` last read every attempt: the
 #: ranking then takes its columns from that frame instead of reading them again
 _READ_WHOLE: dict[tuple[str, str], tuple] = {}
+#: per store and sweep, the signature of its last reads and the files they left out (a run
+#: file or part not whole Parquet, or of other columns), each line naming its file: a cached
+#: read is not read again, so what it left out is kept beside it to be said on every page
+_LEFT_OUT: dict[tuple[str, str], tuple[tuple, tuple[str, ...]]] = {}
+_LEFT_OUT_LOCK = threading.Lock()
+
+
+def _note_left_out(root: str, sweep_id: str, sig: tuple, lines: Sequence[str]) -> None:
+    """Keep what a read of the sweep at ``sig`` left out, with what other reads at ``sig``
+    left out (the runs and the configurations are read apart)."""
+    with _LEFT_OUT_LOCK:
+        held = _LEFT_OUT.get((root, sweep_id))
+        before = held[1] if held is not None and held[0] == sig else ()
+        _LEFT_OUT[(root, sweep_id)] = (sig, tuple(dict.fromkeys([*before, *lines])))
+
+
+def left_out(store: ParquetStore, sweep_id: str) -> list[str]:
+    """What the app's reads of the sweep as it is now left out, each naming its file."""
+    held = _LEFT_OUT.get((str(store.root), sweep_id))
+    if held is None or held[0] != signature(store, sweep_id):
+        return []
+    return list(held[1])
+
+
+#: how many of the files left out a page names (the rest are counted)
+LEFT_OUT_SHOWN = 10
+
+
+def say_left_out(where: Any) -> None:
+    """In ``where`` (a placeholder at the top of the page: one element), the files of the
+    chosen sweep the page's reads left out, named: its figures are of the rest, as the
+    commands warn. Called however the page ended: a store it cannot look at says nothing
+    here (the page said what it could not read)."""
+    sweep_id = st.session_state.get(SWEEP_KEY)
+    if not sweep_id:
+        return
+    try:
+        lines = left_out(get_store(), str(sweep_id))
+    except (OSError, StoreError):
+        return
+    if not lines:
+        return
+    named = [markdown_text(line) for line in lines[:LEFT_OUT_SHOWN]]
+    if len(lines) > LEFT_OUT_SHOWN:
+        named.append(f"and {len(lines) - LEFT_OUT_SHOWN:,} more (`raidsweep status` names all)")
+    where.warning(
+        f"{len(lines):,} file(s) of the sweep {markdown_code(str(sweep_id))} cannot be read; "
+        "what this page shows is of the rest:  \n" + "  \n".join(named),
+        icon=":material/report:",
+    )
 
 
 def _ok(attempts: pd.DataFrame) -> pd.DataFrame:
@@ -259,12 +346,18 @@ def _scoring_runs(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
         whole = _attempts(root, sweep_id, sig)
         if set(SCORING_COLUMNS) <= set(whole.columns):
             return _ok(whole)[list(SCORING_COLUMNS)]
-    return ParquetStore(root).runs(sweep_id, columns=SCORING_COLUMNS)
+    store = ParquetStore(root)
+    scoring = store.runs(sweep_id, columns=SCORING_COLUMNS)
+    _note_left_out(root, sweep_id, sig, store.damaged)
+    return scoring
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _configurations(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
-    return ParquetStore(root).configurations(sweep_id)
+    store = ParquetStore(root)
+    configs = store.configurations(sweep_id)
+    _note_left_out(root, sweep_id, sig, store.damaged)
+    return configs
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -276,9 +369,19 @@ def _recommendations(
         return ahead[1].result()  # ranked, or being ranked, in the background
     runs = _scoring_runs(root, sweep_id, sig)
     done: Future[list[ClassRecommendation]] = Future()
-    done.set_result(load_recommendations(ParquetStore(root), _record, runs))
+    done.set_result(_ranked(root, sweep_id, sig, _record, runs))
     _hold((root, sweep_id), (created_at, sig), done)
     return done.result()
+
+
+def _ranked(
+    root: str, sweep_id: str, sig: tuple, record: dict[str, Any], runs: pd.DataFrame
+) -> list[ClassRecommendation]:
+    """``load_recommendations`` of ``runs``; what its reads of the store left out, kept."""
+    store = ParquetStore(root)
+    ranked = load_recommendations(store, record, runs)
+    _note_left_out(root, sweep_id, sig, store.damaged)
+    return ranked
 
 
 #: how many sweeps' rankings are kept for the next page (``_recommendations`` keeps as many)
@@ -303,7 +406,7 @@ def rank_ahead(store: ParquetStore, record: dict[str, Any]) -> None:
     if _READ_WHOLE.get((root, sweep_id)) != sig:
         return  # reading the runs here would hold the page up
     runs = _scoring_runs(root, sweep_id, sig)
-    job = _AHEAD.submit(load_recommendations, ParquetStore(root), record, runs)
+    job = _AHEAD.submit(_ranked, root, sweep_id, sig, record, runs)
     _hold((root, sweep_id), (created_at, sig), job)
 
 

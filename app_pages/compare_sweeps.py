@@ -29,7 +29,7 @@ from recommender.sweepcompare import (
 )
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
-from sweeper.untrusted import markdown_code, markdown_prose, path_problem
+from sweeper.untrusted import markdown_code, markdown_prose, markdown_text, path_problem
 
 #: the tables' columns: short headers with their words as tooltips, narrow figures, so that
 #: the scores, the change and its interval fit a laptop's window beside the sidebar; the
@@ -198,6 +198,20 @@ def _same_folder(a: Path, b: Path) -> bool:
         return False
 
 
+#: how many of the damaged files of sweep A's store the page names (the rest are counted)
+DAMAGED_SHOWN = 10
+
+
+def _say_damaged(what: str, lines: list[str]) -> None:
+    """``what`` (Markdown), then each of ``lines`` (a damaged file, named), as a warning."""
+    if not lines:
+        return
+    named = [markdown_text(line) for line in lines[:DAMAGED_SHOWN]]
+    if len(lines) > DAMAGED_SHOWN:
+        named.append(f"and {len(lines) - DAMAGED_SHOWN:,} more")
+    st.warning(f"{what}:  \n" + "  \n".join(named), icon=":material/report:")
+
+
 page = _frame.open_page("Compare sweeps")
 st.caption(
     "B is the sweep chosen in the sidebar; A the sweep it is compared with (the old array, the "
@@ -221,6 +235,8 @@ if other.strip():
     except (StoreError, OSError) as exc:
         st.error(f"Store of sweep A: {markdown_prose(str(exc))}")
         st.stop()
+    # its sweeps whose records are damaged (the sidebar names only this store's): named
+    _say_damaged("In the store of sweep A, what cannot be read is not offered", store_a.damaged)
 else:
     records = store_a.list_sweeps()
 same_store = store_a is page.store or _same_folder(store_a.root, page.store.root)
@@ -228,10 +244,9 @@ same_store = store_a is page.store or _same_folder(store_a.root, page.store.root
 ids = [i for i in _common.sweep_ids(records) if not (same_store and i == page.sweep_id)]
 if not ids:
     if other.strip() and not store_a.root.is_dir():
-        st.info(
-            f"There is no folder {markdown_code(str(store_a.root))}: "
-            "check the path of sweep A's store."
-        )
+        place = markdown_code(str(store_a.root))
+        what = f"{place} is a file, not a store's folder" if store_a.root.is_file() else None
+        st.info(f"{what or f'There is no folder {place}'}: check the path of sweep A's store.")
         st.stop()
     st.info("No other sweep to compare with: name another store, or run a second sweep.")
     st.stop()
@@ -251,6 +266,13 @@ show_all = st.toggle("Every cell (not only the significant changes)", key="compa
 def render() -> None:
     record_a = store_a.get_sweep(sweep_a) or {}
     runs_a, runs_b = store_a.runs(sweep_a), page.runs()
+    # sweep A's run files the read left out (B's are said at the top of the page)
+    left_out = [line for line in store_a.damaged if line.endswith("left out")]
+    _say_damaged(
+        f"Files of sweep A ({markdown_code(sweep_a)}) cannot be read; the comparison is of the "
+        "rest",
+        left_out,
+    )
     if runs_a.empty or runs_b.empty:
         st.info("Both sweeps need runs before they can be compared.")
         return

@@ -44,12 +44,25 @@ def configuration_table(
     return table.sort_values(CONFIGURATION, kind="stable").reset_index(drop=True)
 
 
+#: how much of a text typed or given by the address a page quotes (a sweep's name has at
+#: most 64 characters, a run id 24; an address or a box can carry thousands)
+QUOTED_MAX = 80
+
+
+def quoted_typed(text: str) -> str:
+    """``text`` that was typed or came in the address, quoted as itself (``markdown_code``):
+    cut to its first ``QUOTED_MAX`` characters, with its length said, where it is longer."""
+    if len(text) <= QUOTED_MAX:
+        return markdown_code(text)
+    return f"{markdown_code(text[:QUOTED_MAX])}… ({len(text):,} characters)"
+
+
 def run_id_problem(text: str) -> str | None:
     """Why ``text`` is not a run id, or None when it is one: Markdown, the text quoted as
-    itself (``markdown_code``) whatever it holds."""
+    itself whatever it holds (``quoted_typed``: a very long one cut, its length said)."""
     if not RUN_ID_RE.fullmatch(text):
         return (
-            f"{markdown_code(text)} is not a run id: a run id is 24 hexadecimal digits "
+            f"{quoted_typed(text)} is not a run id: a run id is 24 hexadecimal digits "
             "(see the run id column of a heatmap cell's runs, or `raidsweep disclose`)."
         )
     return None
