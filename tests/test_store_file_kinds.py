@@ -251,6 +251,31 @@ def test_a_link_loop_among_the_runs_is_passed_over_and_named(store: Path) -> Non
     assert contents(store) == before
 
 
+@pytest.mark.parametrize("place", ["runs", "runs/one", "configurations", "compacted"])
+def test_a_file_where_the_store_keeps_a_folder_is_named(store: Path, place: str) -> None:
+    """A plain file in the place of the sweep's runs folder, a configuration's run folder,
+    the configurations folder or the compacted parts' folder: what it would hold is left out
+    and the file named by the commands that read it, never taken for an empty folder."""
+    sweep = store / SWEEP
+    (sweep / "snapshot.parquet").unlink()  # the runs are read from their files
+    if place == "runs/one":
+        path = sorted(p for p in (sweep / "runs").iterdir() if p.is_dir())[0]
+    else:
+        path = sweep / place
+    if path.is_dir():
+        shutil.rmtree(path)
+    path.write_text("x")
+    before = contents(store)
+    said = f"warning: {path}: a file where the store keeps a folder; what it holds is left out"
+    query = "SELECT count(*) AS n FROM runs WHERE sweep_id = 'tiny'"
+    code, out = run(store, "sql", query, "--format", "csv")
+    assert code == 0 and said in out, out
+    if place != "configurations":
+        code, out = run(store, "recommend", SWEEP)
+        assert said in out, out
+    assert contents(store) == before
+
+
 @pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "folder"])
 def test_a_parquet_file_of_another_kind_is_left_out_unread(store: Path, kind: str) -> None:
     """A run file's place and the snapshot's (a FIFO there hung every reading command)."""

@@ -99,12 +99,15 @@ def parquet_bytes(table: pa.Table) -> bytes:
 
 def parquet_names(folder: Path, skipped: list[str] | None = None) -> list[str]:
     """The visible Parquet files of ``folder`` (temporaries start with a dot); none where it
-    is missing or a file, nor where it cannot be read (said in ``skipped``: a folder of a
+    is missing, a file or cannot be read (the last two said in ``skipped``: a folder of a
     sweep that cannot be listed leaves its own runs out, not the whole sweep's)."""
     try:
         with os.scandir(folder) as entries:
             names = [e.name for e in entries]
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        _not_a_folder(skipped, folder)
         return []
     except OSError as exc:
         _skip(skipped, folder, exc)
@@ -112,28 +115,40 @@ def parquet_names(folder: Path, skipped: list[str] | None = None) -> list[str]:
     return [n for n in names if n.endswith(".parquet") and not n.startswith(".")]
 
 
-def subfolders(folder: Path, skipped: list[str] | None = None) -> list[str]:
-    """The folders in ``folder`` (none where it is missing or a file); StoreError naming the
-    folder when it cannot be read. An entry that cannot be looked at (a link to itself, or
-    into a folder this user may not read) is passed over and said in ``skipped``: one bad
-    entry must not hide every sweep of the store, nor every run of a sweep."""
+def subfolders(
+    folder: Path, skipped: list[str] | None = None, *, only_folders: bool = False
+) -> list[str]:
+    """The folders in ``folder`` (none where it is missing, or a file: said in ``skipped``);
+    StoreError naming the folder when it cannot be read. An entry that cannot be looked at
+    (a link to itself, or into a folder this user may not read) is passed over and said in
+    ``skipped``: one bad entry must not hide every sweep of the store, nor every run of a
+    sweep. ``only_folders``: ``folder`` holds folders alone (a sweep's runs), so any other
+    visible entry is in a folder's place and said too."""
     try:
         with os.scandir(folder) as entries:
-            return [e.name for e in entries if _is_folder(e, folder, skipped)]
-    except (FileNotFoundError, NotADirectoryError):
+            return [e.name for e in entries if _is_folder(e, folder, skipped, only_folders)]
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        _not_a_folder(skipped, folder)
         return []
     except OSError as exc:
         raise StoreError(f"{folder}: cannot be read ({exc.strerror})") from None
 
 
-def _is_folder(entry: os.DirEntry[str], folder: Path, skipped: list[str] | None) -> bool:
+def _is_folder(
+    entry: os.DirEntry[str], folder: Path, skipped: list[str] | None, only_folders: bool
+) -> bool:
     if entry.name.startswith("."):
         return False
     try:
-        return entry.is_dir()  # False for a link to nowhere; an OSError for a link loop
+        found = entry.is_dir()  # False for a link to nowhere; an OSError for a link loop
     except OSError as exc:
         _skip(skipped, folder / entry.name, exc)
         return False
+    if not found and only_folders:
+        _not_a_folder(skipped, folder / entry.name)
+    return found
 
 
 def kind_of(mode: int) -> str:
@@ -145,6 +160,11 @@ def kind_of(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "a device"
+
+
+def _not_a_folder(skipped: list[str] | None, path: Path) -> None:
+    if skipped is not None:
+        skipped.append(f"{path}: a file where the store keeps a folder; what it holds is left out")
 
 
 def _skip(skipped: list[str] | None, path: Path, exc: OSError) -> None:

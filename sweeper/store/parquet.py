@@ -273,7 +273,7 @@ class ParquetStore(ResultsStore):
         folder = self.root / sweep_id / COMPACTED
         return [
             folder / n
-            for n in sorted(parquet_names(folder))
+            for n in sorted(parquet_names(folder, self._damaged))
             if config_dir is None or n.startswith(f"{config_dir}.")
         ]
 
@@ -285,7 +285,8 @@ class ParquetStore(ResultsStore):
             folders = [runs / name]
         else:
             name = None
-            folders = [runs / d for d in sorted(subfolders(runs, self._damaged))]
+            found = subfolders(runs, self._damaged, only_folders=True)
+            folders = [runs / d for d in sorted(found)]
         files = [f / n for f in folders for n in sorted(parquet_names(f, self._damaged))]
         return files + self._parts(sweep_id, name)
 
@@ -353,7 +354,7 @@ class ParquetStore(ResultsStore):
         if table == "runs":
             return self._run_files(sweep_id, config_key)
         folder = self.root / sweep_id / table
-        return [folder / n for n in sorted(parquet_names(folder))]
+        return [folder / n for n in sorted(parquet_names(folder, self._damaged))]
 
     def _query(self, sweep_id: str, table: str, sql: str) -> pd.DataFrame:
         """The query over the whole table, as a frame."""
