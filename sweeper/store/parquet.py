@@ -268,12 +268,15 @@ class ParquetStore(ResultsStore):
     def _run_path(self, address: RunAddress) -> Path:
         return self._config_dir(address.sweep_id, address.config_key) / f"{address.run_id}.parquet"
 
-    def _parts(self, sweep_id: str, config_dir: str | None = None) -> list[Path]:
-        """The compacted parts of a sweep, or of one configuration folder."""
+    def _parts(
+        self, sweep_id: str, config_dir: str | None = None, skipped: list[str] | None = None
+    ) -> list[Path]:
+        """The compacted parts of a sweep, or of one configuration folder (what keeps them
+        from being listed said in ``skipped``)."""
         folder = self.root / sweep_id / COMPACTED
         return [
             folder / n
-            for n in sorted(parquet_names(folder, self._damaged))
+            for n in sorted(parquet_names(folder, skipped))
             if config_dir is None or n.startswith(f"{config_dir}.")
         ]
 
@@ -288,7 +291,7 @@ class ParquetStore(ResultsStore):
             found = subfolders(runs, self._damaged, only_folders=True)
             folders = [runs / d for d in sorted(found)]
         files = [f / n for f in folders for n in sorted(parquet_names(f, self._damaged))]
-        return files + self._parts(sweep_id, name)
+        return files + self._parts(sweep_id, name, self._damaged)
 
     def put_run(self, row: dict[str, Any]) -> bool:
         address = RunAddress(row["sweep_id"], row["config_key"], row["cell_key"], row["repetition"])
