@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.markup import escape
 
-from sweeper.cli.common import console, err, fail
+from sweeper.cli.common import console, err, fail, folder_problem
 from sweeper.units import format_duration, parse_size
 
 if TYPE_CHECKING:
@@ -23,22 +23,41 @@ lab_app = typer.Typer(
 
 @lab_app.callback()
 def _lab_cache() -> None:
-    """Before any lab command: ``RAIDSWEEP_CACHE`` must name a folder (exit 2 otherwise)."""
+    """Before any lab command: ``RAIDSWEEP_CACHE`` must name a folder, or a place where one
+    can be made (not a file, nor a path through one), exit 2 otherwise."""
     import os
 
     from sweeper.lab.image import CACHE_ENV, cache_dir_problem
 
     given = os.environ.get(CACHE_ENV)
-    problem = None if given is None else cache_dir_problem(given)
+    if given is None:
+        return
+    problem = cache_dir_problem(given)
+    if problem is None:
+        # the image and the VM live in its lab/ folder: a file there is as bad as here
+        problem = folder_problem(Path(given) / "lab" / "vm")
     if problem is not None:
         fail(ValueError(f"{CACHE_ENV}: {problem}"))
 
 
-def _lab_dir(value: Path | None) -> Path | None:
-    """A folder, or a path where one can be made (exit 2 for a file, before anything)."""
-    if value is not None and value.exists() and not value.is_dir():
-        raise typer.BadParameter(f"{value} is not a folder")
-    return value
+def _lab_dir(value: str | None) -> Path | None:
+    """``--dir``: a folder, or a path where one can be made. Empty, not UTF-8, with template
+    syntax or control characters (the folder is written into the lab's inventory and
+    printed), a name no file system takes, a file or a path through one: exit 2 before
+    anything."""
+    from sweeper.untrusted import path_problem, shown_text
+
+    if value is None:
+        return None
+    if not value:
+        raise typer.BadParameter("is empty: name the lab's folder ('.' for this one)")
+    if (shown := shown_text(value)) != value:
+        raise typer.BadParameter(f"'{shown}' is not UTF-8 text: name the lab's folder in UTF-8")
+    folder = Path(value).expanduser()
+    problem = path_problem(value) or folder_problem(folder)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return folder
 
 
 LabDirOpt = Annotated[
@@ -47,7 +66,8 @@ LabDirOpt = Annotated[
         "--dir",
         help="Folder of the lab VM.",
         show_default="~/.cache/raidsweep/lab/vm",
-        callback=_lab_dir,
+        parser=_lab_dir,
+        metavar="<path>",
     ),
 ]
 #: the lab's parameters as ``check_shape`` names them, and the options that set them

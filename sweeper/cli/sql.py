@@ -375,6 +375,7 @@ def _write(
         if batch.num_rows > room:
             more = True
             break
+    names = [_cell_text(n) for n in names]
     frame = _table_frame(names, gathered)
     text = (
         frame.to_string(
@@ -413,6 +414,21 @@ def _table_frame(names: list[str], batches: list[pa.RecordBatch]) -> pd.DataFram
             laid_out = frame[name].to_string(index=False, na_rep="nan").splitlines()
             values = pd.Series([s.strip() for s in laid_out], dtype=object)
         else:
-            values = frame[name].astype(object)
+            values = frame[name].astype(object).map(_cell_text)
         frame[name] = values.where(~nulls, "NULL")
     return frame
+
+
+#: what a table cannot show as itself: control characters (ESC colours the terminal or makes
+#: an OSC 8 link, a line break splits a row), the 8-bit C1 controls (CSI ``\x9b``) and the
+#: bidirectional controls (text shown in another order than written)
+_UNSHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _cell_text(value: object) -> object:
+    """A value (or a column's name) as a table shows it: text with each character the
+    terminal would act on written as its escape (``\\x1b``, ``\\n``); csv and json carry
+    the characters themselves (json escaped), as data."""
+    if not isinstance(value, str):
+        return value
+    return _UNSHOWN.sub(lambda m: repr(m.group())[1:-1], value)

@@ -70,10 +70,13 @@ def load_spec(path: Path | str) -> tuple[SweepSpec, Path]:
     # Every user string is data: template syntax anywhere (keys too, every section) and
     # control characters outside the description are refused before the models see them.
     control = _control_problems(source)
+    # A NUL no path can hold (the platform's checks look paths up): refused now, wherever
+    nul = {tuple(loc) for loc, text in strings(source.data) if "\x00" in text}
     problems = source.template_problems() + [
         f"line {source.line_of(loc)}: {format_loc(loc)}: {msg}"
         for loc, msg in control
-        if loc[0] != "platform_options"  # those: after the platform's own, more precise checks
+        # platform options: after the platform's own, more precise checks
+        if loc[0] != "platform_options" or tuple(loc) in nul
     ]
     spec = validated(SweepSpec, source, problems, {SPEC_FILE: True})
     if spec is None or problems:
