@@ -81,6 +81,7 @@ class BoundedLoader(yaml.SafeLoader):
                 node.start_mark,
             )
         _no_base_60(node)
+        _no_octal(node)
         return super().construct_yaml_int(node)
 
     def construct_yaml_null(self, node: Any) -> Any:
@@ -131,6 +132,24 @@ def _no_base_60(node: Any) -> None:
             None,
             "a base-60 number to YAML 1.1 (1:30 reads as 90): write the number itself, or "
             "quote it to mean text",
+            node.start_mark,
+        )
+
+
+#: an integer YAML 1.1 reads as octal: a 0 and more digits (``010`` is 8), signed or not
+_OCTAL = re.compile(r"[-+]?0[0-9_]*[0-9][0-9_]*")
+
+
+def _no_octal(node: Any) -> None:
+    """Refuse YAML 1.1's octal integers: ``010`` reads as 8 (``repetitions: 010`` would be 8
+    repetitions), which someone writing a leading zero seldom means. Hexadecimal (``0x10``)
+    and binary (``0b10``) are written on purpose and read as they say."""
+    if isinstance(node.value, str) and _OCTAL.fullmatch(node.value):
+        raise _Refused(
+            None,
+            None,
+            f"{node.value} is an octal number to YAML 1.1 (010 reads as 8): write the number "
+            "without its leading zero, or quote it to mean text",
             node.start_mark,
         )
 

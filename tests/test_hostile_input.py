@@ -175,9 +175,26 @@ def test_a_base_60_number_is_refused(text: str) -> None:
     assert "line 1: a base-60 number to YAML 1.1 (1:30 reads as 90)" in info.value.render()
 
 
+@pytest.mark.parametrize(("text", "digits"), [("repetitions: 010", "010"), ("x: [-007]", "-007")])
+def test_an_octal_number_is_refused(text: str, digits: str) -> None:
+    """YAML 1.1 reads 010 as 8: ``repetitions: 010`` would have run 8 repetitions."""
+    with pytest.raises(InputError) as info:
+        YamlSource(text, "doc.yaml")
+    said = f"line 1: {digits} is an octal number to YAML 1.1 (010 reads as 8)"
+    assert said in info.value.render()
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("t: '1:30'", "1:30"), ("t: !!str 1:30", "1:30"), ("t: at 1:30", "at 1:30"), ("n: 0x10", 16)],
+    [
+        ("t: '1:30'", "1:30"),
+        ("t: !!str 1:30", "1:30"),
+        ("t: at 1:30", "at 1:30"),
+        ("n: 0x10", 16),
+        ("n: 0", 0),
+        ("n: '010'", "010"),
+        ("n: 10", 10),
+    ],
 )
 def test_text_with_a_colon_and_other_numbers_still_read(text: str, value: object) -> None:
     assert YamlSource(text, "doc.yaml").data == {text.split(":")[0]: value}
