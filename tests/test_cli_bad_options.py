@@ -34,6 +34,21 @@ def test_an_option_no_command_can_use_is_refused(
     assert not store.exists()
 
 
+@pytest.mark.parametrize(
+    "args", [["report", "-o", "r.html/"], ["accept", "--report", "r.html/", "--spec", "s.yaml"]]
+)
+def test_an_output_file_named_as_a_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    """``r.html/`` names a folder: the report would have been written as ``r.html`` here."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "store")])
+    out = " ".join(result.output.replace("│", " ").split())
+    assert result.exit_code == 2, out
+    assert "'r.html/' ends with '/', so it names a folder" in out
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("command", ["down", "status"])
 def test_a_lab_folder_that_is_a_file_is_refused(tmp_path: Path, command: str) -> None:
     afile = tmp_path / "afile"

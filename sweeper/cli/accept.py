@@ -58,7 +58,8 @@ def accept(
         typer.Option(
             "--report",
             help="Also write the HTML report carrying this verdict.",
-            callback=checked_output,
+            parser=checked_output,
+            metavar="<path>",
         ),
     ] = None,
     as_json: Annotated[bool, json_flag("accept")] = False,

@@ -104,16 +104,21 @@ def output_problem(path: Path) -> str | None:
     return path_problem(str(path)) or _length_problem(path) or folder_problem(path.parent)
 
 
-def checked_output(value: Path | None) -> Path | None:
-    """A file to write (``report -o``, ``accept --report``): no template syntax or control
-    characters (a line break would split its name in every listing), a name a file can
-    have, in a place that can be a folder (exit 2 otherwise, nothing written)."""
-    if value is None:
-        return value
-    problem = output_problem(value)
+def checked_output(value: str) -> Path:
+    """A file to write (``report -o``, ``accept --report``), as the option's parser: no
+    template syntax or control characters (a line break would split its name in every
+    listing), a name a file can have, in a place that can be a folder, and not ending in a
+    slash (a folder meant: ``r.html/`` would write ``r.html`` here). Exit 2 otherwise,
+    nothing written."""
+    if value.endswith(("/", os.sep)):
+        raise typer.BadParameter(
+            f"{value!r} ends with '/', so it names a folder: name the file (NAME.html)"
+        )
+    path = Path(value)
+    problem = output_problem(path)
     if problem is not None:
         raise typer.BadParameter(problem)
-    return value
+    return path
 
 
 def lock_folder_problem(*, make: bool) -> str | None:

@@ -83,7 +83,7 @@ def compare(
     if config_b is not None and config_a is None:
         fail(ValueError("--config-b needs --config-a (the configuration of A it is compared to)"))
     if config_a is not None:
-        config_b = config_b or config_a
+        config_b = config_a if config_b is None else config_b
         for name, key, runs in ((sweep_a, config_a, runs_a), (sweep_b, config_b, runs_b)):
             if key not in set(runs["config_key"]):
                 fail(ValueError(f"sweep {name} has no runs of configuration {key!r}"))

@@ -26,7 +26,7 @@ def report(
     store: StoreOpt = DEFAULT_STORE,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="HTML file.", callback=checked_output),
+        typer.Option("--output", "-o", help="HTML file.", parser=checked_output, metavar="<path>"),
     ] = None,
     classes: ClassOpt = None,
 ) -> None:

@@ -238,7 +238,7 @@ def answer_waiting_sweep(
     asked = [(room, waiting) for room, waiting in rooms if waiting.config_key == config_key]
     if not asked:
         waited = " and ".join(waiting.config_key for _, waiting in rooms)
-        return rooms[0][1], [("configuration", f"the sweep waits for {waited}, not {config_key}")]
+        return rooms[0][1], [("configuration", f"the sweep waits for {waited}, not {config_key!r}")]
     room, waiting = asked[0]
     opts = manual_options(spec.get("platform_options") or {})
     problems = answer_problems(target, opts, working_set)

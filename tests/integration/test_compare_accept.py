@@ -141,6 +141,10 @@ def test_compare_text_at_80_columns_stacks_its_rows_whole(stores: Stores) -> Non
         (("old-array", "no-such-sweep"), "no sweep 'no-such-sweep'"),
         (("old-array", "after-firmware", "--config-a", "raid6/x"), "no runs of configuration"),
         (("old-array", "after-firmware", "--config-b", RAID10), "--config-b needs --config-a"),
+        (
+            ("old-array", "after-firmware", "--config-a", RAID10, "--config-b", ""),
+            "has no runs of configuration ''",
+        ),
         (("old-array", "new-array", "--store-b", "{{ x }}"), "--store-b"),
     ],
 )
