@@ -45,8 +45,9 @@ def configuration_table(
 
 
 #: how much of a text typed or given by the address a page quotes (a sweep's name has at
-#: most 64 characters, a run id 24; an address or a box can carry thousands)
-QUOTED_MAX = 80
+#: most 64 characters, a run id 24; an address or a box can carry thousands: what a person
+#: types or pastes by mistake is shown whole)
+QUOTED_MAX = 200
 
 
 def quoted_typed(text: str) -> str:
