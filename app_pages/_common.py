@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -33,6 +33,8 @@ from sweeper.processes import pid_alive
 from sweeper.status import SweepStatus, sweep_status
 from sweeper.store import ParquetStore
 from sweeper.untrusted import markdown_code, markdown_text
+
+_T = TypeVar("_T")
 
 STORE_ENV = "RAIDSWEEP_STORE"
 DEFAULT_STORE = "raidsweep-data"
@@ -269,10 +271,7 @@ def signature(store: ParquetStore, sweep_id: str) -> tuple[int, ...]:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _attempts(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
     _READ_WHOLE[(root, sweep_id)] = sig
-    store = ParquetStore(root)
-    every = store.runs(sweep_id, include_failed=True)
-    _note_left_out(root, sweep_id, sig, store.damaged)
-    return every
+    return _read(root, sweep_id, sig, lambda s: s.runs(sweep_id, include_failed=True))
 
 
 #: per store and sweep, the signature at which ``_attempts`` last read every attempt: the
@@ -283,6 +282,15 @@ _READ_WHOLE: dict[tuple[str, str], tuple] = {}
 #: read is not read again, so what it left out is kept beside it to be said on every page
 _LEFT_OUT: dict[tuple[str, str], tuple[tuple, tuple[str, ...]]] = {}
 _LEFT_OUT_LOCK = threading.Lock()
+
+
+def _read(root: str, sweep_id: str, sig: tuple, read: Callable[[ParquetStore], _T]) -> _T:
+    """What ``read`` finds in the store at ``root``; what it left out of the sweep at ``sig``
+    kept (``left_out``)."""
+    store = ParquetStore(root)
+    found = read(store)
+    _note_left_out(root, sweep_id, sig, store.damaged)
+    return found
 
 
 def _note_left_out(root: str, sweep_id: str, sig: tuple, lines: Sequence[str]) -> None:
@@ -320,14 +328,21 @@ def say_left_out(where: Any) -> None:
         return
     if not lines:
         return
-    named = [markdown_text(line) for line in lines[:LEFT_OUT_SHOWN]]
-    if len(lines) > LEFT_OUT_SHOWN:
-        named.append(f"and {len(lines) - LEFT_OUT_SHOWN:,} more (`raidsweep status` names all)")
     where.warning(
         f"{len(lines):,} file(s) of the sweep {markdown_code(str(sweep_id))} cannot be read; "
-        "what this page shows is of the rest:  \n" + "  \n".join(named),
+        "what this page shows is of the rest:  \n"
+        + named_files(lines, " (`raidsweep status` names all)"),
         icon=":material/report:",
     )
+
+
+def named_files(lines: Sequence[str], after_more: str = "") -> str:
+    """``lines`` (each naming a file and its problem) as Markdown text, one a line: the first
+    ``LEFT_OUT_SHOWN``, then how many more (followed by ``after_more``)."""
+    named = [markdown_text(line) for line in lines[:LEFT_OUT_SHOWN]]
+    if len(lines) > LEFT_OUT_SHOWN:
+        named.append(f"and {len(lines) - LEFT_OUT_SHOWN:,} more{after_more}")
+    return "  \n".join(named)
 
 
 def _ok(attempts: pd.DataFrame) -> pd.DataFrame:
@@ -346,18 +361,12 @@ def _scoring_runs(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
         whole = _attempts(root, sweep_id, sig)
         if set(SCORING_COLUMNS) <= set(whole.columns):
             return _ok(whole)[list(SCORING_COLUMNS)]
-    store = ParquetStore(root)
-    scoring = store.runs(sweep_id, columns=SCORING_COLUMNS)
-    _note_left_out(root, sweep_id, sig, store.damaged)
-    return scoring
+    return _read(root, sweep_id, sig, lambda s: s.runs(sweep_id, columns=SCORING_COLUMNS))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _configurations(root: str, sweep_id: str, sig: tuple) -> pd.DataFrame:
-    store = ParquetStore(root)
-    configs = store.configurations(sweep_id)
-    _note_left_out(root, sweep_id, sig, store.damaged)
-    return configs
+    return _read(root, sweep_id, sig, lambda s: s.configurations(sweep_id))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -378,10 +387,7 @@ def _ranked(
     root: str, sweep_id: str, sig: tuple, record: dict[str, Any], runs: pd.DataFrame
 ) -> list[ClassRecommendation]:
     """``load_recommendations`` of ``runs``; what its reads of the store left out, kept."""
-    store = ParquetStore(root)
-    ranked = load_recommendations(store, record, runs)
-    _note_left_out(root, sweep_id, sig, store.damaged)
-    return ranked
+    return _read(root, sweep_id, sig, lambda s: load_recommendations(s, record, runs))
 
 
 #: how many sweeps' rankings are kept for the next page (``_recommendations`` keeps as many)

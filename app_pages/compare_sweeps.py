@@ -29,7 +29,7 @@ from recommender.sweepcompare import (
 )
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
-from sweeper.untrusted import markdown_code, markdown_prose, markdown_text, path_problem
+from sweeper.untrusted import markdown_code, markdown_prose, path_problem
 
 #: the tables' columns: short headers with their words as tooltips, narrow figures, so that
 #: the scores, the change and its interval fit a laptop's window beside the sidebar; the
@@ -198,18 +198,10 @@ def _same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-#: how many of the damaged files of sweep A's store the page names (the rest are counted)
-DAMAGED_SHOWN = 10
-
-
 def _say_damaged(what: str, lines: list[str]) -> None:
     """``what`` (Markdown), then each of ``lines`` (a damaged file, named), as a warning."""
-    if not lines:
-        return
-    named = [markdown_text(line) for line in lines[:DAMAGED_SHOWN]]
-    if len(lines) > DAMAGED_SHOWN:
-        named.append(f"and {len(lines) - DAMAGED_SHOWN:,} more")
-    st.warning(f"{what}:  \n" + "  \n".join(named), icon=":material/report:")
+    if lines:
+        st.warning(f"{what}:  \n" + _common.named_files(lines), icon=":material/report:")
 
 
 page = _frame.open_page("Compare sweeps")

@@ -45,16 +45,14 @@ def _lab_dir(value: str | None) -> Path | None:
     syntax or control characters (the folder is written into the lab's inventory and
     printed), a name no file system takes, a file or a path through one: exit 2 before
     anything."""
-    from sweeper.untrusted import path_problem, shown_text
+    from sweeper.untrusted import folder_text_problem
 
     if value is None:
         return None
-    if not value:
+    if not value:  # an option, not a variable: '.' rather than "unset it"
         raise typer.BadParameter("is empty: name the lab's folder ('.' for this one)")
-    if (shown := shown_text(value)) != value:
-        raise typer.BadParameter(f"'{shown}' is not UTF-8 text: name the lab's folder in UTF-8")
     folder = Path(value).expanduser()
-    problem = path_problem(value) or folder_problem(folder)
+    problem = folder_text_problem(value, "lab's folder") or folder_problem(folder)
     if problem is not None:
         raise typer.BadParameter(problem)
     return folder
