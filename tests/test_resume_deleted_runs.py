@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -17,7 +18,16 @@ from sweeper.spec.matrix import DynamicRepetitions
 from sweeper.store import RunAddress
 from sweeper.store.base import LeftOut, StoredRuns
 from sweeper.store.records import config_folder
-from sweeper.sweep.lost import Lost, Settled, addresses, claim_lock, lost_runs, ran
+from sweeper.sweep.lost import (
+    Lost,
+    Settled,
+    addresses,
+    claim_lock,
+    good_record,
+    lost_runs,
+    ran,
+    recorded_good,
+)
 from sweeper.sweep.measure import Sweep, ran_later
 from sweeper.sweep.plan import planned_cells
 from tests.support.specs import tiny_sim_spec
@@ -232,3 +242,19 @@ def test_the_good_runs_recorded_at_completion_decide_what_was_lost(curves: Sweep
     # the cells never run past the stop are not in the record: never lost
     may, sure = ran(curves, cells, config, {(a.cell_key, a.repetition) for a in every})
     assert may == sure == set()
+
+
+def test_the_good_runs_record_counts_where_the_repetitions_run_one_to_n() -> None:
+    """The record is a count per cell where its good runs are repetitions 1..n (a matrix of
+    thousands of cells stays small in Optuna's storage), the list where one is missing; both
+    read back as the runs they name, and so does the list form of earlier records."""
+    rows = [("randread/8k", r) for r in (1, 2, 3)] + [("write/4k", r) for r in (1, 3)]
+    rows += [("read/64k", 2)]
+    runs = pd.DataFrame(rows, columns=["cell_key", "repetition"])
+    record = good_record(runs)
+    assert record == {"randread/8k": 3, "read/64k": [2], "write/4k": [1, 3]}
+    assert recorded_good(record) == frozenset(rows)
+    listed = {"randread/8k": [1, 2, 3], "write/4k": [1, 3], "read/64k": [2]}
+    assert recorded_good(listed) == frozenset(rows)
+    assert recorded_good({"randread/8k": True}) == frozenset()
+    assert good_record(runs.iloc[:0]) == {}

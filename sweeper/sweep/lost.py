@@ -252,24 +252,31 @@ def described(runs: Iterable[RunAddress]) -> str:
 
 
 def recorded_good(recorded: object) -> frozenset[tuple[str, int]] | None:
-    """The (cell, repetition) of the good runs a completed trial recorded (``runs_good``:
-    cell -> repetitions); None where it recorded none (a study from before the record)."""
+    """The (cell, repetition) of the good runs a completed trial recorded (``runs_good``,
+    :func:`good_record`'s form: cell -> how many, repetitions 1..n, or the list of them);
+    None where it recorded none (a study from before the record)."""
     if not isinstance(recorded, dict):
         return None
-    return frozenset(
-        (str(cell), int(rep))
-        for cell, reps in recorded.items()
-        if isinstance(reps, list)
-        for rep in reps
-        if isinstance(rep, int)
-    )
+    good: set[tuple[str, int]] = set()
+    for cell, reps in recorded.items():
+        if isinstance(reps, int) and not isinstance(reps, bool):
+            good.update((str(cell), rep) for rep in range(1, reps + 1))
+        elif isinstance(reps, list):
+            good.update((str(cell), rep) for rep in reps if isinstance(rep, int))
+    return frozenset(good)
 
 
-def good_record(runs: pd.DataFrame) -> dict[str, list[int]]:
-    """cell -> the repetitions of its good runs, for the trial's record."""
-    good: dict[str, list[int]] = {}
+def good_record(runs: pd.DataFrame) -> dict[str, int | list[int]]:
+    """cell -> the repetitions of its good runs, for the trial's record: how many where they
+    are 1..n (the usual case: a few bytes a cell in Optuna's storage, however large the
+    matrix), the list of them otherwise (a repetition that failed for good)."""
+    good: dict[str, set[int]] = {}
     if runs.empty:
-        return good
+        return {}
     for cell, rep in zip(runs["cell_key"], runs["repetition"], strict=True):
-        good.setdefault(str(cell), []).append(int(rep))
-    return {cell: sorted(set(reps)) for cell, reps in sorted(good.items())}
+        good.setdefault(str(cell), set()).add(int(rep))
+    return {cell: _counted(sorted(reps)) for cell, reps in sorted(good.items())}
+
+
+def _counted(reps: list[int]) -> int | list[int]:
+    return len(reps) if reps == list(range(1, len(reps) + 1)) else reps
