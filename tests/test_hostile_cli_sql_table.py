@@ -10,11 +10,14 @@ The queries run on an empty store (the views are there, with no rows): DuckDB ma
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import cli
+from tests.support.paths import RAIDSWEEP
 
 #: ESC colour and clear-screen, an OSC 8 link, a line break, BEL, the 8-bit CSI, an override
 VALUE = "a\x1b[31mb\x1b]8;;http://x/\x07link\x1b]8;;\x07\nc\x9bd\u202ee"
@@ -51,3 +54,16 @@ def test_csv_and_json_carry_the_characters_as_data(store: Path) -> None:
     assert json.loads(done.stdout) == {"v": VALUE}
     done = cli("sql", "--store", store, "SELECT $$a\x1b[31mb$$ AS v", "--format", "csv")
     assert done.returncode == 0 and done.stdout == "v\na\x1b[31mb\n", done.stderr
+
+
+@pytest.mark.parametrize("by", ["argument", "stdin"])
+def test_a_query_that_is_not_utf8_is_named_with_its_byte(store: Path, by: str) -> None:
+    query = "SELECT 'caf\udce9' AS v"  # Latin-1 'é': byte 0xe9 on its own
+    args = [str(RAIDSWEEP), "sql", "--store", str(store), query if by == "argument" else "-"]
+    stdin = os.fsencode(query) if by == "stdin" else b""
+    done = subprocess.run(args, input=stdin, capture_output=True, check=False)
+    stderr = done.stderr.decode(errors="backslashreplace")
+    assert done.returncode == 2, stderr
+    assert "the query is not UTF-8 text: byte \\xe9 at character 12" in stderr
+    assert "surrogate" not in stderr and "Traceback" not in stderr
+    assert not done.stdout

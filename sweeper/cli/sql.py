@@ -45,6 +45,7 @@ from rich.markup import escape
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err, fail
 from sweeper.cli.interrupts import INTERRUPTED, relayed_to
 from sweeper.cli.opening import warn_damaged
+from sweeper.untrusted import shown_text
 
 if TYPE_CHECKING:
     import duckdb
@@ -147,6 +148,8 @@ def sql(
         fail(FileNotFoundError(f"{store}: no results store there"))
     if not text.strip():
         fail(ValueError("the query is empty"))
+    if (problem := _not_utf8(text)) is not None:
+        fail(ValueError(f"the query {problem}"))
     con: duckdb.DuckDBPyConnection | None = None
     timer: threading.Timer | None = None
     written = _Written()
@@ -217,6 +220,18 @@ def _without_trailing(text: str) -> str:
 def _interrupted(cut: str) -> NoReturn:
     err.print(f"interrupted{cut}", highlight=False)
     raise typer.Exit(130)
+
+
+def _not_utf8(text: str) -> str | None:
+    """Where ``text`` (an argument or stdin, whose bytes Python keeps as surrogate escapes
+    where they are not UTF-8) is not UTF-8 text, or None."""
+    for i, char in enumerate(text):
+        if "\udc80" <= char <= "\udcff":
+            return (
+                f"is not UTF-8 text: byte {shown_text(char)} at character {i + 1}; "
+                "write it in UTF-8"
+            )
+    return None
 
 
 #: said when a query stops part way after csv or json rows went out (they go out as they come)
