@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from recommender.classes import METRIC_UNITS, WorkloadClass
+from recommender.figures import figure as written_figure
+from recommender.figures import score_decimals
 from recommender.scoring import rank, score_class
 from recommender.sweepstats import (
     HIGHER_IS_BETTER,
@@ -268,11 +270,22 @@ def spell_pct(x: float) -> str:
     return f"{round(x) + 0.0:+,.0f}" if abs(x) >= 100 else f"{round(x, 1) + 0.0:+.1f}"
 
 
-def spell_interval(x: float, lo: float, hi: float) -> str:
-    """A figure with its 95% interval, where it has one."""
-    if lo != lo:
-        return spell_figure(x)
-    return f"{spell_figure(x)} ({spell_figure(lo)} … {spell_figure(hi)})"
+def spell_scores(
+    a: tuple[float, float, float], b: tuple[float, float, float]
+) -> tuple[str, str, str, str]:
+    """A class's score in A and in B (each ``(score, lo, hi)``), alone and with its 95%
+    interval, every figure in the class's one precision as its ranking writes its scores
+    (``score_decimals`` of the six: ``569 (548 … 590)`` beside ``573 (541 … 606)``, never
+    ``569 (548.1 … 589.9)``; ``45.7 (44.1 … 47.2)``)."""
+    spec = f",.{score_decimals([*a, *b])}f"
+
+    def one(x: float) -> str:
+        return "–" if x != x else written_figure(x, spec)
+
+    def with_interval(x: float, lo: float, hi: float) -> str:
+        return one(x) if lo != lo else f"{one(x)} ({one(lo)} … {one(hi)})"
+
+    return one(a[0]), one(b[0]), with_interval(*a), with_interval(*b)
 
 
 def spell_change(change: float, lo: float, hi: float) -> str:
@@ -316,15 +329,16 @@ def class_table(frame: pd.DataFrame) -> pd.DataFrame:
         reasons.setdefault(key, []).append(str(r.pairing))
         if key in rows:
             continue
+        a, b, a_ci, b_ci = spell_scores((r.a, r.a_lo, r.a_hi), (r.b, r.b_lo, r.b_hi))
         rows[key] = {
             "class": f"{r[1]} ({r.unit})",
             "configuration": pair_label(r.config_a, r.config_b),
-            "A": spell_figure(r.a),
-            "B": spell_figure(r.b),
+            "A": a,
+            "B": b,
             "change % (95% CI)": spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
             "verdict": SHORT_VERDICTS.get(str(r.verdict), str(r.verdict)),
-            "A (95% CI)": spell_interval(r.a, r.a_lo, r.a_hi),
-            "B (95% CI)": spell_interval(r.b, r.b_lo, r.b_hi),
+            "A (95% CI)": a_ci,
+            "B (95% CI)": b_ci,
             "configuration A": r.config_a,
             "configuration B": r.config_b,
         }

@@ -131,3 +131,44 @@ def test_curves_of_a_one_concurrency_matrix_says_there_will_be_none(
     said = " ".join(i.value for i in _no_traceback(at).info)
     assert "yet" not in said, said
     assert "one concurrency (qd1x20)" in said, said
+
+
+def test_a_class_score_and_its_interval_share_the_class_precision_in_cli_and_app() -> None:
+    """``raidsweep compare`` and the app's Compare sweeps write a class's scores in A and B
+    and their intervals in one precision, the class's (``score_decimals``, as its ranking
+    writes them): never ``569 (548.1 … 589.9)`` beside ``573.2``."""
+    from recommender.sweepcompare import class_table
+
+    rows = [
+        ("dss_scan", "MB/s", (569.0, 548.1, 589.9), (573.2, 540.7, 605.6), "569", "573"),
+        ("redo_log", "IOPS", (45.26, 44.1, 47.2), (46.0, 45.0, 47.04), "45.3", "46.0"),
+    ]
+    classes = pd.DataFrame(
+        [
+            {
+                "class": name,
+                "unit": unit,
+                **dict(zip(("a", "a_lo", "a_hi"), a, strict=True)),
+                **dict(zip(("b", "b_lo", "b_hi"), b, strict=True)),
+            }
+            for name, unit, a, b, *_ in rows
+        ]
+    ).assign(
+        config_a="k",
+        config_b="k",
+        pairing="same configuration",
+        change_pct=0.7,
+        change_lo_pct=-3.9,
+        change_hi_pct=5.6,
+        verdict="no significant change",
+    )
+    with console.capture() as cap:
+        cli_compare._print_classes(classes)
+    said = cap.get()
+    table = class_table(classes).set_index("class")
+    assert "569 (548 … 590)" in said and "573 (541 … 606)" in said, said
+    assert "45.3 (44.1 … 47.2)" in said and "46.0 (45.0 … 47.0)" in said, said
+    for name, unit, *_, a, b in rows:
+        row = table.loc[f"{name} ({unit})"]
+        assert (row["A"], row["B"]) == (a, b)
+        assert row["A (95% CI)"] in said and row["B (95% CI)"] in said

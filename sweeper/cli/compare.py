@@ -115,15 +115,6 @@ def measured_text(name: str, value: float) -> str:
     return latency_text(value) if "_lat" in name or name.endswith("_ms") else figure(value)
 
 
-def measured_interval(value: float, lo: float, hi: float) -> str:
-    """A class's score with its 95% interval, each by ``figure``, where it has one."""
-    from recommender.views.markdown import figure
-
-    if lo != lo:
-        return figure(value)
-    return f"{figure(value)} ({figure(lo)} … {figure(hi)})"
-
-
 def _pair_heading(config_a: str, config_b: str, why: str = "") -> str:
     pair = config_a if config_a == config_b else f"A {config_a} → B {config_b}"
     return f"[bold]{escape(pair)}[/]" + (f" [dim]({escape(why)})[/]" if why else "")
@@ -146,7 +137,7 @@ def _table(*headings: str) -> Table:
 
 def _print_classes(frame: pd.DataFrame) -> None:
     """Per pairing, each class's score in A and B and the change."""
-    from recommender.sweepcompare import spell_change
+    from recommender.sweepcompare import spell_change, spell_scores
 
     console.print("[bold underline]per class (score)[/]")
     for (a, b, why), part in frame.groupby(["config_a", "config_b", "pairing"], sort=False):
@@ -154,10 +145,11 @@ def _print_classes(frame: pd.DataFrame) -> None:
         table = _table("class", "A (95% CI)", "B (95% CI)", "change % (95% CI)", "verdict")
         stacked = []
         for r in part.itertuples():
+            *_, a, b = spell_scores((r.a, r.a_lo, r.a_hi), (r.b, r.b_lo, r.b_hi))
             row = (
                 escape(f"{r[1]} ({r.unit})"),
-                measured_interval(r.a, r.a_lo, r.a_hi),
-                measured_interval(r.b, r.b_lo, r.b_hi),
+                a,
+                b,
                 spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
                 _verdict(r.verdict),
             )
