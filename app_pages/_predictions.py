@@ -11,8 +11,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app_pages._common import working
 from app_pages._frame import SweepPage
+from app_pages._live import working
 from recommender.predictions import (
     COLUMNS,
     TOP,
