@@ -115,8 +115,8 @@ def test_a_study_locked_too_long_stops_cleanly(tmp_path: Path, monkeypatch) -> N
     with the cause and changes nothing; once the lock is free the sweep runs."""
     import fcntl
 
-    from sweeper import study as study_module
     from sweeper.spec import load_spec
+    from sweeper.study import locks as study_module
     from sweeper.sweep import run_sweep
     from tests.support.specs import quick_base
 
