@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sweeper.errors import InputError, StoreError
+from sweeper.processes import pid_alive
 from sweeper.yamlsource import read_text
 
 #: a single-row file's texts longer than this many characters are compressed
@@ -70,6 +71,20 @@ def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def remove_stale_temporaries(sweep_dir: Path) -> int:
+    """Delete the temporary files (``atomic_write_bytes``'s ``.<pid>-….tmp``) under ``sweep_dir``
+    of writers that no longer run; returns
+    how many."""
+    removed = 0
+    for tmp in sweep_dir.rglob(".*.tmp"):
+        pid_text = tmp.name[1:].split("-", 1)[0]
+        if pid_text.isdigit() and not pid_alive(int(pid_text)):
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+                removed += 1
+    return removed
 
 
 def table_bytes(row: dict[str, Any], schema: pa.Schema) -> bytes:
