@@ -9,8 +9,7 @@ import pandas as pd
 
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
-from sweeper.fio import FioResult
-from sweeper.fio.parse import DirectionStats
+from sweeper.fio import DirectionStats, FioResult
 from sweeper.spec import Matrix, load_spec
 from sweeper.store import ParquetStore, RunAddress
 from sweeper.study import open_sweep_study

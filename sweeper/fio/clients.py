@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from sweeper.fio.parse import (
-    DirectionStats,
     FioParseError,
     FioResult,
     FioRunError,
@@ -51,6 +50,7 @@ from sweeper.fio.parse import (
     job_options,
     sync_stats,
 )
+from sweeper.fio.results import DirectionStats
 from sweeper.fio.runner import Fio, FioOutput, run_command
 
 #: the job name fio gives the entry that sums every server's figures

@@ -19,24 +19,14 @@ from sweeper.fio.checks import (
 )
 from sweeper.fio.document import find_document, job_options
 from sweeper.fio.host import cpu_pct, errno_name, host_figures, measured_ms
-from sweeper.fio.results import (
-    DirectionStats,
-    FioParseError,
-    FioResult,
-    FioRunError,
-    StreamResult,
-    SyncStats,
-)
+from sweeper.fio.results import FioParseError, FioResult, FioRunError
 from sweeper.fio.stats import direction_stats, group_streams, histogram_percentiles, sync_stats
 
 __all__ = [
     "OLDEST_FIO",
-    "DirectionStats",
     "FioParseError",
     "FioResult",
     "FioRunError",
-    "StreamResult",
-    "SyncStats",
     "check_directions",
     "check_not_verified",
     "check_one_group",

@@ -8,8 +8,7 @@ from pathlib import Path
 
 from sweeper.ansible import PlayResult
 from sweeper.configuration import Configuration
-from sweeper.fio import FioResult
-from sweeper.fio.parse import DirectionStats
+from sweeper.fio import DirectionStats, FioResult
 from sweeper.load import RunOutput
 from sweeper.spec import Matrix
 from sweeper.store import RunAddress
