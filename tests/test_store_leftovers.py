@@ -18,7 +18,15 @@ import sweeper.store.progress as progress_module
 from sweeper.errors import StoreError
 from sweeper.spec import SweepSpec, load_spec
 from sweeper.spec.matrix import DynamicRepetitions
-from sweeper.store import CONFIG_SCHEMA, RUN_SCHEMA, ParquetStore, RunAddress, trust
+from sweeper.store import (
+    CONFIG_SCHEMA,
+    RUN_SCHEMA,
+    ParquetStore,
+    RunAddress,
+    footer,
+    trust,
+    wholeness,
+)
 from sweeper.store.base import LeftOut, StoredRuns
 from sweeper.store.records import config_folder
 from sweeper.sweep.lost import Settled, addresses, lost_runs
@@ -116,9 +124,9 @@ def test_compaction_passes_over_a_damaged_part(tmp_path: Path) -> None:
 
 
 def _fresh_caches() -> None:
-    trust._verdict.cache_clear()
-    trust._part_keys.cache_clear()
-    trust._WRITTEN.clear()
+    wholeness._verdict.cache_clear()
+    wholeness._part_keys.cache_clear()
+    wholeness._WRITTEN.clear()
 
 
 @pytest.mark.parametrize("damaged", [False, True])
@@ -134,7 +142,7 @@ def test_has_run_judges_the_run_file_once(tmp_path: Path, damaged: bool) -> None
         path.write_bytes(path.read_bytes()[:-30])
     _fresh_caches()
     assert store.has_run(address) is not damaged
-    assert trust._verdict.cache_info().misses == 1
+    assert wholeness._verdict.cache_info().misses == 1
 
 
 def test_a_run_file_damaged_past_its_columns_is_no_run(tmp_path: Path) -> None:
@@ -147,11 +155,11 @@ def test_a_run_file_damaged_past_its_columns_is_no_run(tmp_path: Path) -> None:
     victim = ok[0]
     data = bytearray(victim.read_bytes())
     footer_at = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
-    start = footer_at + len(trust._columns_prefix(RUN_SCHEMA))
+    start = footer_at + len(footer._columns_prefix(RUN_SCHEMA))
     data[start : start + 64] = b"\xff" * 64
     victim.write_bytes(bytes(data))
     _fresh_caches()
-    assert trust._recognised(str(victim)) == RUN_SCHEMA  # its columns are as written
+    assert footer._recognised(str(victim)) == RUN_SCHEMA  # its columns are as written
 
     runs = store.runs("s1")
     assert len(runs) == 11 and victim.stem not in set(runs["run_id"])
@@ -181,11 +189,11 @@ def test_own_files_are_recognised_and_others_are_not(tmp_path: Path) -> None:
     store.compact("s1", A)
     (part,) = (store.root / "s1" / "compacted").glob("*.parquet")
     run_file = _folder_files(store, B)[0]
-    assert trust._recognised(str(part)) == RUN_SCHEMA
-    assert trust._recognised(str(run_file)) == RUN_SCHEMA
+    assert footer._recognised(str(part)) == RUN_SCHEMA
+    assert footer._recognised(str(run_file)) == RUN_SCHEMA
     config = tmp_path / "config.parquet"
     pq.write_table(CONFIG_SCHEMA.empty_table(), config)
-    assert trust._recognised(str(config)) == CONFIG_SCHEMA
+    assert footer._recognised(str(config)) == CONFIG_SCHEMA
     # another type in one column, a column fewer, another order: Arrow judges them
     table = pq.read_table(run_file)
     others = {
@@ -198,7 +206,7 @@ def test_own_files_are_recognised_and_others_are_not(tmp_path: Path) -> None:
     for name, other in others.items():
         path = tmp_path / f"{name}.parquet"
         pq.write_table(other, path)
-        assert trust._recognised(str(path)) is None, name
+        assert footer._recognised(str(path)) is None, name
     _fresh_caches()
     retyped = tmp_path / "retyped.parquet"
     problem = trust.part_problem(retyped, trust.RUN_LAYOUT)
@@ -206,7 +214,7 @@ def test_own_files_are_recognised_and_others_are_not(tmp_path: Path) -> None:
     for name in ("garbage", "empty"):
         path = tmp_path / f"{name}.parquet"
         path.write_bytes(b"PAR1 not parquet PAR1" if name == "garbage" else b"")
-        assert trust._recognised(str(path)) is None
+        assert footer._recognised(str(path)) is None
         assert "not a whole Parquet file" in (trust.part_problem(path, trust.RUN_LAYOUT) or "")
 
 
