@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import sweeper.store.parquet as parquet_module
 import sweeper.store.progress as progress_module
+import sweeper.store.sweeps as sweeps_module
 from sweeper.errors import StoreError
 from sweeper.spec import SweepSpec, load_spec
 from sweeper.spec.matrix import DynamicRepetitions
@@ -240,7 +240,7 @@ def _record(description: str) -> dict:
 def test_a_sweep_record_is_checked_once_while_it_stays_as_it_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checks = _counting(monkeypatch, parquet_module, "sweep_record")
+    checks = _counting(monkeypatch, sweeps_module, "sweep_record")
     store = ParquetStore(tmp_path / "store")
     store.create_sweep("s1", _record("first"))  # written, then read back as the record
     first = store.get_sweep("s1")

@@ -74,9 +74,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, replace: bool) -> bool:
 
 
 def remove_stale_temporaries(sweep_dir: Path) -> int:
-    """Delete the temporary files (``atomic_write_bytes``'s ``.<pid>-….tmp``) under ``sweep_dir``
-    of writers that no longer run; returns
-    how many."""
+    """Delete the temporary files (``atomic_write_bytes``'s ``.<pid>-….tmp``) under
+    ``sweep_dir`` of writers that no longer run; returns how many."""
     removed = 0
     for tmp in sweep_dir.rglob(".*.tmp"):
         pid_text = tmp.name[1:].split("-", 1)[0]

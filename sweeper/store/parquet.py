@@ -51,7 +51,7 @@ from sweeper.store.queries import READ_ATTEMPTS, RETRY_PAUSE_S, Listing
 from sweeper.store.records import RunAddress, config_folder, run_columns
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, read_snapshot, write_snapshot
 from sweeper.store.sweeps import MAX_SWEEP_RECORD_BYTES
-from sweeper.store.trust import CONFIG_LAYOUT, sweep_record
+from sweeper.store.trust import CONFIG_LAYOUT
 
 __all__ = [
     "COMPACT_AFTER_RUNS",
@@ -88,21 +88,19 @@ class ParquetStore(ResultsStore):
         self._damaged = list(lines)
 
     # sweeps -------------------------------------------------------------
-    # Each record is checked as ``trust.sweep_record`` says, the check named here at each
-    # call (``sweeps.Check``).
     def create_sweep(self, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:
-        return sweeps.create_sweep(self.root, sweep_id, record, sweep_record)
+        return sweeps.create_sweep(self.root, sweep_id, record)
 
     def get_sweep(self, sweep_id: str) -> dict[str, Any] | None:
         """The sweep's record, None where it has none; StoreError naming the file when it is
         damaged (``trust.sweep_record``) or of another kind (``files.read_record``)."""
-        return sweeps.get_sweep(self.root, sweep_id, sweep_record)
+        return sweeps.get_sweep(self.root, sweep_id)
 
     def list_sweeps(self) -> list[dict[str, Any]]:
         """The sweeps whose records are whole; each damaged one, and each entry of the store
         that cannot be looked at, is said in ``damaged``."""
         self._damaged = []
-        return sweeps.list_sweeps(self.root, self._damaged, sweep_record)
+        return sweeps.list_sweeps(self.root, self._damaged)
 
     def _sweep_folder(self, sweep_id: str) -> Path:
         return sweeps.sweep_folder(self.root, sweep_id)

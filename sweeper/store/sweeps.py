@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sweeper.errors import StoreError
 from sweeper.store.files import RecordProblem, atomic_write_bytes, read_checked, subfolders
 from sweeper.store.progress import refuse_foreign_records
+from sweeper.store.sweep_record_check import sweep_record
 from sweeper.store.trust import RESTORE
 from sweeper.untrusted import is_name
 
@@ -20,9 +20,6 @@ SWEEP_RECORD = "sweep.json"
 #: the largest sweep record read: it holds the spec (a spec file is at most 1 MiB of YAML,
 #: which JSON with its classes' paths may spell longer); one is some 3 KiB
 MAX_SWEEP_RECORD_BYTES = 16 * 1024 * 1024
-#: what a record must be to be read (``trust.sweep_record``): given its file and its JSON
-#: document, the record, or StoreError naming the file
-Check = Callable[[Path, Any], dict[str, Any]]
 
 
 def sweep_folder(root: Path, sweep_id: str) -> Path:
@@ -35,13 +32,13 @@ def sweep_folder(root: Path, sweep_id: str) -> Path:
     return root / sweep_id
 
 
-def create_sweep(root: Path, sweep_id: str, record: dict[str, Any], check: Check) -> dict[str, Any]:
+def create_sweep(root: Path, sweep_id: str, record: dict[str, Any]) -> dict[str, Any]:
     """Register the sweep with ``record``, or return its existing record (restated, see
     ``_restated``) when the fingerprint matches; StoreError when it does not."""
     path = sweep_folder(root, sweep_id) / SWEEP_RECORD
     # What a sweeper is about to write first: refused before anything changes.
     refuse_foreign_records(path.parent)
-    existing = get_sweep(root, sweep_id, check)
+    existing = get_sweep(root, sweep_id)
     if existing is not None:
         if existing.get("fingerprint") != record.get("fingerprint"):
             raise StoreError(
@@ -51,7 +48,7 @@ def create_sweep(root: Path, sweep_id: str, record: dict[str, Any], check: Check
             )
         return _restated(path, existing, record)
     _write_record(path, record, replace=False)
-    return get_sweep(root, sweep_id, check) or record
+    return get_sweep(root, sweep_id) or record
 
 
 def _restated(path: Path, existing: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
@@ -79,26 +76,26 @@ def _restated(path: Path, existing: dict[str, Any], record: dict[str, Any]) -> d
     return updated
 
 
-def get_sweep(root: Path, sweep_id: str, check: Check) -> dict[str, Any] | None:
+def get_sweep(root: Path, sweep_id: str) -> dict[str, Any] | None:
     """The sweep's record, None where it has none; StoreError naming the file when it is
-    damaged (``check``) or of another kind (``files.read_record``)."""
-    return read_sweep(sweep_folder(root, sweep_id) / SWEEP_RECORD, check)
+    damaged (``sweep_record``) or of another kind (``files.read_record``)."""
+    return read_sweep(sweep_folder(root, sweep_id) / SWEEP_RECORD)
 
 
-def read_sweep(path: Path, check: Check) -> dict[str, Any] | None:
+def read_sweep(path: Path) -> dict[str, Any] | None:
     """The sweep record at ``path`` (``files.read_checked``), None where there is none."""
     try:
         return read_checked(
             path,
             max_bytes=MAX_SWEEP_RECORD_BYTES,
             kind="sweep record",
-            check=functools.partial(check, path),
+            check=functools.partial(sweep_record, path),
         )
     except RecordProblem as exc:
         raise StoreError(f"{exc}{RESTORE}") from None
 
 
-def list_sweeps(root: Path, damaged: list[str], check: Check) -> list[dict[str, Any]]:
+def list_sweeps(root: Path, damaged: list[str]) -> list[dict[str, Any]]:
     """The sweeps whose records are whole, newest first; each damaged one, and each entry of
     the store that cannot be looked at, is said in ``damaged``."""
     if not root.is_dir():
@@ -106,7 +103,7 @@ def list_sweeps(root: Path, damaged: list[str], check: Check) -> list[dict[str, 
     out = []
     for folder in sorted(subfolders(root, damaged)):
         try:
-            record = read_sweep(root / folder / SWEEP_RECORD, check)
+            record = read_sweep(root / folder / SWEEP_RECORD)
         except StoreError as exc:
             damaged.append(str(exc))
             continue

@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import sweeper.store.parquet as parquet_module
 import sweeper.store.progress as progress_module
+import sweeper.store.sweeps as sweeps_module
 from sweeper.cli import app
 from sweeper.store import ParquetStore, RunAddress
 from sweeper.store.records import config_folder
@@ -199,7 +199,7 @@ def test_a_command_checks_each_record_once(
 ) -> None:
     source, spec_path = pristine
     store = copy_store(source, tmp_path)
-    sweeps = _counted(monkeypatch, parquet_module, "sweep_record")
+    sweeps = _counted(monkeypatch, sweeps_module, "sweep_record")
     progress = _counted(monkeypatch, progress_module, "checked_progress")
     args = {
         "recommend": ["recommend", SWEEP],
