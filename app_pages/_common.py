@@ -19,112 +19,44 @@ sweep writes.
 from __future__ import annotations
 
 from app_pages._address import (
-    LINKED_KEY,
-    START_COMMAND,
     SWEEP_KEY,
-    UNKNOWN_KEY,
-    _damaged_record,
-    how_to_start,
     page_link,
     record_damage,
     require_sweep,
     sweep_from_address,
     sweep_in_address,
-    unknown_sweep_note,
 )
-from app_pages._ahead import (
-    _AHEAD,
-    _HOLDING,
-    _RANKED_AHEAD,
-    RANKED_KEPT,
-    _hold,
-    _ranked,
-    rank_ahead,
-)
-from app_pages._left_out import (
-    _LEFT_OUT,
-    _LEFT_OUT_LOCK,
-    LEFT_OUT_SHOWN,
-    _note_left_out,
-    _read,
-    left_out,
-    named_files,
-    say_left_out,
-)
-from app_pages._live import REFRESH_S, is_running, live, working
-from app_pages._ranking import _importances, _recommendations, importances, recommendations
+from app_pages._ahead import _RANKED_AHEAD, rank_ahead
+from app_pages._left_out import named_files, say_left_out
+from app_pages._live import is_running, live, working
+from app_pages._ranking import _recommendations, importances, recommendations
 from app_pages._reads import (
     _READ_WHOLE,
-    READING,
     _attempts,
-    _configurations,
-    _curves,
-    _ok,
-    _ReadOnce,
     _scoring_runs,
-    _status,
-    _sweep_key,
-    attempts,
     configurations,
     curves,
     runs,
     status,
 )
-from app_pages._session import _NOTHING, KEPT_KEY, keep, kept, kept_index
-from app_pages._store import (
-    DEFAULT_STORE,
-    STORE_ENV,
-    get_store,
-    signature,
-    store_root,
-    sweep_ids,
-)
+from app_pages._session import keep, kept, kept_index
+from app_pages._store import get_store, signature, sweep_ids
 
 __all__ = [
-    "DEFAULT_STORE",
-    "KEPT_KEY",
-    "LEFT_OUT_SHOWN",
-    "LINKED_KEY",
-    "RANKED_KEPT",
-    "READING",
-    "REFRESH_S",
-    "START_COMMAND",
-    "STORE_ENV",
     "SWEEP_KEY",
-    "UNKNOWN_KEY",
-    "_AHEAD",
-    "_HOLDING",
-    "_LEFT_OUT",
-    "_LEFT_OUT_LOCK",
-    "_NOTHING",
     "_RANKED_AHEAD",
     "_READ_WHOLE",
-    "_ReadOnce",
     "_attempts",
-    "_configurations",
-    "_curves",
-    "_damaged_record",
-    "_hold",
-    "_importances",
-    "_note_left_out",
-    "_ok",
-    "_ranked",
-    "_read",
     "_recommendations",
     "_scoring_runs",
-    "_status",
-    "_sweep_key",
-    "attempts",
     "configurations",
     "curves",
     "get_store",
-    "how_to_start",
     "importances",
     "is_running",
     "keep",
     "kept",
     "kept_index",
-    "left_out",
     "live",
     "named_files",
     "page_link",
@@ -136,10 +68,8 @@ __all__ = [
     "say_left_out",
     "signature",
     "status",
-    "store_root",
     "sweep_from_address",
     "sweep_ids",
     "sweep_in_address",
-    "unknown_sweep_note",
     "working",
 ]

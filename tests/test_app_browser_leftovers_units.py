@@ -7,6 +7,8 @@ checks the same in Chromium."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -14,7 +16,8 @@ import pandas as pd
 import pytest
 import vl_convert as vlc
 
-from app_pages import _charts, _common, _predictions, _widths
+import app_pages
+from app_pages import _charts, _widths
 from recommender.charts import curve_chart, log_ticks, tradeoff_chart
 from recommender.views import shade
 from recommender.views.times import NO_ZONE, time_text
@@ -131,10 +134,15 @@ def test_no_cached_read_draws_streamlits_spinner_over_the_page() -> None:
     has that spinner; ``_common.working`` shows one in the page's flow instead."""
     from streamlit.runtime.caching.cache_utils import CachedFunc
 
+    modules = [  # the app's shared modules, where its cached reads live (pages only render)
+        importlib.import_module(f"app_pages.{m.name}")
+        for m in pkgutil.iter_modules(app_pages.__path__)
+        if m.name.startswith("_")
+    ]
     cached = {
-        f"{module.__name__}.{name}": value._info.show_spinner
-        for module in (_common, _predictions)
-        for name, value in vars(module).items()
+        f"{value._info.func.__module__}.{value._info.func.__qualname__}": value._info.show_spinner
+        for module in modules
+        for value in vars(module).values()
         if isinstance(value, CachedFunc)
     }
     assert len(cached) >= 7, cached
