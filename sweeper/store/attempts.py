@@ -11,15 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sweeper.errors import StoreError
-from sweeper.store.trust import (
-    COMPACTED,
-    RESTORE,
-    RUN_LAYOUT,
-    is_run,
-    keys_of_part,
-    part_problem,
-    reason,
-)
+from sweeper.store.one_row import COMPACTED, is_run
+from sweeper.store.wholeness import RESTORE, RUN_LAYOUT, keys_of_part, part_problem, reason
 from sweeper.vocabulary import RUN_ID_RE
 
 

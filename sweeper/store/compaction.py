@@ -22,16 +22,9 @@ from sweeper.store.files import (
     subfolders,
 )
 from sweeper.store.layout import RUN_FILE, RUNS, loose_names, parts
+from sweeper.store.one_row import COMPACTED, IDENTITY, is_run
 from sweeper.store.records import config_folder
-from sweeper.store.trust import (
-    COMPACTED,
-    IDENTITY,
-    RUN_LAYOUT,
-    damaged_parts,
-    is_run,
-    keys_of_part,
-    note_written,
-)
+from sweeper.store.wholeness import RUN_LAYOUT, damaged_parts, keys_of_part, note_written
 
 # A sweep compacts on its own (``compact(..., only_if_large=True)``) once it holds this many
 # run files: below it a read takes a second or two, and every run stays a file of its own.

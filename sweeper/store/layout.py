@@ -11,8 +11,8 @@ from pathlib import Path
 
 from sweeper.store.base import LeftOut
 from sweeper.store.files import parquet_names, subfolders
+from sweeper.store.one_row import COMPACTED
 from sweeper.store.records import RunAddress, config_folder
-from sweeper.store.trust import COMPACTED
 from sweeper.vocabulary import RUN_ID_RE
 
 RUNS = "runs"

@@ -51,7 +51,7 @@ from sweeper.store.queries import READ_ATTEMPTS, RETRY_PAUSE_S, Listing
 from sweeper.store.records import RunAddress, config_folder, run_columns
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, read_snapshot, write_snapshot
 from sweeper.store.sweeps import MAX_SWEEP_RECORD_BYTES
-from sweeper.store.trust import CONFIG_LAYOUT
+from sweeper.store.wholeness import CONFIG_LAYOUT
 
 __all__ = [
     "COMPACT_AFTER_RUNS",
@@ -93,7 +93,7 @@ class ParquetStore(ResultsStore):
 
     def get_sweep(self, sweep_id: str) -> dict[str, Any] | None:
         """The sweep's record, None where it has none; StoreError naming the file when it is
-        damaged (``trust.sweep_record``) or of another kind (``files.read_record``)."""
+        damaged (``sweep_record_check.sweep_record``) or of another kind (``files.read_record``)."""
         return sweeps.get_sweep(self.root, sweep_id)
 
     def list_sweeps(self) -> list[dict[str, Any]]:

@@ -15,16 +15,10 @@ import pyarrow as pa
 
 from sweeper.store.base import StoredRuns
 from sweeper.store.layout import left_out
+from sweeper.store.one_row import misplaced, runs_query
 from sweeper.store.reading import query_files
 from sweeper.store.records import RunAddress
-from sweeper.store.trust import (
-    RUN_LAYOUT,
-    Layout,
-    damaged_parts,
-    misplaced,
-    runs_query,
-    unreadable_files,
-)
+from sweeper.store.wholeness import RUN_LAYOUT, Layout, damaged_parts, unreadable_files
 
 # How many times a read starts again when a file it listed was compacted away meanwhile;
 # each retry lists afresh (the compaction that removed the file has written its part), after
@@ -46,7 +40,7 @@ def query_table(
 ) -> tuple[pa.Table, list[Path], dict[Path, str]]:
     """The query's result, the files listed for it (the damaged ones included), and the
     files left out, each with why. A file that is not whole Parquet (truncated, garbage),
-    or whose columns are not what raidsweep writes (``trust.Layout``), is left out and
+    or whose columns are not what raidsweep writes (``wholeness.Layout``), is left out and
     said in ``damaged``."""
     left: dict[Path, str] = {}
     for attempt in range(READ_ATTEMPTS):

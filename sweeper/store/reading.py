@@ -22,7 +22,7 @@ def query_files(
 ) -> pa.Table:
     """``sql`` over the view ``parts`` of ``files`` (each row with its ``filename``), read
     with ``schema``'s columns. ``exact``: every file has exactly ``schema`` (checked by the
-    caller, ``trust.damaged_parts``)."""
+    caller, ``wholeness.damaged_parts``)."""
     # Parts this raidsweep wrote all have the current schema: DuckDB can then take the
     # first file's columns for all, which spares reading every footer a second time. Parts
     # written by an older raidsweep (fewer columns) or a newer one (more), or holding a

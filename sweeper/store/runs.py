@@ -13,7 +13,7 @@ from sweeper.errors import StoreError
 from sweeper.store.files import atomic_write_bytes, table_bytes
 from sweeper.store.layout import parts, run_path
 from sweeper.store.records import RUN_SCHEMA, RunAddress, config_folder
-from sweeper.store.trust import RUN_LAYOUT, keys_of_part, note_written, stored_keys
+from sweeper.store.wholeness import RUN_LAYOUT, keys_of_part, note_written, stored_keys
 
 
 def put_run(root: Path, row: dict[str, Any]) -> bool:

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from sweeper.store.files import atomic_write_bytes, parquet_bytes
 from sweeper.store.records import RUN_SCHEMA
-from sweeper.store.trust import RUN_LAYOUT, schema_problem
+from sweeper.store.wholeness import RUN_LAYOUT, schema_problem
 from sweeper.untrusted import control_problem, text_control_problem
 
 SNAPSHOT = "snapshot.parquet"

@@ -13,7 +13,7 @@ from sweeper.errors import StoreError
 from sweeper.store.files import RecordProblem, atomic_write_bytes, read_checked, subfolders
 from sweeper.store.progress import refuse_foreign_records
 from sweeper.store.sweep_record_check import sweep_record
-from sweeper.store.trust import RESTORE
+from sweeper.store.wholeness import RESTORE
 from sweeper.untrusted import is_name
 
 SWEEP_RECORD = "sweep.json"
