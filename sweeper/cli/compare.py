@@ -11,6 +11,7 @@ import typer
 from rich import box
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from sweeper.cli.common import (
     DEFAULT_STORE,
@@ -121,9 +122,14 @@ def _pair_heading(config_a: str, config_b: str, why: str = "") -> str:
 
 
 def _stack(row: tuple[str, str, str, str, str]) -> list[str]:
-    """One table row (what, A, B, change, verdict) as two lines, for a narrow terminal."""
+    """One table row (what, A, B, change, verdict) as two lines for a narrow terminal, or
+    three where the figures and the change do not fit on one (five-digit scores with their
+    intervals): the change is never cut in two."""
     what, a, b, change, verdict = row
-    return [f"[bold]{what}[/]: {verdict}", f"  A {a} → B {b}; change % {change}"]
+    figures = f"  A {a} → B {b}; change % {change}"
+    if Text.from_markup(figures).cell_len <= console.width:
+        return [f"[bold]{what}[/]: {verdict}", figures]
+    return [f"[bold]{what}[/]: {verdict}", f"  A {a} → B {b}", f"  change % {change}"]
 
 
 def _table(*headings: str) -> Table:
