@@ -109,7 +109,9 @@ def store_connection(results: ResultsStore) -> duckdb.DuckDBPyConnection:
         damaged += getattr(results, "damaged", [])
     if hasattr(results, "damaged"):
         results.damaged = list(dict.fromkeys(damaged))
-    con = duckdb.connect()
+    # No temporary folder: DuckDB's default (``.tmp`` in the current folder) would stay
+    # reachable by the query after external access is turned off.
+    con = duckdb.connect(config={"temp_directory": ""})
     for name, frames, schema in (
         ("runs", runs, RUN_SCHEMA),
         ("configurations", configs, CONFIG_SCHEMA),
