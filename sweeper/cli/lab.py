@@ -24,11 +24,16 @@ lab_app = typer.Typer(
 @lab_app.callback()
 def _lab_cache() -> None:
     """Before any lab command: ``RAIDSWEEP_CACHE`` must name a folder, or a place where one
-    can be made (not a file, nor a path through one), exit 2 otherwise."""
+    can be made (not a file, nor a path through one), and ``RAIDSWEEP_LAB_MIRROR`` a mirror
+    the image can be built from (``mirror_problem``), exit 2 otherwise."""
     import os
 
     from sweeper.lab.image import CACHE_ENV, cache_dir_problem
+    from sweeper.lab.mirror import MIRROR_ENV, mirror_problem
 
+    mirror = os.environ.get(MIRROR_ENV)
+    if mirror is not None and (wrong := mirror_problem(mirror)) is not None:
+        fail(ValueError(f"{MIRROR_ENV}: {wrong}"))
     given = os.environ.get(CACHE_ENV)
     if given is None:
         return

@@ -8,19 +8,18 @@ stays pristine.
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from sweeper.errors import InputError
+from sweeper.lab import mirror as _mirror
 from sweeper.lab.errors import LabError
 from sweeper.lab.tools import require_tools, run_tool
 from sweeper.locking import exclusive_lock
@@ -160,47 +159,9 @@ def image_dir(key: str | None = None) -> Path:
     return cache_root() / "lab" / f"image-{key or recipe_key()}"
 
 
-def _deb822_stanzas(text: str) -> Iterator[dict[str, str]]:
-    for block in re.split(r"\n\s*\n", text):
-        fields: dict[str, str] = {}
-        for line in block.splitlines():
-            if line.startswith("#") or ":" not in line or line[:1].isspace():
-                continue
-            name, _, value = line.partition(":")
-            fields[name.strip().lower()] = value.strip()
-        if fields:
-            yield fields
-
-
 def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str:
-    """The Debian mirror this machine's apt uses (its main suite's entry, not -security or
-    -updates), never a hard-coded one that this machine may not reach;
-    ``RAIDSWEEP_LAB_MIRROR`` overrides it."""
-    if os.environ.get("RAIDSWEEP_LAB_MIRROR"):
-        return os.environ["RAIDSWEEP_LAB_MIRROR"]
-    candidates: list[tuple[str, list[str]]] = []  # (uri, suites)
-    for path in sorted(glob.glob(str(apt_dir / "sources.list.d" / "*.sources"))):
-        for st in _deb822_stanzas(Path(path).read_text(errors="replace")):
-            if "deb" in st.get("types", "").split() and st.get("enabled", "yes") != "no":
-                for uri in st.get("uris", "").split():
-                    candidates.append((uri, st.get("suites", "").split()))
-    lists = [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*.list"))]
-    for path in lists:
-        if not path.is_file():
-            continue
-        for line in path.read_text(errors="replace").splitlines():
-            words = re.sub(r"\[[^\]]*\]", "", line.split("#", 1)[0]).split()
-            if len(words) >= 3 and words[0] == "deb":
-                candidates.append((words[1], [words[2]]))
-    # A main suite is one without a dash (bookworm, not bookworm-security); ours first.
-    main = [(u, s) for u, s in candidates if any("-" not in x and "/" not in x for x in s)]
-    main.sort(key=lambda c: (SUITE not in c[1], "debian" not in c[0]))
-    if not main:
-        raise LabError(
-            f"no Debian mirror found in {apt_dir}/sources.list(.d): "
-            "name one in RAIDSWEEP_LAB_MIRROR"
-        )
-    return main[0][0]
+    """The Debian mirror the image's suite is built from (``sweeper.lab.mirror``)."""
+    return _mirror.debian_mirror(SUITE, apt_dir)
 
 
 def _unmount_under(tree: Path) -> None:
@@ -226,6 +187,7 @@ def ensure_image(progress: Callable[[str], None] = lambda _: None) -> Path:
     target = image_dir(key)
     if (target / "recipe.json").is_file():
         return target
+    mirror = debian_mirror()  # a mirror that cannot be used is refused before anything is made
     require_tools(BUILD_TOOLS)
     if os.geteuid() != 0:
         raise LabError(
@@ -240,7 +202,7 @@ def ensure_image(progress: Callable[[str], None] = lambda _: None) -> Path:
             _remove_build(stale)
         work = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=target.parent))
         try:
-            _build(work, progress)
+            _build(work, mirror, progress)
             _remove_build(work / "tree")
             os.rename(work, target)  # atomic: the image appears whole or not at all
         except BaseException:
@@ -249,10 +211,9 @@ def ensure_image(progress: Callable[[str], None] = lambda _: None) -> Path:
     return target
 
 
-def _build(work: Path, progress: Callable[[str], None]) -> None:
+def _build(work: Path, mirror: str, progress: Callable[[str], None]) -> None:
     started = time.monotonic()
     tree = work / "tree"
-    mirror = debian_mirror()
     progress(f"debootstrap {SUITE} from {mirror} (a few minutes)")
     run_tool(
         [
