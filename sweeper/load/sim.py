@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from sweeper.configuration import Configuration
+from sweeper.errors import InputError
 from sweeper.fio import parse_fio_output, render_job
 from sweeper.fio.jobfile import RatePlan
 from sweeper.load.base import LoadDriver, RunOutput
@@ -18,11 +19,14 @@ from sweeper.sim.composite import shared, sharing_factor
 from sweeper.sim.model import ArrayState, Job, predict, simulate_fio
 from sweeper.sim.profile import ArrayProfile
 from sweeper.sim.rate import open_loop
+from sweeper.sim.state import state_problems
 from sweeper.units import parse_size
 from sweeper.vocabulary import CONFIGURATION_COLUMNS, MULTI_RANK_COLUMNS
 from sweeper.workload import DataProfile, WorkloadCell
 
 SIM_TARGET = "/dev/raidsweep/test-volume"
+#: where the simulated array's playbook records its state, as an error names it
+STATE_FILE = "array.json (the simulated array's state)"
 DEFAULT_WORKING_SET = 360 * 1024**3  # the reference study's working set
 
 #: the storage as it now is: its own record (for the disclosure) and the model's state
@@ -58,6 +62,10 @@ def _parsed_job_file(text: str) -> tuple[_Options, _Options, str]:
 
 
 SYNC_OPTIONS = (("fdatasync", "fdatasync"), ("fsync", "fsync"))
+#: fio's mixed patterns (reads and writes in one job), sequential and random
+MIXED_PATTERNS = ("rw", "readwrite", "randrw")
+#: fio's trim patterns, which the model does not know
+TRIM_PATTERNS = ("trim", "randtrim", "trimwrite", "randtrimwrite")
 
 
 def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
@@ -66,11 +74,23 @@ def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
     The working set is ``size``; a sequential multi-job cell gives each job its own region
     (per-job ``size`` with ``offset_increment``), so there it is ``size × numjobs``.
     """
-    rw = options["rw"]
-    if rw == "randrw":
-        read_fraction = int(options.get("rwmixread", "50")) / 100
+    rw = options.get("rw") or options.get("readwrite") or "read"
+    if rw in TRIM_PATTERNS:
+        raise ValueError(f"rw={rw}: the simulated array does not model trim")
+    if rw in MIXED_PATTERNS:
+        # fio: rwmixread is the read share, else 100 − rwmixwrite, else half
+        if "rwmixread" in options:
+            read_fraction = int(options["rwmixread"]) / 100
+        elif "rwmixwrite" in options:
+            read_fraction = 1 - int(options["rwmixwrite"]) / 100
+        else:
+            read_fraction = 0.5
+    elif rw in ("read", "randread"):
+        read_fraction = 1.0
+    elif rw in ("write", "randwrite"):
+        read_fraction = 0.0
     else:
-        read_fraction = 1.0 if rw in ("read", "randread") else 0.0
+        raise ValueError(f"rw={rw}: not a pattern the simulated array knows")
     numjobs = int(options.get("numjobs", "1"))
     size = options.get("size")
     working_set = parse_size(size) if size else default_working_set
@@ -86,7 +106,7 @@ def job_from_options(options: dict[str, str], default_working_set: int) -> Job:
     compress = options.get("buffer_compress_percentage")
     dedupe = options.get("dedupe_percentage")
     return Job(
-        rw=rw,
+        rw="rw" if rw == "readwrite" else rw,
         read_fraction=read_fraction,
         block_size=parse_size(options["bs"]),
         iodepth=int(options.get("iodepth", "1")),
@@ -117,7 +137,17 @@ class SimDriver(LoadDriver):
         self.order: list[WorkloadCell] = []
 
     def prepare(self) -> None:
-        self.state_raw, self.state = self.read_state()
+        """Read the array's state as its playbook recorded it, refusing a record the model
+        cannot answer for (a field missing or mistyped, a configuration the profile cannot
+        build) with the file and the problem named."""
+        try:
+            raw, state = self.read_state()
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            problem = f"{exc.args[0]!r} is missing" if isinstance(exc, KeyError) else str(exc)
+            raise InputError(STATE_FILE, [problem]) from exc
+        if problems := state_problems(self.profile, state):
+            raise InputError(STATE_FILE, problems)
+        self.state_raw, self.state = raw, state
 
     def config_key(self) -> str:
         s = self.state_raw

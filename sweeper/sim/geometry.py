@@ -143,13 +143,28 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
 
     if job.sequential:
         read_work = backend.sequential(profile, level, piece, False, True).scaled(backend_ios)
-        if not state.read_ahead:
-            read_work.rotations += 0.5 * backend_ios  # each request waits for its sector
+        if not state.read_ahead and drives.rotating:
+            # Each request waits for its sector (half a rotation) where its stream was the
+            # last on the drive; where other streams share the drive (each of the S − 1
+            # others is there with probability 1/D) the drive has moved away and positions,
+            # as a random read does (command queueing shortens it alike).
+            streams = job.numjobs * host.load_hosts
+            moved = 1.0 - (1.0 - 1.0 / max(1.0, busy_drives)) ** (streams - 1)
+            read_work.positions += moved * backend_ios
+            # a stream read on passes parity (or the other copy) under the heads; one that
+            # repositions reads only its own bytes
+            read_work.bytes = backend_ios * piece * (moved + (1.0 - moved) * width / group.data)
+            read_work.rotations += (1.0 - moved) * 0.5 * backend_ios
+            explain["sequential_repositioned"] = round(moved, 4)
         write_work = backend.sequential(profile, level, piece, True, state.write_back)
         write_work = write_work.scaled(backend_ios)
     else:
         read_work = backend.random_read(profile, level, piece).scaled(backend_ios)
-        write_work = backend.random_write(profile, level, piece).scaled(backend_ios)
+        write_work = backend.random_write(profile, level, piece, piece).scaled(backend_ios)
+    # the fastest a request's drive access can be: its share of the bytes on each drive
+    # it spreads over, after the shortest positioning (flash: a page read)
+    read_floor = drive_floor(profile, read_work, piece)
+    write_floor_drive = drive_floor(profile, write_work, piece)
     if level in MIRRORED:
         read_work.positions *= backend.MIRROR_POSITIONING
     if failed:
@@ -159,7 +174,7 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     if not job.sequential:
         read_work = read_work.scaled(miss)  # read-ahead still moves every sequential byte
     write_work = write_work.scaled(destaged)
-    parity = backend_ios * destaged * backend.parity_s(profile, level, piece, job.sequential)
+    parity = backend_ios * destaged * backend.parity_s(profile, level, piece, job.sequential, piece)
     extra_r = extra_w = 0.0
     if state.data_reduction and profile.data_reduction is not None:
         dr = profile.data_reduction
@@ -196,8 +211,8 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     path = cpu + links + per_io
     hit_floor = path + 0.6 * hit + (pool_w if state.layout == "pool_stripe" else 0.0)
     hit_mean = path + hit + pool_w
-    miss_floor = hit_floor + backend.min_access_s(profile, piece)
-    write_floor = hit_floor if state.write_back else miss_floor
+    miss_floor = hit_floor + read_floor
+    write_floor = hit_floor if state.write_back else hit_floor + write_floor_drive
     # fdatasync/fsync: a second system call and a flush command without data, which the
     # array answers from its non-volatile write cache (the write it follows is committed
     # there already); O_DSYNC writes carry FUA, which that cache satisfies on arrival.
@@ -231,6 +246,20 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
         flush_s=flush,
         explain=explain,
     )
+
+
+def drive_floor(profile: ArrayProfile, work: Work, piece: float) -> float:
+    """The shortest drive access of a request of ``piece`` bytes whose work is ``work``:
+    its bytes shared by the drives it spreads over, after a track-to-track seek where it
+    positions (flash: a page read where it operates on pages); never more than the path
+    the queueing network charges it."""
+    d = profile.drives
+    transfer = piece / max(1.0, work.spread) / (d.transfer_mib_s * MIB)
+    if work.positions <= 0:
+        return transfer
+    if d.rotating:
+        return d.track_seek_ms / 1000 + transfer
+    return (d.read_us or 0.0) / 1e6 + transfer
 
 
 def fw_any(job: Job) -> bool:

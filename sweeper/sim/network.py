@@ -85,12 +85,48 @@ def mva(
     q = [0.0] * len(demands)
     q_prev = q
     x = 0.0
-    for k in range(1, n + 1):
+    for k in range(1, min(n, EXACT_POPULATION) + 1):
         q_prev = q
         r = [w * (1 + qi) for w, qi in zip(waits, q, strict=True)]
         x = k / (delay + sum(r))
         q = [x * d * (1 + qi) for d, qi in zip(demands, q, strict=True)]
-    return x, q, q_prev
+    if n <= EXACT_POPULATION:
+        return x, q, q_prev
+    return _schweitzer(demands, waits, delay, n, q)
+
+
+#: populations up to this are solved by exact MVA (one step per I/O in flight); above it by
+#: Schweitzer's approximation, whose cost does not grow with the population
+EXACT_POPULATION = 1024
+
+
+def _schweitzer(
+    demands: list[float], waits: list[float], delay: float, n: int, q: list[float]
+) -> tuple[float, list[float], list[float]]:
+    """Schweitzer's approximate MVA for a large population ``n``: the queues an arriving
+    I/O finds are the full population's scaled to the ``n − 1`` others,
+    ``Q(n − 1) ≈ Q(n) (n − 1)/n``, solved by damped fixed-point iteration from ``q`` (the
+    exact queues at ``EXACT_POPULATION``, scaled up)."""
+    scale = n / EXACT_POPULATION
+    q = [qi * scale for qi in q]
+    shrink = (n - 1) / n
+    x = 0.0
+    for _ in range(SCHWEITZER_STEPS):
+        seen = [qi * shrink for qi in q]
+        x = n / (delay + sum(w * (1 + si) for w, si in zip(waits, seen, strict=True)))
+        new = [x * d * (1 + si) for d, si in zip(demands, seen, strict=True)]
+        change = max((abs(a - b) for a, b in zip(new, q, strict=True)), default=0.0)
+        q = [0.5 * (a + b) for a, b in zip(new, q, strict=True)]
+        if change <= 1e-9 * n:
+            break
+    seen = [qi * shrink for qi in q]
+    x = n / (delay + sum(w * (1 + si) for w, si in zip(waits, seen, strict=True)))
+    q = [x * d * (1 + si) for d, si in zip(demands, seen, strict=True)]
+    return x, q, [qi * shrink for qi in q]
+
+
+#: fixed-point steps Schweitzer's iteration takes at most
+SCHWEITZER_STEPS = 5000
 
 
 def solve(

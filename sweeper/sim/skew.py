@@ -25,8 +25,9 @@ def hot_share(distribution: str | None, cached: float, blocks: float) -> float:
 
     * uniform (None): ``c``;
     * ``zipf:θ`` (block of rank k drawn with weight k^−θ): ``H(cM, θ) / H(M, θ)``;
-    * ``pareto:h`` (fio draws block ``M · u^p``, ``p = ln h / ln(1 − h)``):
-      ``1 − (1 − c)^(1/p)``;
+    * ``pareto:h`` (fio draws block ``M · u^p``, ``p = ln h / ln(1 − h)``): for ``p < 1``
+      (``h > 0.5``) the draws crowd at the top of the range, ``1 − (1 − c)^(1/p)``; for
+      ``p > 1`` (``h < 0.5``) at the bottom, ``c^(1/p)``;
     * ``normal:σ%`` (a gaussian of deviation σ% of the range about its middle, the hot
       window centred): ``erf(c / (2√2 σ)) / erf(1 / (2√2 σ))``.
     """
@@ -40,6 +41,8 @@ def hot_share(distribution: str | None, cached: float, blocks: float) -> float:
         return min(1.0, _harmonic(max(1.0, c * m), value) / _harmonic(m, value))
     if name == "pareto":
         power = math.log(value) / math.log(1.0 - value)
+        if power > 1.0:  # draws crowd at the bottom of the range: the hottest blocks
+            return c ** (1.0 / power)
         return 1.0 - (1.0 - c) ** (1.0 / power)
     if name == "normal":
         sigma = value / 100.0

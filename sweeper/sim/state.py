@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS
 from sweeper.workload import DataProfile
+
+if TYPE_CHECKING:
+    from sweeper.sim.profile import ArrayProfile
 
 
 @dataclass(frozen=True)
@@ -70,3 +75,47 @@ class Job:
     @property
     def sequential(self) -> bool:
         return not self.rw.startswith("rand")
+
+
+#: the array's health states the model knows (``health``)
+HEALTH_STATES = ("optimal", "degraded", "rebuilding")
+#: what the array's state record (``array.json``) must hold
+STATE_KEYS = ("raid_level", "layout", "ranks", "cache_policy")
+
+
+def state_problems(profile: ArrayProfile, state: ArrayState) -> list[str]:
+    """Why the simulated array cannot be in ``state`` (the state its playbook recorded), as
+    ``SimPlatform.configuration_problems`` would refuse the configuration; empty if it can."""
+    level = state.raid_level
+    if level not in profile.raid_groups:
+        return [f"raid_level {level!r}: profile {profile.name} has no such groups"]
+    problems = []
+    if state.layout not in LAYOUTS:
+        problems.append(f"layout {state.layout!r} is not one of {', '.join(LAYOUTS)}")
+    if state.cache_policy not in CACHE_POLICIES:
+        problems.append(
+            f"cache_policy {state.cache_policy!r} is not one of {', '.join(CACHE_POLICIES)}"
+        )
+    if state.health not in HEALTH_STATES:
+        problems.append(f"health {state.health!r} is not one of {', '.join(HEALTH_STATES)}")
+    width = state.rank_drives or profile.rank_drives(level)
+    if (problem := profile.width_problem(level, width)) is not None:
+        return [*problems, f"rank_drives: {problem}"]
+    built = profile.with_rank_drives(level, state.rank_drives)
+    if not 1 <= state.ranks <= built.max_ranks(level):
+        problems.append(
+            f"ranks {state.ranks}: profile {profile.name} builds 1 to {built.max_ranks(level)} "
+            f"ranks of {level}"
+        )
+    if state.layout == "single_rank" and state.ranks != 1:
+        problems.append(f"a single_rank volume lies on one rank, not {state.ranks}")
+    if state.layout in ("host_stripe", "pool_stripe") and not (state.stripe_kib or 0) > 0:
+        problems.append(f"{state.layout} needs a stripe_kib above 0, not {state.stripe_kib}")
+    if state.layout == "pool_stripe" and state.stripe_kib:
+        if state.stripe_kib not in profile.pool.extent_kib:
+            problems.append(f"stripe_kib {state.stripe_kib} is not an extent the pool offers")
+    if state.snapshots and profile.snapshots is None:
+        problems.append(f"snapshots: profile {profile.name} has none")
+    if state.data_reduction and profile.data_reduction is None:
+        problems.append(f"data_reduction: profile {profile.name} has none")
+    return problems

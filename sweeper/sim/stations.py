@@ -44,6 +44,13 @@ def build_stations(
             profile, True
         )
 
+    def drive_path(w: Work, pos: float) -> float:
+        """What one host I/O waits at the drives: its ``n`` parallel accesses (LVM pieces
+        times the drives each spreads over) each take ``1/n`` of the work ``D``, and it
+        waits for the slowest, ``D · F(n) / n`` (``F`` as for the LVM's pieces)."""
+        n = max(1, round(g.backend_ios * w.spread))
+        return drive_time(w, pos) * _fork_join(n) / n
+
     def bus_time(w: Work) -> float:
         return w.bytes / (drives.transfer_mib_s * MIB)
 
@@ -59,7 +66,7 @@ def build_stations(
         # One virtualisation path per extent pool, in the server that owns it: host I/O
         # holds one of its slots; a read miss keeps it until the drive has staged the data
         # (destage bypasses it: a dirty track already knows its rank).
-        staged = 0.0 if g.prefetched else read_t
+        staged = 0.0 if g.prefetched else drive_path(g.read_work, pos_read)
         stations.append(
             Station(
                 "pool_path",
@@ -102,9 +109,8 @@ def build_stations(
     servers = max(1, round(g.busy_drives))
     read_on = not g.prefetched
     write_on = not state.write_back
-    # The pieces of one host I/O run on different ranks at once: the I/O waits for the
-    # slowest, not for their sum.
-    join = _fork_join(g.backend_ios) / g.backend_ios
+    # The pieces of one host I/O, and the strips of each, run on different drives at once:
+    # the I/O waits for the slowest, not for their sum.
     # A spinning drive is one server; a flash drive has ``parallelism`` dies working at once.
     media, media_servers = (
         ("drives", servers) if drives.rotating else ("drive_dies", servers * drives.parallelism)
@@ -120,8 +126,8 @@ def build_stations(
             write_t,
             read_on,
             write_on,
-            read_path=read_t * join,
-            write_path=write_t * join,
+            read_path=drive_path(g.read_work, pos_read),
+            write_path=drive_path(g.write_work, pos_write),
             queues=max(1, servers // copies),
         )
     )
@@ -134,6 +140,8 @@ def build_stations(
                 bus_time(g.write_work),
                 read_on,
                 write_on,
+                read_path=bus_time(g.read_work) / max(1.0, g.backend_ios * g.read_work.spread),
+                write_path=bus_time(g.write_work) / max(1.0, g.backend_ios * g.write_work.spread),
             )
         )
     return stations
