@@ -99,10 +99,11 @@ def check_version(version: object, entries: object = None) -> None:
     m = _VERSION_RE.match(str(version))
     if m and (int(m.group(1)), int(m.group(2))) < OLDEST_FIO:
         lacking = _missing_fields(entries)
-        why = f"its JSON has no {_or_list(lacking)}" if lacking else "its JSON is not checked"
+        why = f" (its JSON has no {_or_list(lacking)})" if lacking else ""
+        oldest = f"fio-{OLDEST_FIO[0]}.{OLDEST_FIO[1]}"
         raise FioParseError(
-            f"the output is from {version}, older than fio-{OLDEST_FIO[0]}.{OLDEST_FIO[1]}, the"
-            f" oldest fio whose JSON raidsweep reads ({why}): install a newer fio"
+            f"the output is from {version}, older than {oldest}, the oldest fio whose JSON "
+            f"raidsweep reads{why}: install {oldest} or newer where fio ran, and run again"
         )
 
 

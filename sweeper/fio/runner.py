@@ -8,15 +8,83 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from sweeper.processes import dies_with
 
 #: percentile_list, lat_percentiles and JSON+ bins are all there from this release on
 MIN_FIO_VERSION = (3, 12)
 _VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
+#: job options raidsweep writes only when the spec's matrix asks for them, with the first fio
+#: release that accepts them: ``sync=dsync`` (O_DSYNC, axboe/fio PR #1080, merged after
+#: fio-3.23; older fio stops at "failed parsing sync=dsync") and the io_uring engine (fio-3.13)
+FEATURE_MINIMUMS: dict[tuple[str, str], tuple[int, int]] = {
+    ("sync", "dsync"): (3, 24),
+    ("engine", "io_uring"): (3, 13),
+}
+
+
+def version_of(text: str) -> tuple[int, int] | None:
+    """(major, minor) of a version as fio prints it (``fio-3.33``); None if it is not one."""
+    m = _VERSION_RE.search(text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _shown(version: tuple[int, int]) -> str:
+    return f"fio-{version[0]}.{version[1]}"
+
+
+@dataclass(frozen=True)
+class FioNeed:
+    """A fio release the spec's matrix needs: ``field`` (``matrix.sync``) asks for ``value``."""
+
+    field: str
+    value: str
+    minimum: tuple[int, int]
+
+
+def fio_needs(matrix: Any) -> list[FioNeed]:
+    """The fio releases the job files of ``matrix`` need beyond ``MIN_FIO_VERSION``: its
+    engine, and the sync modes of its cells (``matrix.sync`` or a cell key's own)."""
+    needs = []
+    engine = getattr(matrix, "engine", None)
+    if ("engine", engine) in FEATURE_MINIMUMS:
+        needs.append(FioNeed("matrix.engine", str(engine), FEATURE_MINIMUMS["engine", engine]))
+    syncs = {getattr(c, "sync", None) for c in matrix.cells()} if matrix is not None else set()
+    for sync in sorted(s for s in syncs if ("sync", s) in FEATURE_MINIMUMS):
+        needs.append(FioNeed("matrix.sync", sync, FEATURE_MINIMUMS["sync", sync]))
+    return needs
+
+
+def version_problems(version: str, needs: Iterable[FioNeed] = (), host: str = "") -> list[str]:
+    """Why the fio that printed ``version`` (on ``host``; "": this host) cannot run the
+    sweep: older than ``MIN_FIO_VERSION``, or than what a field of the matrix needs."""
+    where = f" on {host}" if host else ""
+    found = version_of(version)
+    shown = repr(version.strip() or "no version")
+    if found is None or found < MIN_FIO_VERSION:
+        return [
+            f"fio{where} is {shown}; raidsweep needs {_shown(MIN_FIO_VERSION)} or newer (its "
+            "JSON output before that lacks figures raidsweep reads): install a newer fio there"
+        ]
+    return [
+        f"{n.field}: {n.value} needs {_shown(n.minimum)} or newer, and fio{where} is {shown} "
+        f"(older fio refuses the job option): install a newer fio there, or leave {n.value} "
+        "out of the matrix"
+        for n in needs
+        if found < n.minimum
+    ]
+
+
+def versions_problems(versions: Mapping[str, str], needs: Iterable[FioNeed] = ()) -> list[str]:
+    """``version_problems`` of each fio of a sweep: ``versions`` maps where it runs (a host
+    name, or "" for this host) to what ``fio --version`` printed there."""
+    needs = list(needs)
+    return [p for host, version in versions.items() for p in version_problems(version, needs, host)]
 
 
 class FioMissingError(RuntimeError):
@@ -30,8 +98,8 @@ class Fio:
 
     @property
     def version_tuple(self) -> tuple[int, int]:
-        m = _VERSION_RE.search(self.version)
-        return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+        """The (first, with several hosts: the oldest) version's (major, minor)."""
+        return version_of(self.version) or (0, 0)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,14 @@ from sweeper.fio.parse import (
     host_figures,
     parse_fio_output,
 )
-from sweeper.fio.runner import Fio, FioOutput
+from sweeper.fio.runner import (
+    Fio,
+    FioMissingError,
+    FioOutput,
+    version_of,
+    version_problems,
+    versions_problems,
+)
 from sweeper.load.local import PURGE_TIMEOUT_S
 from sweeper.load.purge import NVME_NAMESPACE_RE
 from sweeper.load.telemetry import (
@@ -65,11 +72,15 @@ class SshFio(FioTransport):
     def start(self, fio_name: str) -> Fio:
         self.fio_name = shlex.quote(fio_name)
         try:
-            versions = {h.check(f"{self.fio_name} --version").strip() for h in self.remote}
+            versions = {h.name: h.check(f"{self.fio_name} --version").strip() for h in self.remote}
         except RemoteHostError as exc:
             raise RuntimeError(f"not ready for fio: {exc}") from None
+        # every host's fio, not the first one's: a run's figures are all of theirs
+        problems = versions_problems(versions)
+        if problems:
+            raise FioMissingError("; ".join(problems))
         names = ",".join(h.name for h in self.remote)
-        self.fio = Fio(f"{names}:{fio_name}", " ".join(sorted(versions)))
+        self.fio = Fio(f"{names}:{fio_name}", _versions_shown(versions))
         self.load_hosts = (
             [{"hostname": h.name, "address": f"{h.address}:{h.port}"} for h in self.remote]
             if len(self.remote) > 1
@@ -221,9 +232,17 @@ class SshFio(FioTransport):
                 # its cause, not as an empty output of the whole run.
                 unreadable = f"fio's output on {host.name} is unreadable: {exc}"
                 return TransportRun(FioOutput("", out.stderr, 0, wall), error=unreadable)
+            # Each host's own version (its fio may have changed since start): the merged
+            # document carries one, and a host's too old output must not pass under another's.
+            old = version_problems(str(docs[host.name].get("fio version", "")), (), host.name)
+            if old:
+                return TransportRun(FioOutput("", out.stderr, 0, wall), error=old[0])
         # One document whose jobs are every host's jobs: fio's own aggregation over jobs then
-        # gives the sum of IOPS and the percentiles of the merged latency histograms.
-        merged = dict(next(iter(docs.values())))
+        # gives the sum of IOPS and the percentiles of the merged latency histograms; its
+        # version is the oldest host's.
+        merged = dict(
+            min(docs.values(), key=lambda d: version_of(str(d.get("fio version", ""))) or (0, 0))
+        )
         merged["jobs"] = [
             {**j, "jobname": f"{j.get('jobname', 'job')}@{name}", "hostname": name}
             for name, d in docs.items()
@@ -233,6 +252,19 @@ class SshFio(FioTransport):
         if fill:
             return TransportRun(output)
         return TransportRun(output, host_results=_shares(docs), telemetry=telemetry)
+
+
+def _versions_shown(versions: dict[str, str]) -> str:
+    """The hosts' fio versions as recorded with each run: as fio prints it when every host
+    has the same; else each with the hosts that have it, oldest first (``Fio.version_tuple``
+    reads the first)."""
+    if len(set(versions.values())) == 1:
+        return next(iter(versions.values()))
+    hosts: dict[str, list[str]] = {}
+    for name, version in versions.items():
+        hosts.setdefault(version, []).append(name)
+    ordered = sorted(hosts, key=lambda v: version_of(v) or (0, 0))
+    return "; ".join(f"{v} on {', '.join(hosts[v])}" for v in ordered)
 
 
 def _telemetry(host: str, files: dict[str, str], fio_stdout: str) -> dict[str, Any]:

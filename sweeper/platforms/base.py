@@ -115,6 +115,12 @@ class Platform(ABC):
         """Check, changing nothing, that the storage can sweep ``space``; raise InputError
         naming each problem. Called once before the sweep (also for ``--check``)."""
 
+    def fio_versions(self) -> dict[str, str]:
+        """What ``fio --version`` printed where the sweep's fio runs (a host's name, or ""
+        for this host), as the preflight found it; checked against what the matrix needs
+        before anything changes. Here: none (no fio, or not known before a configuration)."""
+        return {}
+
     def preflight_facts_of(self, playbook: str, extravars: dict[str, Any]) -> dict[str, Any]:
         """The facts of a play that only looks (the preflight's); its failure is an input
         error against the inventory naming the task, host and Ansible's message."""

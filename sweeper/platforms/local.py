@@ -132,6 +132,12 @@ class LocalPlatform(Platform):
     def teardown_extravars(self) -> dict[str, Any]:
         return {"raidsweep_platform": "local", "local_target": self.opts.target}
 
+    def fio_versions(self) -> dict[str, str]:
+        try:
+            return {"": find_fio(self.opts.fio).version}
+        except FioMissingError:  # the spec's check names it (platform_options.fio)
+            return {}
+
     def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
         o = self.opts
         load = FioLoad(o.target, o.fio, o.fill, o.precondition, o.hang_grace_s, o.purge)

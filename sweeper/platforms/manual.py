@@ -191,6 +191,12 @@ class ManualPlatform(Platform):
         self._device_lock.close()
         return {"raidsweep_platform": "manual"}
 
+    def fio_versions(self) -> dict[str, str]:
+        try:
+            return {"": find_fio(self.opts.fio).version}
+        except FioMissingError:  # the spec's check names it (platform_options.fio)
+            return {}
+
     def load_driver(self, config: Configuration, matrix: Any, seed: int) -> LoadDriver:
         assert self.answer is not None, "await_configuration() takes the operator's answer"
         o = self.opts

@@ -121,6 +121,8 @@ class VsanPlatform(Platform):
         #: what vCenter reported before the sweep (cluster, workers, policy), if asked
         self.preflight_facts: dict[str, Any] = {}
         self.workers: list[RemoteHost] = []
+        #: each worker's ``fio --version``, as the preflight read it
+        self.worker_fio: dict[str, str] = {}
 
     def preflight(self, space: Any) -> None:
         """Ask vCenter, changing nothing, whether the sweep can run: reachable, login
@@ -186,7 +188,7 @@ class VsanPlatform(Platform):
         problems = []
         for w in workers:
             try:
-                w.check(f"{shlex.quote(self.opts.fio)} --version")
+                self.worker_fio[w.name] = w.check(f"{shlex.quote(self.opts.fio)} --version").strip()
                 dev_q = shlex.quote(device)
                 info = w.check(
                     f"lsblk --json --nodeps -o NAME,TYPE,MOUNTPOINT,FSTYPE,PTTYPE {dev_q} && "
@@ -208,6 +210,9 @@ class VsanPlatform(Platform):
         if problems:
             raise InputError(str(self.inventory), problems)
         return workers
+
+    def fio_versions(self) -> dict[str, str]:
+        return dict(self.worker_fio) if self.opts.load == "fio" else {}
 
     @classmethod
     def option_problems(cls, options: dict[str, Any]) -> list[tuple[list[str | int], str]]:

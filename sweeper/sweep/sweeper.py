@@ -12,6 +12,7 @@ from typing import Any
 from recommender.classes import load_classes
 from recommender.tradeoffs import merge_hardware
 from sweeper.errors import InputError, StoreError
+from sweeper.fio.runner import fio_needs, versions_problems
 from sweeper.locking import LockHeld, describe_holder, hold, holders, lock_record, target_locks
 from sweeper.operator_room import OperatorPrompt
 from sweeper.platforms import get_platform
@@ -64,6 +65,11 @@ class Sweeper:
         if exclusive:
             self.refuse_if_busy()
         self.platform.preflight(spec.config_space)
+        # fio too old for what the matrix asks (a sync mode, an engine), on any host that runs
+        # it: refused here, not in every run after the storage was reconfigured
+        old_fio = versions_problems(self.platform.fio_versions(), fio_needs(spec.matrix))
+        if old_fio:
+            raise InputError(str(spec_path or spec.name), old_fio)
         problem = storage_problem(spec)
         if problem is not None:  # before anything is written, and for --check too
             raise InputError(str(spec_path or spec.name), [f"study.storage: {problem}"])
