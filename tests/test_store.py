@@ -366,7 +366,11 @@ class TestStoreContract:
     def test_reader_during_compaction(self, store: ResultsStore) -> None:
         """A reader in a loop while configurations fill and are compacted: never an error,
         never a run twice, never a run lost."""
-        configs = [f"raid{n}/single_rank/wb-ra" for n in range(8)]
+        configs = [
+            f"{r}/single_rank/{c}"
+            for r in ("raid1", "raid5", "raid6", "raid10")
+            for c in ("wb-ra", "wt-ra")
+        ]
         stored = 0
         errors: list[BaseException] = []
         reads: list[int] = []

@@ -7,6 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sweeper.store.address_check import CHECKED
 from sweeper.store.records import RunAddress
 
 COMPACTED = "compacted"  # <sweep>/compacted/<config dir>.<ns>.parquet
@@ -37,8 +38,10 @@ KEYS = (*IDENTITY, "status", "finished_at")
 
 def runs_query(columns: list[str], include_failed: bool) -> str:
     """The read of ``columns`` of the runs (the view ``parts``, the sweep the parameter $1):
-    one row per record, in the order of their addresses, and a column ``misplaced_run``
-    holding, only for a run that is not what its place says, its file and address."""
+    one row per record, in the order of their addresses, a column ``misplaced_run``
+    holding, only for a run that is not what its place says, its file and address, and the
+    columns ``address_check.CHECKED`` (every run's file and the parts of its address that
+    readers parse, checked by ``address_check.badly_addressed``)."""
     cols = ", ".join(f'"{n}"' for n in columns)
     # What the address check, the one row per record and the order need besides.
     needed = [n for n in KEYS if n not in columns]
@@ -49,7 +52,8 @@ def runs_query(columns: list[str], include_failed: bool) -> str:
         f"{ADDRESSED} AS addressed FROM parts {where}"
     )
     fields = ", ".join(f"'{n}': {n}" for n in ("filename", *IDENTITY))
-    outer = f"SELECT {cols}, CASE WHEN addressed THEN NULL ELSE {{{fields}}} END"
+    checked = ", ".join(f'"{source}" AS "{name}"' for name, source in CHECKED.items())
+    outer = f"SELECT {cols}, {checked}, CASE WHEN addressed THEN NULL ELSE {{{fields}}} END"
     order = "ORDER BY config_key, cell_key, repetition, finished_at"
     return f"{outer} AS misplaced_run FROM ({inner} {ONE_ROW_PER_ADDRESSED_RECORD}) {order}"  # noqa: S608
 

@@ -12,7 +12,9 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from sweeper.store.address_check import CHECKED, badly_addressed
 from sweeper.store.base import StoredRuns
 from sweeper.store.layout import left_out
 from sweeper.store.one_row import misplaced, runs_query
@@ -80,16 +82,24 @@ def _leave_out(left: dict[Path, str], found: dict[Path, str], damaged: list[str]
 def checked_runs(
     listing: Listing, sweep_id: str, wanted: list[str], include_failed: bool, damaged: list[str]
 ) -> tuple[pa.Table, list[Path], dict[Path, str]]:
-    """The runs that are what their place says, the others said in ``damaged``; the
-    files listed for the read; and the files left out (damaged, or holding a run that is
-    not what their place says), each with why."""
+    """The runs that are what their place says, with addresses that read as raidsweep
+    writes them (``address_check``), the others said in ``damaged``; the files listed for
+    the read; and the files left out (damaged, or holding a run that is not what their
+    place says), each with why."""
     sql = runs_query(wanted, include_failed)
     table, listed, left = query_table(listing, RUN_LAYOUT, sql, [sweep_id], damaged)
     for path, why in misplaced(table):
         left.setdefault(Path(path), why)
         damaged.append(f"{path}: {why}; left out")
-    good = table.filter(table["misplaced_run"].is_null())
-    return good.drop_columns(["misplaced_run"]), listed, left
+    placed = table["misplaced_run"].is_null()
+    # A run that is what its place says, but whose address readers would fail to parse (a
+    # configuration key that is none): damaged, as a column of another type is.
+    unread, said = badly_addressed(table, placed)
+    for path, why in said.items():
+        left.setdefault(Path(path), why)
+        damaged.append(f"{path}: {why}; left out")
+    good = table.filter(pc.and_(placed, pc.invert(unread)))
+    return good.drop_columns(["misplaced_run", *CHECKED]), listed, left
 
 
 def stored_runs(listing: Listing, sweep_id: str, damaged: list[str]) -> StoredRuns:

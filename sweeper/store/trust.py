@@ -1,8 +1,10 @@
 """What the store trusts of what it reads, gathered under one name: the modules that judge it
 are ``one_row`` (which stored row is which record), ``wholeness`` (whether a Parquet file is
 whole and of raidsweep's layout), ``footer`` (recognising raidsweep's own files) and
-``sweep_record_check`` (whether a sweep's record names the sweep of its folder)."""
+``sweep_record_check`` (whether a sweep's record names the sweep of its folder) and
+``address_check`` (whether a stored run's address reads as raidsweep writes it)."""
 
+from sweeper.store.address_check import address_problem
 from sweeper.store.one_row import (
     ADDRESSED,
     COMPACTED,
@@ -48,6 +50,7 @@ __all__ = [
     "RUN_KEYS",
     "RUN_LAYOUT",
     "Layout",
+    "address_problem",
     "damaged_parts",
     "is_run",
     "keys_of_part",
