@@ -57,7 +57,7 @@ def test_each_broken_rule_is_named(tmp_path: Path) -> None:
     (problem,) = contract_problems(role, good, {})
     assert "declares no entry point 'teardown'" in problem[1]
     specs.write_text(": not yaml [")
-    assert "not YAML" in contract_problems(role, good, {})[0][1]
+    assert "line 1: not valid YAML" in contract_problems(role, good, {})[0][1]
 
 
 def test_the_role_choices_bound_each_value_where_it_stands(tmp_path: Path) -> None:

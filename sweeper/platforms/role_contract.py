@@ -3,7 +3,13 @@ the first configuration: entry points ``main`` and ``teardown`` declared in
 ``meta/argument_specs.yml``, every dimension mapped to a variable ``main`` declares (with the
 dimension's values among the variable's ``choices`` and of its type), and a task that sets
 the test target ``raidsweep_target``. The role's own argument spec is enforced again by
-Ansible itself when the role runs."""
+Ansible itself when the role runs.
+
+Every file of the role raidsweep reads is read as every other input is
+(``yamlsource.read_text`` and ``load_text``): a regular file within the size and nesting
+bounds, UTF-8, never a FIFO or a device; a file it cannot read is a problem naming the file
+(and line), never a traceback or a wait. Its scalars are read as Ansible reads them (YAML 1.1:
+``mode: 0644`` is octal), its tags ``!vault`` and ``!unsafe`` kept opaque."""
 
 from __future__ import annotations
 
@@ -11,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from sweeper.errors import InputError
+from sweeper.inventory.tags import InventoryLoader
+from sweeper.yamlsource import MAX_NUMBER_CHARS, load_text, read_text
 
 #: what a dimension's values are, as an argument spec's ``type`` must accept them
 DIMENSION_TYPES = {
@@ -25,15 +35,39 @@ DIMENSION_TYPES = {
 ENTRY_POINTS = ("main", "teardown")
 
 
+class RoleLoader(InventoryLoader):
+    """The bounded loader with Ansible's tags, reading numbers as Ansible does: a role's
+    ``mode: 0644`` or ``1:30`` is the role's business, not a raidsweep setting to refuse. A
+    number longer than any setting is still refused (Python reads a long base-60 one in
+    quadratic time)."""
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        if isinstance(node.value, str) and len(node.value) > MAX_NUMBER_CHARS:
+            return super().construct_yaml_int(node)  # refused, naming the line
+        return yaml.constructor.SafeConstructor.construct_yaml_int(self, node)
+
+    def construct_yaml_float(self, node: Any) -> Any:
+        return yaml.constructor.SafeConstructor.construct_yaml_float(self, node)
+
+
+RoleLoader.add_constructor("tag:yaml.org,2002:int", RoleLoader.construct_yaml_int)
+RoleLoader.add_constructor("tag:yaml.org,2002:float", RoleLoader.construct_yaml_float)
+
+
+def role_file(path: Path) -> Any:
+    """The data of one YAML file of the role, read within the bounds of every input; a
+    ValueError naming the file (and line) and the problem otherwise."""
+    try:
+        data, _ = load_text(read_text(path, kind="role file"), str(path), RoleLoader)
+    except InputError as exc:
+        raise ValueError(f"{exc.source}: {'; '.join(exc.problems)}") from None
+    return data
+
+
 def argument_specs(role: Path) -> dict[str, Any]:
     """The role's ``meta/argument_specs.yml`` entry points (``argument_specs`` mapping)."""
     path = role / "meta" / "argument_specs.yml"
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise ValueError(f"{path}: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not YAML ({exc})") from None
+    doc = role_file(path)
     specs = doc.get("argument_specs") if isinstance(doc, dict) else None
     if not isinstance(specs, dict):
         raise ValueError(f"{path}: no argument_specs mapping")
@@ -42,15 +76,12 @@ def argument_specs(role: Path) -> dict[str, Any]:
 
 def sets_target(role: Path) -> bool:
     """Whether a task of the role sets the fact ``raidsweep_target`` (read from its task
-    files as YAML: a ``set_fact`` whose keys include it)."""
+    files as YAML: a ``set_fact`` whose keys include it). Every task file is read; one that
+    cannot be is a ValueError naming it."""
+    found = False
     for path in sorted((role / "tasks").glob("*.y*ml")):
-        try:
-            tasks = yaml.safe_load(path.read_text()) or []
-        except (OSError, yaml.YAMLError):
-            continue
-        if _sets_target(tasks):
-            return True
-    return False
+        found = _sets_target(role_file(path)) or found
+    return found
 
 
 def _sets_target(tasks: Any) -> bool:
@@ -72,7 +103,8 @@ def contract_problems(
 ) -> list[tuple[str, str]]:
     """(option key, problem) pairs of the role and the spec's mapping ``variables``
     (dimension -> the role's variable); ``values``: each dimension's values in the space."""
-    if not (role / "tasks" / "main.yml").is_file():
+    main = role / "tasks" / "main.yml"
+    if not (main.exists() or main.is_symlink()):
         return [("role", f"{role} is not a role (no tasks/main.yml)")]
     try:
         specs = argument_specs(role)
@@ -107,7 +139,11 @@ def contract_problems(
                 offered = ", ".join(str(c) for c in choices)
                 why = f"{shown} not among the choices the role declares for {var} ({offered})"
                 problems.append((f"variables.{dim}", why))
-    if not sets_target(role):
+    try:
+        target = sets_target(role)
+    except ValueError as exc:
+        return [*problems, ("role", str(exc))]
+    if not target:
         why = "no task sets the test target (set_fact raidsweep_target: the device path"
         problems.append(("role", f"{role}: {why} the load host sees)"))
     return problems
