@@ -6,6 +6,7 @@ Each command lives in a module of its own and imports what it needs when it runs
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -70,14 +71,21 @@ app.add_typer(lab_app, name="lab")
 
 
 def main() -> None:
-    from sweeper.cli import interrupts
+    from sweeper.cli import interrupts, streams
+
+    streams.guard()  # before anything opens a file: a closed stream's descriptor is free
+    from rich.markup import escape
+
     from sweeper.cli.common import err, fail
     from sweeper.errors import StoreError
 
     interrupts.watch()
     try:
         try:
-            app()
+            try:
+                app()
+            finally:
+                sys.stdout.flush()  # a write that fails only when flushed is named too
         except StoreError as exc:  # a store that cannot be read, found deep inside a command
             if interrupts.INTERRUPTED.is_set():
                 raise
@@ -85,6 +93,9 @@ def main() -> None:
                 fail(exc)
             except typer.Exit as done:
                 raise SystemExit(done.exit_code) from None
+        except streams.OutputError as exc:  # a full disk, a closed standard output
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+            raise SystemExit(1) from None
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         # Ctrl-C ends a command with 130, whatever it was doing (sweeper.cli.interrupts);
         # a command that took it and ended well (capture keeps what it has) keeps its status.

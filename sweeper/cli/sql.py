@@ -36,7 +36,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -45,6 +45,7 @@ from rich.markup import escape
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, err, fail
 from sweeper.cli.interrupts import INTERRUPTED, relayed_to
 from sweeper.cli.opening import warn_damaged
+from sweeper.cli.streams import OutputError
 from sweeper.untrusted import shown_text
 
 if TYPE_CHECKING:
@@ -129,6 +130,41 @@ def store_connection(results: ResultsStore) -> duckdb.DuckDBPyConnection:
     return con
 
 
+#: the longest query read from standard input, in characters (a spec's limit: 1 MiB)
+STDIN_LIMIT = 1024 * 1024
+
+
+def _standard_input() -> str:
+    """The query on standard input, at most ``STDIN_LIMIT`` characters (exit 2 beyond)."""
+    text = sys.stdin.read(STDIN_LIMIT + 1)
+    if len(text) > STDIN_LIMIT:
+        fail(ValueError(f"the query on standard input is longer than {STDIN_LIMIT:,} characters"))
+    return text
+
+
+class _Deadline:
+    """``--timeout``: once it has passed, the query is interrupted, and again every 50 ms
+    until it ends (an interrupt DuckDB takes before the query starts is lost)."""
+
+    def __init__(self, seconds: float, interrupt: Callable[[], None]) -> None:
+        self._ended = threading.Event()
+        self._thread = threading.Thread(target=self._watch, args=(seconds, interrupt), daemon=True)
+
+    def _watch(self, seconds: float, interrupt: Callable[[], None]) -> None:
+        if self._ended.wait(seconds):
+            return
+        while not self._ended.is_set():
+            interrupt()
+            self._ended.wait(0.05)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._ended.set()
+        self._thread.join()
+
+
 def sql(
     query: Query,
     store: StoreOpt = DEFAULT_STORE,
@@ -145,7 +181,7 @@ def sql(
         raise typer.BadParameter(
             f"{output!r} is not one of {', '.join(FORMATS)}", param_hint="--format"
         )
-    text = _without_trailing(sys.stdin.read() if query == "-" else query)
+    text = _without_trailing(_standard_input() if query == "-" else query)
     if not store.is_dir():
         fail(FileNotFoundError(f"{store}: no results store there"))
     if not text.strip():
@@ -153,7 +189,7 @@ def sql(
     if (problem := _not_utf8(text)) is not None:
         fail(ValueError(f"the query {problem}"))
     con: duckdb.DuckDBPyConnection | None = None
-    timer: threading.Timer | None = None
+    timer: _Deadline | None = None
     written = _Written()
 
     def cut() -> str:
@@ -165,7 +201,7 @@ def sql(
         warn_damaged(results)
         if INTERRUPTED.is_set():  # a Ctrl-C that a reader of the store took on the way
             raise KeyboardInterrupt
-        timer = threading.Timer(timeout, con.interrupt) if timeout else None
+        timer = _Deadline(timeout, con.interrupt) if timeout else None
         if timer is not None:
             timer.start()
         with relayed_to(con.interrupt):  # a Ctrl-C stops the query however deep in DuckDB
@@ -367,6 +403,8 @@ def _out(text: str) -> None:
         raise
     except OSError as exc:
         raise _WriteError(f"cannot write the result to standard output: {exc}") from None
+    except OutputError as exc:  # sweeper.cli.streams: full, failing or closed
+        raise _WriteError(f"cannot write the result to standard output: {exc.reason}") from None
 
 
 def _write(
