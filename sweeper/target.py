@@ -335,11 +335,11 @@ def target_problems(
             )
         )
     else:
-        what = "device" if t.kind == "block" else "existing file"
+        what = "a device" if t.kind == "block" else "an existing file"
         problems.append(
             (
                 "allow",
-                f"{path} is an {what} not in the allow-list; fio overwrites it, so name it "
+                f"{path} is {what} not in the allow-list; fio overwrites it, so name it "
                 "under platform_options.allow to confirm",
             )
         )

@@ -65,6 +65,13 @@ def text_control_problem(text: str) -> str | None:
     return None if m is None else f"holds the control character {m.group()!r}"
 
 
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal may show it: each control character but the line break and
+    the tab, and each bidirectional control, written as its escape (``\\x1b``), so a user's
+    text quoted in a message cannot colour, retitle or reorder the terminal."""
+    return _TEXT_CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def is_name(text: Any) -> bool:
     """Whether ``text`` is a name that may become a file name (full match, at most 64)."""
     return isinstance(text, str) and NAME_RE.fullmatch(text) is not None

@@ -16,6 +16,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from sweeper.untrusted import terminal_text
+
 console = Console()
 err = Console(stderr=True)
 
@@ -23,7 +25,7 @@ err = Console(stderr=True)
 def fail(exc: Exception) -> NoReturn:
     """Exit status 2, saying what is wrong with the user's input."""
     # The message quotes the user's own text (keys like "pattern/bs/qdNxM[/wsPCT]"): never markup.
-    text = "\n".join(_cut(line) for line in str(exc).split("\n"))
+    text = "\n".join(_cut(terminal_text(line)) for line in str(exc).split("\n"))
     err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 

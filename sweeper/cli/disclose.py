@@ -41,13 +41,14 @@ def disclose(
         fail(ValueError(f"--format: {fmt!r} is not yaml or json"))
     results = open_store(store)
     doc = None
-    if what is not None and RUN_ID_RE.fullmatch(what):
-        attempts = results.run_attempts(what)
+    # a run id as raidsweep writes it (lower case), or as copied from elsewhere (upper case)
+    if what is not None and RUN_ID_RE.fullmatch(run_id := what.lower()):
+        attempts = results.run_attempts(run_id)
         chosen = _checked_attempt(attempt, len(attempts))
-        doc = run_disclosure(results, what, fio_output=fio_output, attempt=chosen)
+        doc = run_disclosure(results, run_id, fio_output=fio_output, attempt=chosen)
         if doc is not None:
             warn_damaged(results)
-            _say_attempts(what, attempts, attempt)
+            _say_attempts(run_id, attempts, attempt)
         # a sweep may be named with 24 hex digits too: a run first, then that sweep
         if doc is None and results.get_sweep(what) is None:
             fail(StoreError(f"no run or sweep {what} in {results.root}"))

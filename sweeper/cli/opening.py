@@ -168,7 +168,12 @@ def open_sweeper(
         fail(exc)
     # a part of lock and state paths: checked before any is looked at
     if worker is not None and not WORKER_NAME.fullmatch(worker):
-        fail(ValueError(f"--worker: {worker!r} is not a name (letters, digits, . _ -)"))
+        fail(
+            ValueError(
+                f"--worker: {worker!r} is not a name (a letter or digit first, then letters, "
+                "digits, '.', '_', '-'; at most 64)"
+            )
+        )
     try:
         return Sweeper(
             spec,

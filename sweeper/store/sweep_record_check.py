@@ -21,6 +21,8 @@ def sweep_record(path: Path, record: Any) -> dict[str, Any]:
         raise StoreError(f"{path}: damaged (not a sweep's record){RESTORE}")
     folder = path.parent.name
     named = record.get("sweep_id")
+    if named is None:
+        raise StoreError(f"{path}: damaged (names no sweep: no sweep_id){RESTORE}")
     if named != folder:
         raise StoreError(
             f"{path}: names sweep {named!r} but lies in the folder {folder!r}"
