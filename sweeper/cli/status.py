@@ -12,6 +12,7 @@ from rich.table import Table
 from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, json_flag
 from sweeper.cli.opening import latest_sweep, warn_damaged
 from sweeper.units import format_duration
+from sweeper.untrusted import shown_text
 
 if TYPE_CHECKING:
     from sweeper.status import SweepStatus
@@ -39,7 +40,12 @@ def status(
         print(json.dumps(doc, indent=2))
         return
     if not records:
-        console.print(f"no sweeps in {escape(str(store))}")
+        absent = (
+            ""
+            if store.exists()
+            else ": there is no folder there (is --store, or RAIDSWEEP_STORE, the store you meant?)"
+        )
+        console.print(f"no sweeps in {escape(shown_text(str(store)))}{absent}", soft_wrap=True)
         return
     from sweeper.evidence_text import class_line, headline
 
