@@ -35,6 +35,11 @@ class Geometry:
     pieces: int  # pieces the host's LVM cuts one I/O into
     backend_ios: int  # I/Os the pieces become after merging per LUN
     busy_drives: float
+    #: separate drive queues among the busy drives (a mirrored pair is one, a failed
+    #: drive's partner alone too)
+    drive_queues: float
+    #: the share of the drives' time host I/O gets (a rebuild takes the rest)
+    drive_share: float
     span: float  # share of each drive's stroke the working set occupies
     read_hit: float
     flash_hit: float
@@ -114,8 +119,12 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
     else:
         ranks_busy = float(ranks)
     busy_drives = ranks_busy * (width - failed)
-    if state.health == "rebuilding":
-        busy_drives *= 1 - profile.timing.rebuild_share
+    # A mirrored pair is one queue (either copy reads); the failed drive's partner is one
+    # queue alone: a failure takes a drive, not a queue.
+    drive_queues = ranks_busy * width / 2 if level in MIRRORED else busy_drives
+    # A rebuild reads the surviving drives onto a spare: extra work that takes its share
+    # of every busy drive's time, leaving host I/O the rest.
+    drive_share = 1.0 - profile.timing.rebuild_share if state.health == "rebuilding" else 1.0
     explain["drives_busy"] = busy_drives
     span = job.working_set / (ranks * group.data * drives.capacity_gb * 1e9)
 
@@ -226,6 +235,8 @@ def geometry(profile: ArrayProfile, state: ArrayState, job: Job, cow: float) -> 
         pieces=pieces,
         backend_ios=backend_ios,
         busy_drives=busy_drives,
+        drive_queues=drive_queues,
+        drive_share=drive_share,
         span=span,
         read_hit=read_hit,
         flash_hit=flash_hit,

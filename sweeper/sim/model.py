@@ -16,7 +16,7 @@ import numpy as np
 from sweeper.sim.backend import KIB
 from sweeper.sim.fiojson import Component, direction, empty_direction, lat_block
 from sweeper.sim.geometry import Geometry, geometry
-from sweeper.sim.network import Station, solve
+from sweeper.sim.network import Solution, Station, held_residence, solve
 from sweeper.sim.profile import ArrayProfile
 from sweeper.sim.state import ArrayState, Job
 from sweeper.sim.stations import build_stations
@@ -163,20 +163,37 @@ def _predict(
     hit = profile.controllers.hit_latency_us / 1e6
     # Tagged command queueing: positioning shrinks with the queue each busy drive holds;
     # solve, read the drives' queues, and solve again with the shorter positioning.
+    # A read that holds a pool slot through its drive access waits at the drives only
+    # behind the other holders: solve what it spends there (``staged``) with them alone,
+    # and the network again with that hold, to a fixed point.
     queue = 1.0
+    staged: float | None = None
+    held_wait = 0.0
     sol = None
     stations: list[Station] = []
-    for _ in range(4):
-        stations = build_stations(profile, state, job, g, queue)
+    for _ in range(FIXED_POINT_STEPS):
+        stations = build_stations(profile, state, job, g, queue, staged, held_wait)
         sol = solve(stations, fr, fw, hit, hit + g.flush_s, n)
         drives = next(s for s in stations if s.name in ("drives", "drive_dies"))
         busy, waiting = sol.load(drives.name).utilisation, sol.load(drives.name).queue
+        settled = True
+        if drives.read_held:
+            pool = next(s for s in stations if s.name == "pool_path")
+            new_staged, held_queue, held_each = _staged(drives, pool, sol, fr, fw, g)
+            settled = staged is not None and abs(new_staged - staged) < FIXED_POINT_TOL * staged
+            # damped in proportion (the first guess, the access alone, can be far off)
+            before = staged if staged is not None else drives.read_path or drives.read
+            staged = math.sqrt(max(before, 1e-9) * max(new_staged, 1e-9))
+            held_wait = held_queue * held_each
+            waiting += held_queue * drives.queues
         # requests in the drives' queues, and those in service beyond one per queue
         per_drive = (waiting + busy * (drives.servers - drives.queues)) / drives.servers
         new = max(1.0, per_drive / max(busy, 1e-9)) if busy > 0 else 1.0
-        if abs(new - queue) < 0.02 * queue:
+        if abs(new - queue) < FIXED_POINT_TOL * queue and settled:
             break
-        queue = new
+        # damped in proportion: undamped, a deep queue's short positioning empties the
+        # queue and a shallow one's long positioning fills it, a cycle of two
+        queue = math.sqrt(queue * new)
     assert sol is not None
     explain = dict(g.explain)
     explain["drive_queue"] = round(queue, 2)
@@ -274,6 +291,39 @@ def _predict(
     )
     phases = (free, replace(steady, share=1 - share_free))
     return explained(share_free * x_free + (1 - share_free) * x_b)
+
+
+#: steps and relative tolerance of the drives' queue (command queueing) and a pool read's
+#: staging time, solved together to a fixed point
+FIXED_POINT_STEPS = 16
+FIXED_POINT_TOL = 0.005
+
+
+def _staged(
+    drives: Station, pool: Station, sol: Solution, fr: float, fw: float, g: Geometry
+) -> tuple[float, float, float]:
+    """What a read miss holding a pool slot spends at the drives, from the slots' holders
+    alone (``network.held_residence``): ``L = min(slots, X · fr · (path + staged))`` of
+    them cycle between the rest of the hold and the drive queues, where writes on the
+    path wait too and destage is served between them (``1 + U_destage / 2``).
+    Returns the time, the held reads in each drive queue, and the wait each causes."""
+    m, queues = drives.servers, drives.queues
+    x = sol.iops
+    inflate = 1.0
+    ahead = 0.0
+    if drives.write_on_path:
+        # writes in the queue a read joins: requests ahead of it, each its own wait
+        writes = sol.load(drives.name).queue / queues
+        ahead = writes * max(drives.write, (drives.write_path or drives.write) * queues) / m
+    else:
+        inflate += 0.5 * min(1.0, x * fw * drives.write / m)
+    demand = drives.read * inflate
+    path = (drives.read_path if drives.read_path is not None else drives.read) * inflate
+    wait = max(demand, path * queues) / m
+    rest = g.pool_read_s  # the slot's own time: the extent lookup and the data's pass
+    holders = min(float(pool.servers), x * fr * pool.read)
+    staged, queue = held_residence(demand / m, wait, path, rest + ahead, holders)
+    return staged + ahead, queue, wait
 
 
 def _drained(

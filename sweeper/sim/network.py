@@ -21,6 +21,15 @@ class Station:
     ``queues``: the servers form this many separate queues of ``servers / queues`` each, and
     a request can wait only in the one that holds its data (a drive, or a mirrored pair
     that reads from either copy); 1 is one queue every server takes from.
+
+    ``read_held``: a read does its work here while it holds a server of another station (a
+    pool's path slot keeps a read miss until the drive has staged it): the work loads this
+    station, but the read's time here is counted in that hold, so it neither waits here nor
+    queues here in the network; ``held_wait`` is what a write on the path waits here behind
+    those held reads (the reads ahead of it in its queue).
+
+    ``read_waits``: of ``read``, the seconds a read waits in another station's queue while
+    it holds a server here (not service this station limits: left out of ``capacity``).
     """
 
     name: str
@@ -32,13 +41,16 @@ class Station:
     read_path: float | None = None
     write_path: float | None = None
     queues: int = 1
+    read_held: bool = False
+    held_wait: float = 0.0
+    read_waits: float = 0.0
 
     def demand(self, fr: float, fw: float) -> float:
         return fr * self.read + fw * self.write
 
     def capacity(self, fr: float, fw: float) -> float:
         """Host I/Os per second this station can serve at most (all its work counted)."""
-        total = self.demand(fr, fw)
+        total = self.demand(fr, fw) - fr * self.read_waits
         return self.servers / total if total > 0 else math.inf
 
 
@@ -156,17 +168,18 @@ def solve(
             u_off = min(1.0, x_guess * off / s.servers)
             inflate = 1.0 + 0.5 * u_off
             m = s.servers
-            sr = s.read * inflate if s.read_on_path else 0.0
+            held = s.read_held
+            sr = s.read * inflate if s.read_on_path and not held else 0.0
             sw = s.write * inflate if s.write_on_path else 0.0
             pr = (s.read_path if s.read_path is not None else s.read) * inflate
             pw = (s.write_path if s.write_path is not None else s.write) * inflate
             g = s.queues
-            wr = max(sr, pr * g) / m if s.read_on_path else 0.0
+            wr = max(sr, pr * g) / m if s.read_on_path and not held else 0.0
             ww = max(sw, pw * g) / m if s.write_on_path else 0.0
             d_r.append(wr)
             d_w.append(ww)
-            z_r += max(0.0, pr - wr) if s.read_on_path else 0.0
-            z_w += max(0.0, pw - ww) if s.write_on_path else 0.0
+            z_r += max(0.0, pr - wr) if s.read_on_path and not held else 0.0
+            z_w += max(0.0, pw - ww) + s.held_wait if s.write_on_path else 0.0
             q_dem.append(fr * sr / m + fw * sw / m)
             w_dem.append(fr * wr + fw * ww)
         delay = fr * z_r + fw * z_w
@@ -182,3 +195,30 @@ def solve(
             break
         x_guess = x
     return result
+
+
+def held_residence(
+    demand: float, wait: float, path: float, delay: float, population: float
+) -> tuple[float, float]:
+    """What a request waits at a station of separate queues while it holds one of a few
+    servers elsewhere (a pool's path slot held through the drive access), and the requests
+    that stay in each queue: only the ``population`` holders (fractional: interpolated) can
+    be there, so exact MVA over them, each cycling between the queue (``demand`` per queue,
+    ``wait`` per request ahead, ``path`` when alone) and ``delay`` (the rest of its hold).
+    Returns ``(R, Q)``: ``R = path − wait + wait · (1 + Q(L − 1))`` and ``Q(L)``."""
+    top = max(1, math.ceil(population))
+    qs = [0.0]
+    z = delay + max(0.0, path - wait)
+    for k in range(1, top + 1):
+        r = wait * (1 + qs[-1])
+        x = k / (z + r) if z + r > 0 else 0.0
+        qs.append(x * demand * (1 + qs[-1]))
+
+    def at(n: float) -> float:
+        n = min(float(top), max(0.0, n))
+        lo = int(n)
+        hi = min(top, lo + 1)
+        return qs[lo] + (qs[hi] - qs[lo]) * (n - lo)
+
+    ahead = at(population - 1.0)
+    return max(0.0, path - wait) + wait * (1 + ahead), at(population)

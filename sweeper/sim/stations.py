@@ -6,7 +6,7 @@ from sweeper.sim import backend
 from sweeper.sim.backend import MIB, Work
 from sweeper.sim.geometry import Geometry
 from sweeper.sim.network import Station
-from sweeper.sim.profile import MIRRORED, ArrayProfile
+from sweeper.sim.profile import ArrayProfile
 from sweeper.sim.state import ArrayState, Job
 
 
@@ -17,13 +17,28 @@ def _fork_join(pieces: int) -> float:
     return 1.0 + 0.5 * (harmonic - 1.0)
 
 
+def holds_reads(g: Geometry) -> bool:
+    """Whether a read holds the pool's path slot through its drive access (read misses
+    on a pool that read-ahead does not serve)."""
+    return bool(g.pool_read_s or g.pool_write_s) and not g.prefetched
+
+
 def build_stations(
-    profile: ArrayProfile, state: ArrayState, job: Job, g: Geometry, queue: float
+    profile: ArrayProfile,
+    state: ArrayState,
+    job: Job,
+    g: Geometry,
+    queue: float,
+    staged: float | None = None,
+    held_wait: float = 0.0,
 ) -> list[Station]:
     """Host CPU, host links, controllers, the pool's path, flash tier and drives.
 
     ``queue`` is the number of requests a busy drive holds (tagged command queueing
     shortens positioning); destage is sorted by the array's elevator instead.
+    ``staged`` is what a read miss holding a pool slot spends at the drives (its access
+    and the requests ahead of it there; None: its access alone), ``held_wait`` what a
+    write on the path waits at its drive behind those reads.
     """
     drives = profile.drives
     host = profile.host
@@ -32,16 +47,21 @@ def build_stations(
         profile, g.span, backend.DESTAGE_QUEUE if state.write_back else queue
     )
 
+    # A rebuild takes its share of every busy drive's time: host work there takes longer
+    # by 1 / (1 − rebuild_share), on the media and on a flash drive's bus alike.
+    slow = 1.0 / g.drive_share
+
     def drive_time(w: Work, pos: float) -> float:
         if drives.rotating:
-            return (
+            return slow * (
                 w.positions * pos
                 + w.rotations * backend.rotation_s(profile)
                 + w.bytes / (drives.transfer_mib_s * MIB)
             )
         reads = w.positions - w.write_positions
-        return reads * backend.flash_op_s(profile, False) + w.write_positions * backend.flash_op_s(
-            profile, True
+        return slow * (
+            reads * backend.flash_op_s(profile, False)
+            + w.write_positions * backend.flash_op_s(profile, True)
         )
 
     def drive_path(w: Work, pos: float) -> float:
@@ -52,7 +72,7 @@ def build_stations(
         return drive_time(w, pos) * _fork_join(n) / n
 
     def bus_time(w: Work) -> float:
-        return w.bytes / (drives.transfer_mib_s * MIB)
+        return slow * w.bytes / (drives.transfer_mib_s * MIB)
 
     numjobs = job.numjobs * host.load_hosts
     stations = [
@@ -62,19 +82,23 @@ def build_stations(
     ]
     read_t = drive_time(g.read_work, pos_read)
     write_t = drive_time(g.write_work, pos_write)
+    held = holds_reads(g)
     if g.pool_read_s or g.pool_write_s:
         # One virtualisation path per extent pool, in the server that owns it: host I/O
         # holds one of its slots; a read miss keeps it until the drive has staged the data
-        # (destage bypasses it: a dirty track already knows its rank).
-        staged = 0.0 if g.prefetched else drive_path(g.read_work, pos_read)
+        # (destage bypasses it: a dirty track already knows its rank). What it spends at
+        # the drives beyond its own access is waiting there, not the path's service.
+        access = drive_path(g.read_work, pos_read) if held else 0.0
+        at_drives = max(access, staged) if held and staged is not None else access
         stations.append(
             Station(
                 "pool_path",
                 profile.pool.slots,
-                g.pool_read_s + staged,
+                g.pool_read_s + at_drives,
                 g.pool_write_s,
-                read_path=g.pool_read_s,
+                read_path=g.pool_read_s + at_drives,
                 write_path=g.pool_write_s,
+                read_waits=at_drives - access,
             )
         )
     if g.parity_s > 0:
@@ -107,6 +131,7 @@ def build_stations(
             )
         )
     servers = max(1, round(g.busy_drives))
+    queues = max(1, min(servers, round(g.drive_queues)))
     read_on = not g.prefetched
     write_on = not state.write_back
     # The pieces of one host I/O, and the strips of each, run on different drives at once:
@@ -116,8 +141,9 @@ def build_stations(
         ("drives", servers) if drives.rotating else ("drive_dies", servers * drives.parallelism)
     )
     # A request waits at the drive that holds its data; a mirrored pair reads from either
-    # copy, whichever comes free first (one queue of two), and writes both.
-    copies = 2 if state.raid_level in MIRRORED else 1
+    # copy, whichever comes free first (one queue of two), and writes both. A read that
+    # holds a pool slot is at the drives only while it holds it: its time there is the
+    # slot's (``staged``), and only the slots' holders queue there.
     stations.append(
         Station(
             media,
@@ -128,7 +154,9 @@ def build_stations(
             write_on,
             read_path=drive_path(g.read_work, pos_read),
             write_path=drive_path(g.write_work, pos_write),
-            queues=max(1, servers // copies),
+            queues=queues,
+            read_held=held,
+            held_wait=held_wait,
         )
     )
     if not drives.rotating:
