@@ -322,6 +322,11 @@ def unknown_class(name: str, known: list[str]) -> str | None:
     ``known`` shipped classes; None for a shipped name or a file."""
     if name in known or Path(name).suffix:
         return None
+    if "/" in name or os.path.lexists(name):  # a path, not a name: a class file has a suffix
+        return (
+            f"{name[:200]!r} is not a shipped class, nor a class file: a class file is named "
+            f"with its suffix (.yaml); shipped: {', '.join(known)}"
+        )
     return f"unknown workload class {name[:200]!r} (shipped: {', '.join(known)})"
 
 

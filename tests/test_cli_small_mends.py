@@ -67,3 +67,11 @@ def test_the_target_guard_says_an_existing_file(tmp_path: Path) -> None:
 def test_the_target_guard_says_a_device() -> None:
     said = [m for _, m in target_problems("/dev/loop0", allow=[], file_size=None)]
     assert any("/dev/loop0 is a device not in the allow-list" in m for m in said), said
+
+
+@pytest.mark.parametrize("given", ["/dev/zero", "classes/mine"])
+def test_a_class_path_without_suffix_is_named_as_a_path(given: str) -> None:
+    from recommender.classes import shipped_class_names, unknown_class
+
+    problem = unknown_class(given, shipped_class_names())
+    assert problem is not None and "named with its suffix (.yaml)" in problem, problem
