@@ -75,3 +75,20 @@ def test_a_class_path_without_suffix_is_named_as_a_path(given: str) -> None:
 
     problem = unknown_class(given, shipped_class_names())
     assert problem is not None and "named with its suffix (.yaml)" in problem, problem
+
+
+def test_status_at_80_columns_cuts_nothing(tmp_path: Path) -> None:
+    name = "a-sweep-whose-name-runs-to-the-longest-a-name-may-be-".ljust(64, "x")
+    spec = tiny_sim_spec(tmp_path, name)
+    env = {"RAIDSWEEP_STORE": str(tmp_path / "store"), "RAIDSWEEP_LOCK_DIR": str(tmp_path / "l")}
+    assert _raidsweep("run", str(spec), "-q", env=env).returncode == 0
+    done = subprocess.run(
+        [str(RAIDSWEEP), "status"],
+        env=dict(os.environ, COLUMNS="80", **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert name in done.stdout and "…" not in done.stdout, done.stdout
+    assert max(map(len, done.stdout.splitlines())) <= 80

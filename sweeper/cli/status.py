@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, json_flag
+from sweeper.cli.common import DEFAULT_STORE, StoreOpt, console, fitted, json_flag
 from sweeper.cli.opening import latest_sweep, warn_damaged
 from sweeper.units import format_duration
 from sweeper.untrusted import shown_text
@@ -50,13 +50,20 @@ def status(
     from sweeper.evidence_text import class_line, headline
 
     table = Table("sweep", "state", "configurations", "runs", "failed runs", "array time")
-    decisions = []
+    stacked = []  # where the table is too wide: never cut (the state names the configuration
+    decisions = []  # an operator is to build)
     for s in statuses:
         if s.evidence is not None:
             lines = [headline(s.evidence), *map(class_line, s.evidence.get("classes", []))]
             decisions.append((s.sweep_id, lines))
-        table.add_row(*map(escape, _row(s)))
-    console.print(table)
+        row = tuple(map(escape, _row(s)))
+        table.add_row(*row)
+        stacked += [
+            f"[bold]{row[0]}[/]: {row[1]}",
+            f"  configurations {row[2]}, runs {row[3]}, failed runs {row[4]}",
+            f"  array time {row[5]}",
+        ]
+    console.print(fitted(table, stacked))
     for sweep_id, lines in decisions:
         console.print(f"[bold]{escape(sweep_id)}[/]: {escape(lines[0])}", highlight=False)
         for line in lines[1:]:
