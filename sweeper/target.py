@@ -42,7 +42,7 @@ _NO_XATTRS = {errno.ENOTSUP, errno.EOPNOTSUPP}
 class Target:
     path: str  # as the spec names it
     realpath: str
-    kind: str  # block | file | missing | other
+    kind: str  # block | file | missing | unreachable (facts["reason"]) | other
     size: int  # bytes (0 when missing)
     facts: dict[str, object] = field(default_factory=dict)
 
@@ -57,6 +57,8 @@ def inspect_target(path: str) -> Target:
         st = os.stat(real)
     except FileNotFoundError:
         return Target(path, real, "missing", 0)
+    except OSError as exc:  # through a file, a loop of links, a name too long, no access
+        return Target(path, real, "unreachable", 0, {"reason": exc.strerror or str(exc)})
     if stat.S_ISBLK(st.st_mode):
         name = os.path.basename(real)
         sys_dir = Path("/sys/class/block") / name
@@ -308,6 +310,8 @@ def target_problems(
         return [("target", f"{path}: {problem}")] if problem else []
     if t.kind == "other":
         return [("target", f"{path} is neither a block device nor a regular file")]
+    if t.kind == "unreachable":
+        return [("target", f"{path} cannot be looked at: {t.facts['reason']}")]
     listed = t.realpath in allowed
     problems: list[tuple[str, str]] = []
     # An existing file is the scratch file the spec asks for only if raidsweep made it (its

@@ -69,7 +69,11 @@ def answer_problems(target: str, opts: ManualOptions, working_set: int | None) -
         return [str(exc)]
     found = inspect_target(target)
     if found.kind != "block":
-        kind = {"missing": "does not exist", "file": "is a file"}.get(found.kind, "is no disk")
+        kind = {
+            "missing": "does not exist",
+            "file": "is a file",
+            "unreachable": f"cannot be looked at ({found.facts.get('reason')})",
+        }.get(found.kind, "is no disk")
         return [f"{target} {kind}: the answer names the LUN as this host sees it, a block device"]
     allow = [*opts.allow, target] if STABLE_DEVICE_RE.fullmatch(target) else opts.allow
     found_problems = target_problems(
