@@ -15,6 +15,8 @@ from recommender.views.shading import DARK_INK, LIGHT_INK, short_figure
 CELL_SELECTION = "cell"
 #: the width of a figure's character at the chart's 10 px font, a little generous
 _CHAR_PX = 6.2
+#: the least room between two column labels the axis draws, in pixels
+_LABEL_GAP_PX = 2
 #: a row label's room: at most 45% of a narrow window (a phone's), whole on a wide one
 _NARROW_LABELS = alt.expr("clamp(containerSize()[0] * 0.45, 90, 460)")
 #: a row label's font size, the width of its character (a little generous) and its line height
@@ -107,10 +109,15 @@ def grid_heatmap(
             sort=order,
             title=x_title,
             axis=alt.Axis(
-                # upright while they fit side by side, else standing: never on top of each other
+                # upright while they fit side by side, else standing; where a column is
+                # narrower than a standing label's line (many columns on a narrow window: the
+                # app fits the grid to the page) every other one is left out, then every
+                # fourth ..., never two drawn over each other. Each square's tooltip names
+                # its column whether or not its label is shown.
                 labelAngle=alt.expr(f"bandwidth('x') >= {_CHAR_PX * longest + 6} ? 0 : -90"),
                 labelLimit=200,
-                labelOverlap=False,
+                labelOverlap="greedy",
+                labelSeparation=_LABEL_GAP_PX,
             ),
         ),
         y=alt.Y(

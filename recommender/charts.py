@@ -8,6 +8,7 @@ from collections.abc import Iterable
 import altair as alt
 import pandas as pd
 
+from recommender.figures import score_decimals, score_spec
 from recommender.views.labels import metric_unit
 from recommender.views.markdown import risk_text
 from recommender.views.shading import DARK_INK, LIGHT_INK, shade, short_figure
@@ -67,6 +68,10 @@ _LEGEND_LABEL_LIMIT = alt.expr("max(120, containerSize()[0] - 30)")
 #: the data-loss risk as the CLI and the tables write it (Python's ``.1e``: 1.1e-06, two
 #: exponent digits), from d3's ``.1e`` (1.1e-6)
 RISK_LABEL = "replace(format(datum.value, '.1e'), regexp('e([-+])([0-9])$'), 'e$1' + '0' + '$2')"
+
+
+#: a usable-capacity tick as the tables write the share (one decimal at most: 87.5, 75)
+USABLE_PCT_FORMAT = ".1~f"
 
 
 #: legends below the plot stacked one under another, each from the plot's left: side by side
@@ -174,12 +179,26 @@ def tradeoff_chart(points: pd.DataFrame, metric: str) -> alt.Chart:
     risk = points["loss_risk_per_year"].astype(float)
     least = risk[risk > 0].min() if (risk > 0).any() else 1e-12
     points = points.assign(risk_colour=risk.clip(lower=least))
+    # no tick finer than the score's format writes: two ticks never read alike
+    score_step = 10.0 ** -score_decimals(points["score"])
     return (
         alt.Chart(points)
         .mark_point(size=160, filled=True, opacity=0.9)
         .encode(
-            x=alt.X("score:Q", title=f"score ({metric_unit(metric)})", scale=alt.Scale(zero=False)),
-            y=alt.Y("usable_pct:Q", title="usable capacity (%)", scale=alt.Scale(zero=False)),
+            # each tick as the tables write its figure (``1,870``, ``45.7``; ``87.5``): never
+            # Vega's raw float (1,869.781405) where every configuration has the same value
+            x=alt.X(
+                "score:Q",
+                title=f"score ({metric_unit(metric)})",
+                scale=alt.Scale(zero=False),
+                axis=alt.Axis(format=score_spec(points["score"]), tickMinStep=score_step),
+            ),
+            y=alt.Y(
+                "usable_pct:Q",
+                title="usable capacity (%)",
+                scale=alt.Scale(zero=False),
+                axis=alt.Axis(format=USABLE_PCT_FORMAT, tickMinStep=0.1),
+            ),
             color=alt.Color(
                 "risk_colour:Q",
                 title="data-loss risk / year",
