@@ -8,7 +8,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app_pages import _frame, _widths
+from app_pages import _common, _frame, _widths
 from recommender import views
 from recommender.recommendations import ClassRecommendation
 from recommender.views.labels import USABLE_TB_SPEC
@@ -37,9 +37,12 @@ def _chosen_pair(recs: list[ClassRecommendation], configs: list[str]) -> tuple[s
         pick_a, pick_b = st.session_state.pop("compare_pick")
         if pick_a in configs and pick_b in configs:
             st.session_state["compare_a"], st.session_state["compare_b"] = pick_a, pick_b
+    # the pair chosen before the page was left (``_common.keep``: Streamlit forgets a widget
+    # its page does not draw), else the defaults
     for state_key, default in (("compare_a", default_a), ("compare_b", default_b)):
         if st.session_state.get(state_key) not in configs:
-            st.session_state[state_key] = default
+            before = _common.kept(state_key)
+            st.session_state[state_key] = before if before in configs else default
     # each box as wide as the longest key, side by side where the window holds both: in half
     # a narrow window's page a key was cut off
     row = st.container(horizontal=True)
@@ -48,7 +51,7 @@ def _chosen_pair(recs: list[ClassRecommendation], configs: list[str]) -> tuple[s
     )
     a = row.selectbox("Configuration A", configs, key="compare_a", help=GLOSSARY_HELP, width=width)
     b = row.selectbox("Configuration B", configs, key="compare_b", help=GLOSSARY_HELP, width=width)
-    return a, b
+    return _common.keep("compare_a", a), _common.keep("compare_b", b)
 
 
 def render() -> None:
@@ -161,10 +164,20 @@ def _scores(scores: pd.DataFrame) -> None:
         st.caption("Neither configuration breaks a limit of any class.")
 
 
+#: the per-cell table's choice of a figure
+METRIC_KEY = "compare_metric"
+
+
 def _cells(a: str, b: str) -> None:
     """Per cell both means, each written as the CLI writes the figure (a flash array's
     0.1015 ms latency reads 0.102, not 0.10: ``views.metric_text``)."""
-    label = st.radio("Figure", list(views.COMPARE_METRICS), key="compare_metric", horizontal=True)
+    labels = list(views.COMPARE_METRICS)
+    # kept as the pair is: back on the page, the figure chosen before
+    index = 0 if METRIC_KEY in st.session_state else _common.kept_index(METRIC_KEY, labels)
+    label = _common.keep(
+        METRIC_KEY,
+        st.radio("Figure", labels, index=index, key=METRIC_KEY, horizontal=True),
+    )
     metric = views.COMPARE_METRICS[label]
     cells = views.compare_cells(page.runs(), a, b, metric)
     if cells.empty and not views.compare_cells(page.runs(), a, b, "iops").empty:

@@ -6,7 +6,10 @@ While either sweep runs, the comparison is drawn again every few seconds, the ch
 
 from __future__ import annotations
 
+import errno
 import math
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +30,10 @@ from recommender.sweepcompare import (
     class_table,
     compare_sweeps,
 )
+from recommender.views.runs import quoted_typed
 from sweeper.errors import InputError, StoreError
 from sweeper.store import ParquetStore, open_store
-from sweeper.untrusted import markdown_code, markdown_prose, path_problem
+from sweeper.untrusted import control_problem, markdown_code, markdown_prose, template_problem
 
 #: the tables' columns: short headers with their words as tooltips, narrow figures, so that
 #: the scores, the change and its interval fit a laptop's window beside the sidebar; the
@@ -204,6 +208,57 @@ def _say_damaged(what: str, lines: list[str]) -> None:
         st.warning(f"{what}:  \n" + _common.named_files(lines), icon=":material/report:")
 
 
+#: what a path that is there but no folder is, by its kind (``stat``)
+_NOT_FOLDERS = (
+    (stat.S_ISREG, "a file"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _typed_problem(typed: str) -> str | None:
+    """Why the text typed cannot name a store (template syntax, a control character), or
+    None: Markdown, the text quoted as the address's values are (``quoted_typed``)."""
+    problem = template_problem(typed) or control_problem(typed)
+    return None if problem is None else f"{quoted_typed(typed)} {markdown_prose(problem)}"
+
+
+def folder_problem(root: Path) -> str | None:
+    """Why ``root`` is no folder a store can be read from, or None: there is no such path, it
+    is a file, a device or another thing than a folder, a folder that cannot be looked into,
+    or too long a name for the system. Markdown naming the path as a typed text is quoted
+    (``quoted_typed``: one of thousands of characters cut, its length said)."""
+    place = quoted_typed(str(root))
+    try:
+        mode = root.stat().st_mode
+    except FileNotFoundError:
+        return f"There is no folder {place}"
+    except NotADirectoryError:
+        return f"There is no folder {place} (a folder on its way is a file)"
+    except PermissionError:
+        return f"{place} cannot be reached (a folder on its way cannot be looked into)"
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return f"{place} is too long a path (it, or a name in it, is longer than allowed)"
+        return f"{place} cannot be read ({markdown_prose(exc.strerror or type(exc).__name__)})"
+    for kind, what in _NOT_FOLDERS:
+        if kind(mode):
+            return f"{place} is {what}, not a store's folder"
+    if not stat.S_ISDIR(mode):
+        return f"{place} is not a folder"
+    try:
+        with os.scandir(root):
+            pass
+    except PermissionError:
+        return f"{place} is a folder that cannot be looked into (no permission to list it)"
+    except OSError as exc:
+        reason = markdown_prose(exc.strerror or type(exc).__name__)
+        return f"{place} is a folder that cannot be read ({reason})"
+    return None
+
+
 page = _frame.open_page("Compare sweeps")
 st.caption(
     "B is the sweep chosen in the sidebar; A the sweep it is compared with (the old array, the "
@@ -217,15 +272,23 @@ other = st.text_input(
 )
 store_a: ParquetStore = page.store
 if other.strip():
-    problem = path_problem(other.strip())
+    problem = _typed_problem(other.strip())
     if problem is not None:
-        st.error(f"Store of sweep A: {markdown_prose(problem)}")
+        st.error(f"Store of sweep A: {problem}")
+        st.stop()
+    store_a = open_store(other.strip())
+    not_folder = folder_problem(store_a.root)
+    if not_folder is not None:
+        st.info(f"{not_folder}: check the path of sweep A's store.")
         st.stop()
     try:
-        store_a = open_store(other.strip())
         records = store_a.list_sweeps()
-    except (StoreError, OSError) as exc:
+    except StoreError as exc:
         st.error(f"Store of sweep A: {markdown_prose(str(exc))}")
+        st.stop()
+    except OSError as exc:  # the path's own words, never the whole path again
+        reason = markdown_prose(exc.strerror or type(exc).__name__)
+        st.error(f"Store of sweep A: {quoted_typed(str(store_a.root))} cannot be read: {reason}")
         st.stop()
     # its sweeps whose records are damaged (the sidebar names only this store's): named
     _say_damaged("In the store of sweep A, what cannot be read is not offered", store_a.damaged)
@@ -235,11 +298,6 @@ same_store = store_a is page.store or _same_folder(store_a.root, page.store.root
 # newest first, as the sidebar lists them: the sweep just before this one is the usual A
 ids = [i for i in _common.sweep_ids(records) if not (same_store and i == page.sweep_id)]
 if not ids:
-    if other.strip() and not store_a.root.is_dir():
-        place = markdown_code(str(store_a.root))
-        what = f"{place} is a file, not a store's folder" if store_a.root.is_file() else None
-        st.info(f"{what or f'There is no folder {place}'}: check the path of sweep A's store.")
-        st.stop()
     st.info("No other sweep to compare with: name another store, or run a second sweep.")
     st.stop()
 # The choice remembered from an earlier run survives a run that stopped before drawing the

@@ -3,6 +3,7 @@ block size, with the Speed, Optimum and Maximum points marked."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -44,6 +45,15 @@ def _chosen_configs(configs: list[str]) -> list[str]:
     return shown
 
 
+def _kept(widget: Callable[..., Any], label: str, options: list[Any], key: str, **kw: Any) -> Any:
+    """The choice made in ``widget``, kept for the next visit of the page (``_common.keep``)
+    and drawn with it then: Streamlit forgets the state of a widget its page does not draw, so
+    Heatmaps and back opened on the first pattern and block size again. The widget's own
+    state, where Streamlit holds it, wins (and meets no index of the page's)."""
+    index = 0 if key in st.session_state else _common.kept_index(key, options)
+    return _common.keep(key, widget(label, options, index=index, key=key, **kw))
+
+
 def _choose(table: pd.DataFrame) -> tuple[list[str], str, int]:
     """The configurations, pattern and block size of the curves to draw: the configurations
     as wide as the page, under them the pattern and the block size each in a box as wide as its
@@ -53,7 +63,8 @@ def _choose(table: pd.DataFrame) -> tuple[list[str], str, int]:
     patterns = sorted(table["pattern"].unique())
     chosen = _chosen_configs(configs)
     row = st.container(horizontal=True)
-    pattern = row.selectbox(
+    pattern = _kept(
+        row.selectbox,
         "Pattern",
         patterns,
         key="curve_pattern",
@@ -61,7 +72,8 @@ def _choose(table: pd.DataFrame) -> tuple[list[str], str, int]:
     )
     sizes = sorted(table.loc[table["pattern"] == pattern, "block_size"].unique())
     names = [format_size(int(b)) for b in sizes]
-    block_size = row.selectbox(
+    block_size = _kept(
+        row.selectbox,
         "Block size",
         sizes,
         format_func=lambda b: format_size(int(b)),

@@ -22,8 +22,10 @@ import streamlit as st
 from app_pages import _charts, _common, _frame, _predictions, _widths
 from recommender import views
 from recommender.data import HEATMAP_METRICS
+from recommender.figures import figure
 from recommender.recommendations import ClassRecommendation
 from recommender.views import predicted
+from recommender.views.labels import latency_text
 from sweeper.units import format_size
 from sweeper.workload import Pattern
 
@@ -40,8 +42,14 @@ X_TITLES = {
 SCALES = ["whole grid", "per column"]
 #: the latency metrics a pattern has only if it reads (writes): what it does, in words
 NEEDS = {"read_lat_p99_ms": ("reads", "reads"), "write_lat_p99_ms": ("writes", "writes")}
-#: the figures of a cell's runs, in the precision the CLI gives them
-RUN_FORMATS = {"IOPS": "%.1f", "MB/s": "%.2f", "p99 read ms": "%.3f", "p99 write ms": "%.3f"}
+#: how a cell's runs write their figures: as every page writes a measured one
+#: (``recommender.figures.figure``: 3,617 or 433.5) and a latency (``latency_text``: 2.30, 0.104)
+RUN_FORMATS: dict[str, Callable[[Any], str]] = {
+    "IOPS": figure,
+    "MB/s": figure,
+    "p99 read ms": latency_text,
+    "p99 write ms": latency_text,
+}
 
 page = _frame.open_page("Heatmaps")
 
@@ -443,7 +451,7 @@ def _cell_runs(
     st.markdown(f"**{len(shown)} runs** of **{config_key}** at **{column}**")
     picked = _frame.table(
         shown,
-        RUN_FORMATS,
+        spell=RUN_FORMATS,
         on_select="rerun",
         selection_mode="single-row",
         key=_frame.selection_key("heatmap_cell_runs", page.sweep_id, *shown["run id"]),

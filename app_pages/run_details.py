@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from app_pages import _frame, _widths
+from app_pages import _common, _frame, _widths
 from recommender import views
 from recommender.figures import figure
 from recommender.views.runs import RUN_QUERY, SWEEP_QUERY, run_telemetry
@@ -32,6 +33,7 @@ def _forget_another_sweeps_run() -> None:
     if st.session_state.get("run_sweep") != sweep_id:
         for key in RUN_CHOICES:
             st.session_state.pop(key, None)
+            _common.keep(key, None)
     st.session_state["run_sweep"] = sweep_id
 
 
@@ -52,12 +54,28 @@ def _take_picks() -> None:
         st.session_state["run_id"] = ""
 
 
+def _kept(widget: Callable[..., Any], label: str, options: list[Any], key: str, **kw: Any) -> Any:
+    """The choice made in ``widget``, kept for the next visit of the page (``_common.keep``)
+    and drawn with it then: Streamlit forgets the state of a widget its page does not draw, so
+    another page and back opened on the first configuration, cell and repetition again. The
+    widget's own state, where Streamlit holds it (a pick from another page), wins."""
+    index = 0 if key in st.session_state else _common.kept_index(key, options)
+    return _common.keep(key, widget(label, options, index=index, key=key, **kw))
+
+
 def _chosen_run(all_runs: pd.DataFrame) -> str | None:
     """The run typed, else the one chosen by configuration, cell and repetition; None (and
     why) when the typed text is no run id: the address then names that text, as a link to
     this page would (a reload shows the same error, never the run shown before)."""
-    typed = st.text_input(
-        "Run id", key="run_id", placeholder="24 hex digits, or choose the run below"
+    before = "" if "run_id" in st.session_state else _common.kept("run_id") or ""
+    typed = _common.keep(
+        "run_id",
+        st.text_input(
+            "Run id",
+            value=before,
+            key="run_id",
+            placeholder="24 hex digits, or choose the run below",
+        ),
     ).strip()
     if typed:
         problem = views.run_id_problem(typed)
@@ -70,7 +88,8 @@ def _chosen_run(all_runs: pd.DataFrame) -> str | None:
     # columns of a narrow window a configuration key or a cell was cut off
     row = st.container(horizontal=True)
     configs = sorted(all_runs["config_key"].unique())
-    config_key = row.selectbox(
+    config_key = _kept(
+        row.selectbox,
         "Configuration",
         configs,
         key="run_config",
@@ -79,9 +98,12 @@ def _chosen_run(all_runs: pd.DataFrame) -> str | None:
     mine = all_runs[all_runs["config_key"] == config_key]
     # by value: pattern, block size in bytes, then concurrency as numbers (never 16k before 4k)
     cells = sorted(mine["cell_key"].unique(), key=cell_order_key)
-    cell_key = row.selectbox("Cell", cells, key="run_cell", width=_widths.choice_px("Cell", cells))
+    cell_key = _kept(
+        row.selectbox, "Cell", cells, key="run_cell", width=_widths.choice_px("Cell", cells)
+    )
     reps = sorted(int(r) for r in mine.loc[mine["cell_key"] == cell_key, "repetition"].unique())
-    repetition = row.selectbox(
+    repetition = _kept(
+        row.selectbox,
         "Repetition",
         reps,
         key="run_repetition",
@@ -104,10 +126,13 @@ def _default_attempt(run_id: str, count: int) -> None:
     another run's choice is not this one's. While the sweep writes, a choice of the latest
     follows a newer attempt (the good run arriving); a choice of an earlier one stays."""
     was = st.session_state.get("run_attempts")
-    chosen = st.session_state.get("run_attempt")
+    # the attempt chosen, or the one chosen before the page was left (``_common.keep``)
+    chosen = st.session_state.get("run_attempt", _common.kept("run_attempt"))
     latest_before = was is not None and was[0] == run_id and chosen == was[1]
     if was is None or was[0] != run_id or latest_before or chosen not in range(1, count + 1):
         st.session_state["run_attempt"] = count
+    elif "run_attempt" not in st.session_state:
+        st.session_state["run_attempt"] = chosen
     st.session_state["run_attempts"] = (run_id, count)
 
 
@@ -116,14 +141,19 @@ def _chosen_attempt(run_id: str) -> int | None:
     failed before it succeeded, or failed again); None (the store's default) otherwise."""
     attempts = store.run_attempts(run_id)
     if len(attempts) < 2:
+        # the run shown now: back on a run of several, its default again, not the choice kept
+        st.session_state["run_attempts"] = (run_id, len(attempts))
         return None
     _default_attempt(run_id, len(attempts))
-    return st.selectbox(
-        "Attempt",
-        range(1, len(attempts) + 1),
-        key="run_attempt",
-        format_func=lambda number: _attempt_label(number, attempts),
-        help="A run that failed is tried again: each attempt is kept with what went wrong.",
+    return _common.keep(
+        "run_attempt",
+        st.selectbox(
+            "Attempt",
+            range(1, len(attempts) + 1),
+            key="run_attempt",
+            format_func=lambda number: _attempt_label(number, attempts),
+            help="A run that failed is tried again: each attempt is kept with what went wrong.",
+        ),
     )
 
 
@@ -227,7 +257,9 @@ def _tabs(detail: dict[str, Any]) -> None:
             st.json(disclosure, expanded=2)
     with tabs[1]:
         if detail.get("job_file"):
-            st.caption("Run it by hand with `fio --output-format=json FILE`.")
+            st.caption(
+                "Run it by hand with `fio --output-format=json+ FILE`, as raidsweep runs it."
+            )
             st.code(detail["job_file"], language="ini")
         else:
             st.info("No job file was stored with this run.")

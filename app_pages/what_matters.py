@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app_pages import _charts, _frame
+from app_pages import _charts, _common, _frame
 from recommender import views
 from recommender.importance import MIN_CONFIGURATIONS
 
@@ -18,7 +18,18 @@ page = _frame.open_page("What matters")
 names = page.class_names(
     "This sweep's spec names no workload classes, so there is nothing to weigh."
 )
-class_name = st.selectbox("Workload class", names, key="importance_class")
+#: the class chosen, kept apart from the widget (``_common.keep``): Streamlit forgets a widget's
+#: state while its page is not shown, and a visit to another page must not lose it
+CLASS_KEY = "importance_class"
+class_name = _common.keep(
+    CLASS_KEY,
+    st.selectbox(
+        "Workload class",
+        names,
+        index=0 if CLASS_KEY in st.session_state else _common.kept_index(CLASS_KEY, names),
+        key=CLASS_KEY,
+    ),
+)
 st.caption(
     "Share of the score's variance each dimension explains on its own (Optuna's fANOVA over "
     "the configurations ranked); dimensions that always change together in the sweep cannot "

@@ -230,3 +230,16 @@ def test_run_details_chooses_an_attempt(
     at.session_state["run_pick"] = run_id
     _shown(at.run())
     assert at.selectbox(key="run_attempt").value == 3 and _status(at) == "ok"
+
+
+def test_run_details_keeps_the_attempt_chosen_across_pages(
+    monkeypatch: pytest.MonkeyPatch, tried: tuple[ParquetStore, str, str]
+) -> None:
+    """Another page (the heatmaps, by the sidebar) and back: the attempt chosen is shown."""
+    store, run_id, _ = tried
+    at = _run_details(monkeypatch, store, run_id)
+    _shown(at.selectbox(key="run_attempt").set_value(2).run())
+    assert _status(at) == "failed"
+    _shown(at.switch_page("app_pages/heatmaps.py").run())
+    _shown(at.switch_page("app_pages/run_details.py").run())
+    assert at.selectbox(key="run_attempt").value == 2 and _status(at) == "failed"

@@ -48,14 +48,26 @@ def configuration_table(
 #: most 64 characters, a run id 24; an address or a box can carry thousands: what a person
 #: types or pastes by mistake is shown whole)
 QUOTED_MAX = 200
+#: what a quoted text shows as its escape (``\x1b``, ``\u202e``): the control characters, the
+#: line break and the tab too (a code span would make a blank of them), and the bidirectional
+#: controls and marks, which would show the rest of the message, a store's path included, in
+#: another order than it is
+_SHOWN_ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def escaped_text(text: str) -> str:
+    """``text`` with each control and bidirectional character written as its escape
+    (``a\\u202eb``), the rest as it is."""
+    return _SHOWN_ESCAPED.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def quoted_typed(text: str) -> str:
-    """``text`` that was typed or came in the address, quoted as itself (``markdown_code``):
-    cut to its first ``QUOTED_MAX`` characters, with its length said, where it is longer."""
+    """``text`` that was typed or came in the address, quoted as itself (``markdown_code``),
+    each control and bidirectional character as its escape (``escaped_text``): cut to its
+    first ``QUOTED_MAX`` characters, with its length said, where it is longer."""
     if len(text) <= QUOTED_MAX:
-        return markdown_code(text)
-    return f"{markdown_code(text[:QUOTED_MAX])}… ({len(text):,} characters)"
+        return markdown_code(escaped_text(text))
+    return f"{markdown_code(escaped_text(text[:QUOTED_MAX]))}… ({len(text):,} characters)"
 
 
 def run_id_problem(text: str) -> str | None:
