@@ -17,9 +17,8 @@ from recommender import views
 from recommender.figures import figure
 from recommender.views.runs import QUOTED_MAX, quoted_typed
 from sweeper.store import ParquetStore
-from tests.support.paths import ROOT
-from tests.support.specs import class_measuring, one_cell_sim, write_spec
-from tests.support.sweeps import sweep
+from tests.support.apptest import open_page
+from tests.support.sweeps import one_cell_two_levels
 from tests.test_app_readable import _shown
 
 NAME = "told"
@@ -30,23 +29,11 @@ HOSTILE = f"{OVERRIDE}\nand\x1b[31mred\u2066"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
-    folder = tmp_path_factory.mktemp("told-spec")
-    spec = one_cell_sim(NAME, ["raid10", "raid5"], repetitions=2)
-    spec["classes"] = [class_measuring(folder, spec["matrix"])]
-    made, outcome = sweep(write_spec(folder, spec, NAME), tmp_path_factory.mktemp("told-store"))
-    assert outcome.complete
-    return made
+    return one_cell_two_levels(tmp_path_factory, NAME)
 
 
 def _opened(monkeypatch: pytest.MonkeyPatch, root: Path, page: str, **query: str) -> AppTest:
-    monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.switch_page(f"app_pages/{page}.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return open_page(monkeypatch, root, page, 60, **query)
 
 
 def _escaped(said: str) -> None:

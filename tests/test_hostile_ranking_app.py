@@ -12,9 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from sweeper.store import ParquetStore
-from tests.support.paths import ROOT
-from tests.support.specs import class_measuring, one_cell_sim, write_spec
-from tests.support.sweeps import copy_store, sweep
+from tests.support.apptest import open_page
+from tests.support.sweeps import copy_store, one_cell_two_levels
 
 NAME = "hostile"
 #: the pages that read the sweep's runs (each says what its reads left out)
@@ -23,25 +22,11 @@ READING_PAGES = ("overview", "recommendations", "heatmaps", "curves", "run_detai
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> ParquetStore:
-    folder = tmp_path_factory.mktemp("hostile-spec")
-    spec = one_cell_sim(NAME, ["raid10", "raid5"], repetitions=2)
-    spec["classes"] = [class_measuring(folder, spec["matrix"])]
-    made, outcome = sweep(write_spec(folder, spec, NAME), tmp_path_factory.mktemp("store"))
-    assert outcome.complete
-    return made
+    return one_cell_two_levels(tmp_path_factory, NAME)
 
 
 def _opened(monkeypatch: pytest.MonkeyPatch, root: Path, page: str, **query: str) -> AppTest:
-    """``page`` opened on the store at ``root`` by an address with ``query``, run once,
-    without an exception."""
-    monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.switch_page(f"app_pages/{page}.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return open_page(monkeypatch, root, page, 90, **query)
 
 
 def test_an_empty_sweep_in_the_address_is_said_to_name_none(monkeypatch, store):

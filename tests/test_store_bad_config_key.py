@@ -10,7 +10,6 @@ command, and the commands run as a user runs them.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,8 @@ import pytest
 from sweeper.store import ParquetStore
 from sweeper.store.records import RunAddress, config_folder
 from sweeper.store.snapshot import SNAPSHOT
-from tests.support.cli import cli
+from tests.support.cli import cli, on_store
+from tests.support.files import folder_contents
 from tests.support.specs import tiny_sim_spec
 from tests.support.sweeps import copy_store
 
@@ -66,24 +66,6 @@ def readdressed(store: Path, column: str, value: Any) -> Path:
     return path
 
 
-def contents(store: Path) -> dict[str, bytes]:
-    """Every file of the store by its place, as a digest of its bytes."""
-    return {
-        str(p.relative_to(store)): hashlib.sha256(p.read_bytes()).digest()
-        for p in sorted(store.rglob("*"))
-        if p.is_file()
-    }
-
-
-def run(store: Path, *args: str) -> tuple[int, str]:
-    """``raidsweep`` with ``args`` on ``store``: its exit status and its output on one line
-    (never a traceback)."""
-    done = cli(*args, "--store", store, columns=400)
-    out = " ".join((done.stdout + done.stderr).split())
-    assert "Traceback" not in out and "ValueError" not in out, out
-    return done.returncode, out
-
-
 @pytest.mark.parametrize(
     ("column", "value", "said"),
     [
@@ -110,16 +92,16 @@ def test_a_run_whose_address_does_not_read_is_left_out_and_named(
     store: Path, tmp_path: Path, column: str, value: Any, said: str
 ) -> None:
     victim = readdressed(store, column, value)
-    before = contents(store)
+    before = folder_contents(store)
     commands = [("recommend", SWEEP), ("sql", "SELECT count(*) AS n FROM runs", "--format", "csv")]
     if column == "config_key":  # what a report parses besides: every configuration's key
         commands.insert(1, ("report", SWEEP, "-o", str(tmp_path / "report.html")))
     for command in commands:
-        code, out = run(store, *command)
+        code, out = on_store(store, *command)
         assert code == 0, (command, out)
         assert f"warning: {victim}: damaged, {said}" in out and "; left out" in out, (command, out)
     assert out.startswith(f"n {RUNS - 1} "), out
-    assert contents(store) == before
+    assert folder_contents(store) == before
 
 
 def test_a_compacted_part_holding_such_a_run_is_named_and_its_other_runs_read(
@@ -135,9 +117,9 @@ def test_a_compacted_part_holding_such_a_run_is_named_and_its_other_runs_read(
         for p in (store / SWEEP / "compacted").glob("*.parquet")
         if "zz" in pq.read_table(p, columns=["cell_key"]).column("cell_key").to_pylist()
     )
-    before = contents(store)
-    code, out = run(store, "report", SWEEP, "-o", str(tmp_path / "report.html"))
+    before = folder_contents(store)
+    code, out = on_store(store, "report", SWEEP, "-o", str(tmp_path / "report.html"))
     assert code == 0 and f"warning: {part}: damaged, column 'cell_key' holds 'zz'" in out, out
-    code, out = run(store, "sql", "SELECT count(*) AS n FROM runs", "--format", "csv")
+    code, out = on_store(store, "sql", "SELECT count(*) AS n FROM runs", "--format", "csv")
     assert code == 0 and out.startswith(f"n {RUNS - 1} "), out
-    assert contents(store) == before
+    assert folder_contents(store) == before

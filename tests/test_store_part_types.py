@@ -10,7 +10,6 @@ command, and the commands run as a user runs them.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
 
@@ -20,7 +19,8 @@ import pytest
 
 from sweeper.store import ParquetStore
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, write_snapshot
-from tests.support.cli import cli
+from tests.support.cli import cli, on_store
+from tests.support.files import folder_contents
 from tests.support.specs import tiny_sim_spec
 from tests.support.sweeps import copy_store
 
@@ -59,38 +59,20 @@ def retyped(column: str, kind: pa.DataType):  # noqa: ANN201 - a function of a t
     return change
 
 
-def contents(store: Path) -> dict[str, bytes]:
-    """Every file of the store by its place, as a digest of its bytes."""
-    return {
-        str(p.relative_to(store)): hashlib.sha256(p.read_bytes()).digest()
-        for p in sorted(store.rglob("*"))
-        if p.is_file()
-    }
-
-
-def run(store: Path, *args: str) -> tuple[int, str]:
-    """``raidsweep`` with ``args`` on ``store``: its exit status and its output on one line
-    (never a traceback)."""
-    done = cli(*args, "--store", store, columns=400)
-    out = " ".join((done.stdout + done.stderr).split())
-    assert "Traceback" not in out, out
-    return done.returncode, out
-
-
 def left_out(store: Path, victim: Path, said: str, tmp_path: Path) -> None:
     """Every reading command reads the sweep without ``victim``, warns ``said`` naming it,
     and leaves the store as it was."""
-    before = contents(store)
+    before = folder_contents(store)
     for command in (
         ("recommend", SWEEP),
         ("report", SWEEP, "-o", str(tmp_path / "report.html")),
         ("sql", "SELECT count(*) AS n FROM runs", "--format", "csv"),
     ):
-        code, out = run(store, *command)
+        code, out = on_store(store, *command)
         assert code == 0, (command, out)
         assert f"warning: {victim}: damaged, {said}; left out" in out, (command, out)
     assert f"n {RUNS - 1}" in out
-    assert contents(store) == before
+    assert folder_contents(store) == before
 
 
 @pytest.mark.parametrize(
@@ -113,11 +95,11 @@ def test_a_run_file_of_another_type_is_left_out_and_named(
     victim = run_files(store)[0]
     rewrite(victim, retyped(column, kind))
     left_out(store, victim, said, tmp_path)
-    before = contents(store)
-    code, out = run(store, "disclose", victim.stem)
+    before = folder_contents(store)
+    code, out = on_store(store, "disclose", victim.stem)
     assert code == 2 and f"error: run {victim.stem} cannot be shown: {victim}: damaged" in out
     assert said in out and "restore it from a copy" in out, out
-    assert contents(store) == before
+    assert folder_contents(store) == before
 
 
 @pytest.mark.parametrize("column", ["run_id", "finished_at"])
@@ -127,7 +109,7 @@ def test_a_run_file_without_a_column_that_names_its_run_is_left_out(
     victim = run_files(store)[-1]
     rewrite(victim, lambda t: t.drop_columns([column]))
     left_out(store, victim, f"column {column!r} is missing", tmp_path)
-    code, out = run(store, "disclose", victim.stem)
+    code, out = on_store(store, "disclose", victim.stem)
     assert code == 2 and f"{victim}: damaged, column {column!r} is missing" in out, out
 
 
@@ -141,10 +123,10 @@ def test_columns_a_newer_raidsweep_adds_or_widens_read_beside_a_damaged_file(
     rewrite(wider, retyped("repetition", pa.int64()))
     rewrite(victim, retyped("iops", pa.string()))
     left_out(store, victim, "column 'iops' is string where raidsweep writes double", tmp_path)
-    code, out = run(store, "sql", "SELECT count(*) AS n FROM runs WHERE repetition = 2")
+    code, out = on_store(store, "sql", "SELECT count(*) AS n FROM runs WHERE repetition = 2")
     assert code == 0 and out.count("warning:") == 1, out
     for path in (newer, wider):
-        code, out = run(store, "disclose", path.stem)
+        code, out = on_store(store, "disclose", path.stem)
         assert code == 0 and f"run_id: {path.stem}" in out, out
 
 
@@ -158,15 +140,15 @@ def test_a_compacted_part_of_another_type_is_left_out_and_named(
     victim = parts[0]
     held = pq.read_table(victim, columns=["run_id"]).column("run_id").to_pylist()
     rewrite(victim, retyped("iops", pa.string()))
-    before = contents(store)
-    code, out = run(store, "recommend", SWEEP)
+    before = folder_contents(store)
+    code, out = on_store(store, "recommend", SWEEP)
     said = f"warning: {victim}: damaged, column 'iops' is string where raidsweep writes double"
     assert code == 0 and said in out, out
-    _, out = run(store, "sql", "SELECT count(*) AS n FROM runs", "--format", "csv")
+    _, out = on_store(store, "sql", "SELECT count(*) AS n FROM runs", "--format", "csv")
     assert f"n {RUNS - len(held)}" in out
-    code, out = run(store, "disclose", held[0])
+    code, out = on_store(store, "disclose", held[0])
     assert code == 2 and f"cannot be shown: {victim}: damaged, column 'iops'" in out, out
-    assert contents(store) == before
+    assert folder_contents(store) == before
 
 
 def test_an_unreadable_run_file_is_named_by_disclose(store: Path) -> None:
@@ -174,10 +156,10 @@ def test_an_unreadable_run_file_is_named_by_disclose(store: Path) -> None:
     such run, and now names the file."""
     victim = run_files(store)[1]
     victim.write_bytes(victim.read_bytes()[:100])
-    before = contents(store)
-    code, out = run(store, "disclose", victim.stem)
+    before = folder_contents(store)
+    code, out = on_store(store, "disclose", victim.stem)
     assert code == 2 and f"{victim}: damaged, not a whole Parquet file" in out, out
-    assert contents(store) == before
+    assert folder_contents(store) == before
 
 
 def test_a_snapshot_of_another_type_is_not_read(store: Path) -> None:
@@ -190,12 +172,12 @@ def test_a_snapshot_of_another_type_is_not_read(store: Path) -> None:
     assert print_ is not None
     damaged = retyped("iops", pa.string())(table.replace_schema_metadata(None))
     write_snapshot(path, damaged, print_, [])
-    before = contents(store)
-    code, out = run(store, "recommend", SWEEP)
+    before = folder_contents(store)
+    code, out = on_store(store, "recommend", SWEEP)
     assert code == 0 and "warning" not in out, out
-    _, out = run(store, "sql", "SELECT count(*), sum(iops) > 0 FROM runs", "--format", "csv")
+    _, out = on_store(store, "sql", "SELECT count(*), sum(iops) > 0 FROM runs", "--format", "csv")
     assert out.endswith(f"{RUNS},true"), out  # DuckDB's own text for a boolean
-    assert contents(store) == before
+    assert folder_contents(store) == before
 
 
 def test_compaction_leaves_a_damaged_run_file_as_it_is(store: Path) -> None:

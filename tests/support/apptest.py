@@ -18,3 +18,18 @@ def open_app(monkeypatch: pytest.MonkeyPatch, root: Path) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def open_page(
+    monkeypatch: pytest.MonkeyPatch, root: Path, page: str, timeout: float = 90, **query: str
+) -> AppTest:
+    """``page`` opened on the store at ``root`` by an address with ``query``, run once,
+    without an exception."""
+    monkeypatch.setenv("RAIDSWEEP_STORE", str(root))
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.switch_page(f"app_pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at

@@ -105,3 +105,12 @@ def refused(result: subprocess.CompletedProcess[str], *words: str) -> str:
     for word in words:
         assert word in flat, flat
     return flat
+
+
+def on_store(store: Path, *args: str) -> tuple[int, str]:
+    """``raidsweep`` with ``args`` on ``store``: its exit status and its output on one line,
+    never a traceback nor a Python exception's name."""
+    done = cli(*args, "--store", store, columns=400)
+    out = " ".join((done.stdout + done.stderr).split())
+    assert "Traceback" not in out and "ValueError" not in out, out
+    return done.returncode, out

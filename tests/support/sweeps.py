@@ -19,6 +19,7 @@ from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
 from tests.support.cli import start
 from tests.support.paths import QUICK
+from tests.support.specs import class_measuring, one_cell_sim, write_spec
 
 
 def sweep(spec_path: Path, store_dir: Path) -> tuple[ParquetStore, Any]:
@@ -88,3 +89,14 @@ def swept_tiny(folder: Path, name: str, runs: int) -> tuple[Path, Path]:
         outcome = run_sweep(spec, inventory, ParquetStore(folder / "store"), spec_path=spec_path)
     assert outcome.complete and outcome.runs_written == runs
     return folder / "store", spec_path
+
+
+def one_cell_two_levels(tmp_path_factory: pytest.TempPathFactory, name: str) -> ParquetStore:
+    """A finished sweep ``name`` of RAID 10 and RAID 5 on one cell, two repetitions, on the
+    simulated array, its class measuring that cell."""
+    folder = tmp_path_factory.mktemp(f"{name}-spec")
+    spec = one_cell_sim(name, ["raid10", "raid5"], repetitions=2)
+    spec["classes"] = [class_measuring(folder, spec["matrix"])]
+    made, outcome = sweep(write_spec(folder, spec, name), tmp_path_factory.mktemp(f"{name}-store"))
+    assert outcome.complete
+    return made
