@@ -20,10 +20,9 @@ import pytest
 from sweeper.store import ParquetStore
 from sweeper.store.records import RunAddress, config_folder
 from sweeper.store.snapshot import SNAPSHOT
-from tests.support.cli import cli, on_store
+from tests.support.cli import on_store
 from tests.support.files import folder_contents
-from tests.support.specs import tiny_sim_spec
-from tests.support.sweeps import copy_store
+from tests.support.sweeps import copy_store, tiny_store
 
 SWEEP = "b1"
 RUNS = 8  # 2 configurations × 2 cells × 2 repetitions
@@ -34,11 +33,7 @@ FORMULA_KEY = '=HYPERLINK("http://x")<img src=x onerror=alert(9)>'
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished sweep on the simulated array, run by ``raidsweep run``."""
-    folder = tmp_path_factory.mktemp("bad-config-key")
-    path = tiny_sim_spec(folder, SWEEP, extra_cells=False)
-    done = cli("run", path, "--store", folder / "store", "-q")
-    assert done.returncode == 0, done.stderr
-    return folder / "store"
+    return tiny_store(tmp_path_factory.mktemp("bad-config-key"), SWEEP)
 
 
 @pytest.fixture

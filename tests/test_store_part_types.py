@@ -21,8 +21,7 @@ from sweeper.store import ParquetStore
 from sweeper.store.snapshot import SNAPSHOT, fingerprint, write_snapshot
 from tests.support.cli import cli, on_store
 from tests.support.files import folder_contents
-from tests.support.specs import tiny_sim_spec
-from tests.support.sweeps import copy_store
+from tests.support.sweeps import copy_store, tiny_store
 
 SWEEP = "tiny"
 RUNS = 8  # 2 configurations × 2 cells × 2 repetitions
@@ -31,11 +30,7 @@ RUNS = 8  # 2 configurations × 2 cells × 2 repetitions
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished sweep on the simulated array, run by ``raidsweep run``."""
-    folder = tmp_path_factory.mktemp("part-types")
-    path = tiny_sim_spec(folder, SWEEP, extra_cells=False)
-    done = cli("run", path, "--store", folder / "store", "-q")
-    assert done.returncode == 0, done.stderr
-    return folder / "store"
+    return tiny_store(tmp_path_factory.mktemp("part-types"), SWEEP)
 
 
 @pytest.fixture

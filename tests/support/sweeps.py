@@ -17,9 +17,9 @@ from recommender.recommendations import ClassRecommendation
 from sweeper.spec import load_spec
 from sweeper.store import ParquetStore
 from sweeper.sweep import run_sweep
-from tests.support.cli import start
+from tests.support.cli import cli, start
 from tests.support.paths import QUICK
-from tests.support.specs import class_measuring, one_cell_sim, write_spec
+from tests.support.specs import class_measuring, one_cell_sim, tiny_sim_spec, write_spec
 
 
 def sweep(spec_path: Path, store_dir: Path) -> tuple[ParquetStore, Any]:
@@ -100,3 +100,13 @@ def one_cell_two_levels(tmp_path_factory: pytest.TempPathFactory, name: str) -> 
     made, outcome = sweep(write_spec(folder, spec, name), tmp_path_factory.mktemp(f"{name}-store"))
     assert outcome.complete
     return made
+
+
+def tiny_store(folder: Path, name: str) -> Path:
+    """``folder/store`` after ``raidsweep run`` of ``tiny_sim_spec`` named ``name`` (no
+    extra cells): 2 configurations × 2 cells × 2 repetitions on the simulated array."""
+    done = cli(
+        "run", tiny_sim_spec(folder, name, extra_cells=False), "--store", folder / "store", "-q"
+    )
+    assert done.returncode == 0, done.stderr
+    return folder / "store"
