@@ -79,8 +79,6 @@ class Job:
 
 #: the array's health states the model knows (``health``)
 HEALTH_STATES = ("optimal", "degraded", "rebuilding")
-#: what the array's state record (``array.json``) must hold
-STATE_KEYS = ("raid_level", "layout", "ranks", "cache_policy")
 
 
 def state_problems(profile: ArrayProfile, state: ArrayState) -> list[str]:
