@@ -82,8 +82,10 @@ HEALTH_STATES = ("optimal", "degraded", "rebuilding")
 
 
 def state_problems(profile: ArrayProfile, state: ArrayState) -> list[str]:
-    """Why the simulated array cannot be in ``state`` (the state its playbook recorded), as
-    ``SimPlatform.configuration_problems`` would refuse the configuration; empty if it can."""
+    """Why the model cannot answer for ``state`` (the state a playbook recorded: the sim
+    platform's, or another platform's mapped onto a profile, as vSAN's policies with its
+    own stripe widths), empty if it can: what would fail inside the model, not the sim
+    platform's own choices (the extents its pool offers: ``configuration_problems``)."""
     level = state.raid_level
     if level not in profile.raid_groups:
         return [f"raid_level {level!r}: profile {profile.name} has no such groups"]
@@ -109,9 +111,6 @@ def state_problems(profile: ArrayProfile, state: ArrayState) -> list[str]:
         problems.append(f"a single_rank volume lies on one rank, not {state.ranks}")
     if state.layout in ("host_stripe", "pool_stripe") and not (state.stripe_kib or 0) > 0:
         problems.append(f"{state.layout} needs a stripe_kib above 0, not {state.stripe_kib}")
-    if state.layout == "pool_stripe" and state.stripe_kib:
-        if state.stripe_kib not in profile.pool.extent_kib:
-            problems.append(f"stripe_kib {state.stripe_kib} is not an extent the pool offers")
     if state.snapshots and profile.snapshots is None:
         problems.append(f"snapshots: profile {profile.name} has none")
     if state.data_reduction and profile.data_reduction is None:
