@@ -6,7 +6,8 @@ Score of configuration k for class c at repetition r:
 
 the weighted geometric mean of the class metric m (IOPS or MB/s) over the class's cells i;
 repetitions are aligned by number. The score shown is the mean of S_kr over repetitions with a
-95% Student-t interval. A geometric mean keeps every cell's relative change equally visible
+95% Student-t interval on its logarithm (``sweeper.repetitions.mean_bounds``: a positive score's
+interval never reaches zero). A geometric mean keeps every cell's relative change equally visible
 whatever its absolute size (4k IOPS and 64k IOPS differ by an order of magnitude).
 
 Ranks are competition ranks (1, =1, =1, 4) over the configurations in order of mean score,
@@ -24,19 +25,19 @@ numbers go on counting rows.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from recommender.classes import WorkloadClass
+from sweeper.repetitions import mean_bounds
 from sweeper.units import format_ms
 
 FORMULA = (
     "score = weighted geometric mean of the class metric over its cells, "
-    "exp(Σ wᵢ·ln mᵢ / Σ wᵢ), per repetition; shown as mean ± 95% t-interval; "
+    "exp(Σ wᵢ·ln mᵢ / Σ wᵢ), per repetition; shown as mean with its 95% t-interval "
+    "(on the logarithm); "
     "a configuration measured on fewer of the class's cells (pruned) ranks after those "
     "measured on all; a broken service-level limit ranks last"
 )
@@ -72,15 +73,16 @@ def cell_metric(runs: pd.DataFrame, metric: str) -> pd.Series:
 
 
 def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float, float]:
-    """Mean, lower, upper bound of a t-interval, and standard deviation."""
+    """Mean, lower and upper bound of its interval (``sweeper.repetitions.mean_bounds``: on
+    the logarithm for positive figures), and standard deviation."""
     values = np.asarray(values, dtype=float)
     n = len(values)
     mean = float(values.mean())
     if n < 2:
         return mean, mean, mean, 0.0
     sd = float(values.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
-    return mean, mean - half, mean + half, sd
+    lo, hi = mean_bounds(mean, sd, n, level, positive=bool((values > 0).all()))
+    return mean, float(lo), float(hi), sd
 
 
 @dataclass(frozen=True)
@@ -163,9 +165,10 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
         scored.sd,
     )
     n = out["repetitions"].to_numpy()
-    tq = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)), 0.0)
-    half = tq * sd.to_numpy() / np.sqrt(n)
-    out["score_lo"], out["score_hi"] = out["score"] - half, out["score"] + half
+    score = out["score"].to_numpy(dtype=float)
+    lo, hi = mean_bounds(score, sd.to_numpy(), n)
+    # one repetition (or no spread known): the interval is the score itself
+    out["score_lo"], out["score_hi"] = np.where(n > 1, lo, score), np.where(n > 1, hi, score)
     out["cv_pct"] = np.where(
         out["score"] != 0, 100 * sd / out["score"].where(out["score"] != 0, 1), 0.0
     )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 #: the coefficient of variation (%) a cell's repetitions are asked to agree within: the
@@ -36,9 +37,37 @@ class Summary:
     mean: float
     sd: float  # sample standard deviation (ddof=1)
     cv_pct: float  # 100 × sd / |mean|; 0 for identical values, inf for mean 0 with spread
-    ci_lo: float  # Student-t interval for the mean at ``level``
+    ci_lo: float  # the mean's interval at ``level`` (``mean_bounds``)
     ci_hi: float
     outliers: tuple[int, ...]  # indexes into the values, by the generalized ESD test
+
+
+def mean_bounds(
+    mean: ArrayLike, sd: ArrayLike, n: ArrayLike, level: float = 0.95, *, positive: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval at ``level`` of a mean of ``n`` repetitions with sample sd ``sd``.
+
+    Performance figures (IOPS, MB/s, latencies, scores) are positive and their spread is
+    relative, so where the mean is positive the Student-t interval is taken on the mean's
+    logarithm, its standard error by the delta method, ``se(ln x̄) = s / (x̄ √n)``:
+    ``x̄ · exp(± t · s / (x̄ √n))``. It never reaches zero (two repetitions of 1,400 and
+    1,600 IOPS give 643–3,499, where ``x̄ ± t s/√n`` gave −297–3,297, a negative rate), and
+    it is the symmetric interval to first order where the spread is small (3 runs of CV 2.5%:
+    0.940–1.064 of the mean against 0.938–1.062). A mean that is not positive, or
+    ``positive=False`` (values that may be negative), gets the symmetric ``x̄ ± t s/√n``.
+    Below two repetitions the bounds are NaN: the spread is unknown."""
+    m, s, k = np.broadcast_arrays(
+        np.asarray(mean, dtype=float), np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
+    )
+    many = k >= 2
+    tq = stats.t.ppf(0.5 + level / 2, np.where(many, k - 1, 1))
+    half = np.where(many, tq * s / np.sqrt(np.where(many, k, 1)), np.nan)
+    logs = (m > 0) & positive
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        spread = np.exp(half / np.where(logs, m, 1.0))
+    lo = np.where(logs, m / spread, m - half)
+    hi = np.where(logs, m * spread, m + half)
+    return lo, hi
 
 
 def _cv_pct(mean: float, sd: float) -> float:
@@ -109,7 +138,7 @@ def outlier_indexes(
 
 
 def summarize(values: Sequence[float], level: float = 0.95) -> Summary:
-    """Mean, spread, Student-t interval and outliers of a cell's repetitions."""
+    """Mean, spread, interval (``mean_bounds``) and outliers of a cell's repetitions."""
     x = np.asarray(values, dtype=float)
     if x.ndim != 1 or len(x) == 0:
         raise ValueError("summarize needs a non-empty flat sequence of values")
@@ -123,8 +152,8 @@ def summarize(values: Sequence[float], level: float = 0.95) -> Summary:
         sd = lo = hi = math.nan
     else:
         sd = float(x.std(ddof=1))
-        half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
-        lo, hi = mean - half, mean + half
+        bounds = mean_bounds(mean, sd, n, level, positive=bool((x > 0).all()))
+        lo, hi = float(bounds[0]), float(bounds[1])
     return Summary(n, mean, sd, _cv_pct(mean, sd), lo, hi, outlier_indexes(x))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -34,6 +36,8 @@ def test_cv_and_interval_match_the_textbook() -> None:
     row = cell_statistics(runs).iloc[0]
     assert row["mean"] == pytest.approx(12.0) and row["sd"] == pytest.approx(2.0)
     assert row["cv_pct"] == pytest.approx(100 * 2 / 12)
-    # t(0.975, 2) = 4.302653: half-width 4.302653 * 2 / sqrt(3)
-    assert row["ci_hi"] - row["mean"] == pytest.approx(4.302653 * 2 / 3**0.5, rel=1e-6)
+    # t(0.975, 2) = 4.302653: half-width 4.302653 * 2 / sqrt(3) / 12 on ln(12)
+    log_half = 4.302653 * 2 / 3**0.5 / 12
+    assert row["ci_hi"] == pytest.approx(12 * math.exp(log_half), rel=1e-6)
+    assert row["ci_lo"] == pytest.approx(12 * math.exp(-log_half), rel=1e-6)
     assert repeatability_summary(cell_statistics(runs.iloc[:0]))["cells"] == 0

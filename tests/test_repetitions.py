@@ -17,7 +17,11 @@ TEXTBOOK = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]  # mean 5, population sd 2
 def test_summary_matches_statistics_and_scipy() -> None:
     s = summarize(TEXTBOOK)
     mean, sd = statistics.mean(TEXTBOOK), statistics.stdev(TEXTBOOK)
-    lo, hi = stats.t.interval(0.95, len(TEXTBOOK) - 1, loc=mean, scale=stats.sem(TEXTBOOK))
+    # the interval of ln(mean), its standard error by the delta method: sem / mean
+    log_lo, log_hi = stats.t.interval(
+        0.95, len(TEXTBOOK) - 1, loc=math.log(mean), scale=stats.sem(TEXTBOOK) / mean
+    )
+    lo, hi = math.exp(log_lo), math.exp(log_hi)
     assert (s.n, s.mean) == (8, 5.0)
     assert s.sd == pytest.approx(sd) and s.sd == pytest.approx(math.sqrt(32 / 7))
     assert s.cv_pct == pytest.approx(100 * sd / mean)
@@ -29,17 +33,43 @@ def test_summary_matches_statistics_and_scipy() -> None:
 
 def test_interval_uses_student_t_table_values() -> None:
     # Printed t-tables: t(0.975, 7) = 2.365, t(0.995, 7) = 3.499, t(0.975, 1) = 12.706.
-    half95 = 2.365 * statistics.stdev(TEXTBOOK) / math.sqrt(8)
+    rel95 = 2.365 * statistics.stdev(TEXTBOOK) / math.sqrt(8) / 5.0  # on ln(mean)
     s95 = summarize(TEXTBOOK)
-    assert s95.ci_hi - s95.mean == pytest.approx(half95, rel=1e-3)
+    assert s95.ci_hi == pytest.approx(5.0 * math.exp(rel95), rel=1e-3)
+    assert s95.ci_lo == pytest.approx(5.0 * math.exp(-rel95), rel=1e-3)
     s99 = summarize(TEXTBOOK, level=0.99)
-    assert s99.ci_hi - s99.mean == pytest.approx(3.499 * half95 / 2.365, rel=1e-3)
+    assert s99.ci_hi == pytest.approx(5.0 * math.exp(3.499 * rel95 / 2.365), rel=1e-3)
     two = summarize([10.0, 12.0])
-    # sd = √2, so the half width is t × √2 / √2 = 12.706 (the table rounds to 3 decimals).
+    # sd = √2, so the half width on ln(11) is 12.706 × √2 / √2 / 11.
     assert (two.ci_lo, two.ci_hi) == (
-        pytest.approx(11 - 12.706, abs=1e-3),
-        pytest.approx(11 + 12.706, abs=1e-3),
+        pytest.approx(11 * math.exp(-12.706 / 11), rel=1e-4),
+        pytest.approx(11 * math.exp(12.706 / 11), rel=1e-4),
     )
+
+
+def test_interval_of_positive_figures_never_reaches_zero() -> None:
+    # Two repetitions 1,400 and 1,600 IOPS: x̄ ± t s/√n is −297–3,297, a negative rate.
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        values = rng.lognormal(8, rng.uniform(0.01, 1.5), size=int(rng.integers(2, 6)))
+        s = summarize(values)
+        assert 0 < s.ci_lo < s.mean < s.ci_hi
+    s = summarize([1400.0, 1600.0])
+    assert (round(s.ci_lo), round(s.ci_hi)) == (643, 3499)
+
+
+def test_interval_is_the_symmetric_one_where_runs_agree() -> None:
+    values = [1000.0, 1020.0, 990.0, 1010.0, 1005.0]
+    s = summarize(values)
+    lo, hi = stats.t.interval(0.95, 4, loc=statistics.mean(values), scale=stats.sem(values))
+    assert s.ci_lo == pytest.approx(lo, rel=2e-4) and s.ci_hi == pytest.approx(hi, rel=2e-4)
+
+
+def test_values_not_all_positive_get_the_symmetric_interval() -> None:
+    values = [-2.0, 3.0, 5.0]
+    lo, hi = stats.t.interval(0.95, 2, loc=statistics.mean(values), scale=stats.sem(values))
+    s = summarize(values)
+    assert (s.ci_lo, s.ci_hi) == (pytest.approx(lo), pytest.approx(hi))
 
 
 def test_single_value_has_unknown_spread() -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import statistics
 
 import pandas as pd
 import pytest
+from scipy import stats
 
 from recommender.classes import Limit, WorkloadClass, load_class, shipped_class_names
 from recommender.scoring import rank, rank_classes, score_class
@@ -181,3 +183,17 @@ def test_a_score_over_fewer_cells_ranks_after_complete_ones() -> None:
     both = score_class(pd.concat([full, partial.assign(config_key="other")]), CLS)
     only_reads = both.assign(cells_measured=1, cells_missing="write/4k/qd1x1")
     assert rank(only_reads)["config_key"].iloc[0] == "other"
+
+
+def test_a_score_interval_is_positive_and_matches_the_log_t_interval() -> None:
+    # two repetitions far apart: x̄ ± t s/√2 reached below zero (a negative score)
+    row = score_class(runs("a", [1000, 3000], [10, 10]), CLS).iloc[0]
+    per_rep = [math.exp((3 * math.log(r) + math.log(10)) / 4) for r in (1000, 3000)]
+    mean, sd = statistics.mean(per_rep), statistics.stdev(per_rep)
+    log_lo, log_hi = stats.t.interval(0.95, 1, loc=math.log(mean), scale=sd / mean / math.sqrt(2))
+    assert row.score == pytest.approx(mean)
+    assert 0 < row.score_lo < row.score < row.score_hi
+    assert (row.score_lo, row.score_hi) == (
+        pytest.approx(math.exp(log_lo)),
+        pytest.approx(math.exp(log_hi)),
+    )

@@ -183,6 +183,19 @@ def test_score_grid_marks_tied_only_where_the_intervals_overlap() -> None:
     assert shaded["interval"].to_list() == ["95–105", "88.0–92.0", "94.0–97.0"]
 
 
+def test_a_cell_interval_from_two_runs_far_apart_stays_positive() -> None:
+    """A heatmap cell of two repetitions 1,400 and 1,600 IOPS: the mean's interval on its
+    logarithm, 643–3,499, never the negative −297–3,297 of x̄ ± t s/√n."""
+    frame = pd.DataFrame(
+        {"config_key": ["a", "b"], "column": ["4k", "4k"], "value": [1500.0, 1000.0]}
+    ).assign(sd=[141.4213562373095, 0.0], n=[2, 1])
+    shaded = views.shade(frame, per_column=True, higher_is_better=True)
+    assert shaded["lo"].round().to_list() == [643.0, 1000.0]
+    assert shaded["hi"].round().to_list() == [3499.0, 1000.0]
+    assert shaded["interval"].iloc[0] == "0.64k–3.50k"  # in the label's scale, 1.50k
+    assert shaded["tied"].to_list() == [False, True]  # 1,000 lies within 643–3,499
+
+
 def test_matrix_options_and_block_sizes() -> None:
     record = {"spec": {"matrix": {"patterns": ["write", "randread"], "concurrency": ["1x1"]}}}
     patterns, concurrency = views.matrix_options(record, RUNS)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from recommender.views.labels import concurrency_key
+from sweeper.repetitions import mean_bounds
 from sweeper.units import parse_size
 
 #: the label colours: dark on the light end of viridis and inferno, light on the dark end
@@ -24,8 +24,8 @@ def shade(frame: pd.DataFrame, *, per_column: bool, higher_is_better: bool) -> p
     that place of the scale (viridis and inferno run dark → light from 0 to 1), and ``tied``:
     whether the cell's 95% interval overlaps its column's best cell's. The interval is the
     frame's own ``lo`` and ``hi`` where it has them (a score's, which is not symmetric), else
-    the mean's t interval from ``sd`` and ``n``; it is kept in ``lo``, ``hi`` and, as words,
-    ``interval``."""
+    the mean's interval from ``sd`` and ``n`` (``mean_bounds``); it is kept in ``lo``, ``hi``
+    and, as words, ``interval``."""
     out = frame.copy()
     value = out["value"].astype(float)
     groups = out["column"] if per_column else pd.Series(0, index=out.index)
@@ -47,17 +47,16 @@ def shade(frame: pd.DataFrame, *, per_column: bool, higher_is_better: bool) -> p
     return out
 
 
-def _half_width(sd: pd.Series, n: pd.Series) -> pd.Series:
-    n = n.astype(float)
-    tq = pd.Series(stats.t.ppf(0.975, np.maximum(n - 1, 1)), index=n.index).where(n > 1, 0.0)
-    return (tq * sd.astype(float).fillna(0.0) / np.sqrt(n.clip(lower=1))).fillna(0.0)
-
-
 def _bounds(frame: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """Each cell's 95% interval: its own bounds where the frame gives them, else the mean's."""
+    """Each cell's 95% interval: its own bounds where the frame gives them, else the mean's
+    (``sweeper.repetitions.mean_bounds``); a cell of one repetition is its value."""
     value = frame["value"].astype(float)
-    half = _half_width(frame["sd"], frame["n"])
-    lo, hi = value - half, value + half
+    n = frame["n"].astype(float).fillna(1.0)
+    sd = frame["sd"].astype(float).fillna(0.0)
+    mean_lo, mean_hi = mean_bounds(value.to_numpy(), sd.to_numpy(), n.to_numpy())
+    spread = (n > 1).to_numpy()
+    lo = pd.Series(np.where(spread, mean_lo, value), index=frame.index)
+    hi = pd.Series(np.where(spread, mean_hi, value), index=frame.index)
     if "lo" in frame and "hi" in frame:
         lo = frame["lo"].astype(float).where(frame["lo"].notna(), lo)
         hi = frame["hi"].astype(float).where(frame["hi"].notna(), hi)
