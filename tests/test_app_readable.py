@@ -58,6 +58,15 @@ def test_the_ranking_writes_the_risk_as_the_cli_does(monkeypatch, store) -> None
     assert all(re.fullmatch(r"\d\.\de-\d\d", t) for t in shown["data-loss risk / year"])
 
 
+def test_the_ranking_shows_the_score_beside_the_configuration(monkeypatch, store) -> None:
+    """As the CLI writes a ranking: rank, configuration, score, its interval and repetitions
+    first, so that a narrow window (800 or 390 px) shows them before scrolling sideways."""
+    at = _page(monkeypatch, store.root, "recommendations")
+    order = list(at.dataframe[0].proto.column_order)
+    assert order[:5] == ["rank", "configuration", "score", "95% interval", "repetitions"]
+    assert {"drives", "usable TB"} <= set(order[5:])
+
+
 def test_an_evidence_share_is_written_as_the_report_writes_it(monkeypatch, store) -> None:
     """By ``share_text``: a share that rounds to zero reads "0", never "-0"."""
     at = _page(monkeypatch, store.root, "recommendations")

@@ -53,8 +53,8 @@ def measured_only(ranked: pd.DataFrame) -> None:
 
 
 def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
-    """The ranked rows of one class as shown: rank (``=3``: a tie), the configuration with its
-    drives and usable TB, score with interval and repetitions, the limits kept or the cells
+    """The ranked rows of one class as shown: rank (``=3``: a tie), the configuration, its
+    score with interval and repetitions, its drives and usable TB, the limits kept or the cells
     that broke them, and the trade-offs. A ranking holds measurements only: a frame with
     predicted rows (``kind`` "predicted", ``recommender.predictions``) is refused."""
     measured_only(ranked)
@@ -63,14 +63,16 @@ def recommendation_table(ranked: pd.DataFrame, *, prices: bool) -> pd.DataFrame:
     columns: dict[str, Any] = {
         "rank": [rank_label(r, t) for r, t in zip(part["rank"], part["tied"], strict=True)],
         CONFIGURATION: part["config_key"].to_numpy(),
-        **_size(part),
+        # the score beside the configuration, as the CLI writes it: on a narrow screen the
+        # first columns are the ones in view
         "score": part["score"].astype(float).to_numpy(),
         "95% interval": [  # as the CLI and the report write it: the scores' precision
             interval_text(lo, hi, decimals)
             for lo, hi in zip(part["score_lo"], part["score_hi"], strict=True)
         ],
-        "CV %": part["cv_pct"].astype(float).to_numpy(),
         "repetitions": part["repetitions"].astype(int).to_numpy(),
+        **_size(part),
+        "CV %": part["cv_pct"].astype(float).to_numpy(),
         "limits": [
             limits_text(ok, v)
             for ok, v in zip(part["meets_limits"], part["violations"], strict=True)
