@@ -16,7 +16,7 @@ from sweeper.cli import app
 from sweeper.lab import Lab, LabError
 from sweeper.lab import image as labmod
 from tests.support.cli import cli as raidsweep
-from tests.support.lab import DISK_MIB, DISKS, clean, guest_state, record
+from tests.support.lab import DISK_MIB, DISKS, clean, guest_state, record, watched
 from tests.support.paths import BIN
 
 pytestmark = pytest.mark.integration
@@ -106,7 +106,7 @@ def test_inventory_reaches_the_guest_with_ansible(lab_vm: Lab) -> None:
 
 def test_cli_up_status_again_down(tmp_path: Path) -> None:
     folder = tmp_path / "vm"
-    try:
+    with watched(folder):
         started = time.monotonic()
         size = ["--dir", str(folder), "--disks", "2", "--disk-size", "32M", "--memory", "512M"]
         up = cli("lab", "up", *size)
@@ -141,8 +141,6 @@ def test_cli_up_status_again_down(tmp_path: Path) -> None:
         assert status.returncode == 0 and "stopped" in status.stdout
         down = cli("lab", "down", "--dir", str(folder))
         assert down.returncode == 0 and "no lab running" in down.stdout
-    finally:
-        Lab(folder).down()
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """The lab VM (sweeper.lab) as a session fixture: one Debian guest with real md and LVM and ten
-data disks of 256 MiB, booted once per pytest session and stopped at its end.
+data disks of 256 MiB, booted once per pytest session and stopped at its end, or by a watcher when the session is
+killed (``watch``).
 
 Integration tests take it as a ``lab_vm`` argument (tests/integration/conftest.py provides
 it): every module shares the same guest, so a test leaves the data disks as it found them.
@@ -10,8 +11,12 @@ them). The first run builds the cached image (about 75 s, as root), later ones o
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +26,9 @@ from tests.support.campaign import FIGURES
 DISKS = 10
 DISK_MIB = 256
 _shared: Lab | None = None
+#: the watcher that stops the shared lab if the session dies (tests/support/lab_watch.py)
+_watcher: subprocess.Popen[bytes] | None = None
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def record(what: str, seconds: float) -> None:
@@ -29,10 +37,14 @@ def record(what: str, seconds: float) -> None:
 
 
 def shared_lab(factory: pytest.TempPathFactory) -> Lab:
-    """The session's running lab, started on the first call."""
-    global _shared
+    """The session's running lab, started on the first call; watched from before it boots
+    (``watch``), so that a session killed at any moment leaves no VM behind."""
+    global _shared, _watcher
     if _shared is None or not _shared.status().running:
         lab = Lab(factory.mktemp("lab-vm"))
+        if _watcher is not None:
+            unwatch(_watcher)
+        _watcher = watch(lab.folder)
         cached = (image_dir() / "recipe.json").is_file()
         started = time.monotonic()
         lab.up(disks=DISKS, disk_mib=DISK_MIB)
@@ -40,6 +52,39 @@ def shared_lab(factory: pytest.TempPathFactory) -> Lab:
         record(f"{what} ({DISKS} disks of {DISK_MIB} MiB)", time.monotonic() - started)
         _shared = lab
     return _shared
+
+
+def watch(folder: Path) -> subprocess.Popen[bytes]:
+    """Start the watcher that stops the lab of ``folder`` when this process ends, however it
+    ends: a pytest session killed by a timeout left its daemonized QEMU running. The watcher
+    is in its own session (a signal to the test's process group does not reach it) and waits
+    for the end of a pipe only this process holds (``unwatch`` closes it; the kernel does
+    when this process dies), then stops the lab (tests/support/lab_watch.py)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.support.lab_watch", str(folder)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+
+
+def unwatch(watcher: subprocess.Popen[bytes]) -> None:
+    """Close the watcher's pipe: it stops the lab (a no-op where it is down) and exits."""
+    if watcher.stdin is not None:
+        watcher.stdin.close()
+    watcher.wait(timeout=60)
+
+
+@contextmanager
+def watched(folder: Path) -> Iterator[None]:
+    """A lab a test starts itself in ``folder``, stopped at the end even if the test session
+    is killed meanwhile."""
+    watcher = watch(folder)
+    try:
+        yield
+    finally:
+        unwatch(watcher)
 
 
 @pytest.fixture(scope="session")
@@ -52,6 +97,10 @@ def lab_vm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     started = time.monotonic()
     if lab.down():
         record("down", time.monotonic() - started)
+    global _watcher
+    if _watcher is not None:
+        unwatch(_watcher)
+        _watcher = None
 
 
 def guest_state(lab: Lab) -> str:
