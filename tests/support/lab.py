@@ -1,6 +1,6 @@
 """The lab VM (sweeper.lab) as a session fixture: one Debian guest with real md and LVM and ten
-data disks of 256 MiB, booted once per pytest session and stopped at its end, or by a watcher when the session is
-killed (``watch``).
+data disks of 256 MiB, booted once per pytest session and stopped at its end, or by a watcher
+when the session is killed (``watch``).
 
 Integration tests take it as a ``lab_vm`` argument (tests/integration/conftest.py provides
 it): every module shares the same guest, so a test leaves the data disks as it found them.
