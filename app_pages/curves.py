@@ -12,6 +12,7 @@ import streamlit as st
 from app_pages import _charts, _common, _frame, _widths
 from recommender import views
 from recommender.charts import curve_chart
+from recommender.curves import KNEE_RULE
 from recommender.figures import figure
 from recommender.views.labels import concurrency_label, latency_text
 from recommender.views.runs import run_list
@@ -110,8 +111,8 @@ def render() -> None:
     title = f"IOPS against mean latency as I/Os in flight grow: {place}"
     st.altair_chart(_charts.titled(curve_chart(views.curve_points(sel)), title))
     st.caption(
-        "Diamonds mark the Speed (fewest I/Os in flight), the Optimum (the knee: Kneedle on "
-        "log2 IOPS vs log2 I/Os in flight) and the Maximum (highest IOPS); hover for which."
+        "Diamonds mark the Speed (fewest I/Os in flight), the Optimum (the knee: "
+        f"{KNEE_RULE}) and the Maximum (highest IOPS); hover for which."
     )
     st.markdown(f"**Speed, Optimum and Maximum of each curve** ({where})")
     summary = views.curve_summary(sel, in_one_cell=True)

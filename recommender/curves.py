@@ -3,8 +3,9 @@
 Three operating points are reported, each with its outstanding I/Os, IOPS and latency:
 
 * Speed: the lowest-outstanding point (normally one worker), where latency is lowest;
-* Optimum: the knee, beyond which more outstanding I/Os buy little throughput for the latency
-  they add;
+* Optimum: the knee, the last point where throughput still rises faster than latency (the
+  all-flash study's definition): beyond it more outstanding I/Os cost more latency than the
+  throughput they buy;
 * Maximum: the highest throughput.
 
 Pure functions, no I/O.
@@ -13,22 +14,23 @@ Pure functions, no I/O.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
-from kneed import KneeLocator
 
 from sweeper.units import format_ms, parse_latency_ms
-from sweeper.workload import SYNC_ENGINES
+from sweeper.workload import SYNC_ENGINES, WorkloadCell
 
-KNEEDLE = "kneedle"
 GAIN_VS_LATENCY = "gain-vs-latency"
 NO_KNEE = "none"
-MIN_KNEE_POINTS = 3  # Kneedle compares each point with the chord between the ends
+MIN_KNEE_POINTS = 3  # two points are one step: no bend to tell from a climb
+#: how the Optimum is found, in words for every surface
+KNEE_RULE = (
+    "the last point where throughput still rises faster than latency, going up from the "
+    "fewest I/Os in flight"
+)
 # A drop of exactly drop_pct must not count as more on the last bit of a float product.
 _REL_TOL = 1e-9
 
@@ -45,7 +47,7 @@ class CurveSummary:
     speed: CurvePoint
     optimum: CurvePoint | None  # None only for a curve of fewer than 3 points
     maximum: CurvePoint
-    method: str  # KNEEDLE, GAIN_VS_LATENCY or NO_KNEE: what decided the optimum
+    method: str  # GAIN_VS_LATENCY or NO_KNEE (too few points): what decided the optimum
     note: str  # one sentence saying how, for a report
     points: tuple[CurvePoint, ...]  # the curve, by outstanding
 
@@ -66,51 +68,29 @@ def _sorted_points(points: Sequence[CurvePoint], *, positive_iops: bool) -> list
     return out
 
 
-def _kneedle(points: list[CurvePoint]) -> CurvePoint | None:
-    """The knee by Kneedle (Satopää et al. 2011, the ``kneed`` library, sensitivity S = 1).
-
-    Both axes are log2: the outstanding counts are geometric (1, 2, 4 …), so log2 spaces them
-    evenly, and under a closed queue (Little's law) throughput grows in proportion to the
-    outstanding I/Os until the array saturates, which in log–log is a line of slope 1 bending
-    to flat: concave and increasing, as Kneedle requires. On a linear IOPS axis the rising
-    part is convex (2^x), and Kneedle then reports the first point as the knee whenever
-    saturation comes late (seen with kneed 0.9 at saturation from 32 outstanding on).
-
-    IOPS enter as their running maximum, so a decline past the peak (overload) reads as flat,
-    no gain: Kneedle needs an increasing curve and still sees the plateau that makes the bend,
-    and the knee cannot lie past the Maximum.
-    """
-    x = np.log2([p.outstanding for p in points])
-    y = np.log2(np.maximum.accumulate([p.iops for p in points]))
-    with warnings.catch_warnings():
-        # kneed warns when it finds no knee, and numpy when a flat curve normalises to 0/0;
-        # both mean "no knee", which the caller handles.
-        warnings.simplefilter("ignore")
-        knee = KneeLocator(x, y, S=1.0, curve="concave", direction="increasing").knee
-    if knee is None:
-        return None
-    return points[int(np.argmin(np.abs(x - knee)))]
-
-
-def _gain_vs_latency(points: list[CurvePoint]) -> CurvePoint:
-    """The last point reached by a step whose relative IOPS gain beats its relative latency
-    growth: stepping up there still bought more throughput than it cost in latency. The
-    first point when no step did."""
-    best = points[0]
-    for prev, cur in zip(points, points[1:], strict=False):
-        gain = cur.iops / prev.iops - 1
-        growth = cur.latency_ms / prev.latency_ms - 1
-        if gain > growth:
-            best = cur
-    return best
+def _study_knee(points: list[CurvePoint]) -> CurvePoint:
+    """The Optimum as the all-flash study defines it (``STUDIES.md`` §2): the last point
+    where throughput still rises faster than latency. Going up the curve from the fewest I/Os
+    in flight, a step to the next point is taken while its relative IOPS gain beats its
+    relative latency growth, ``X_i / X_{i−1} > R_i / R_{i−1}``; the Optimum is where the
+    first step that does not would lead. Under a closed loop (Little: ``X · R = N``) that is
+    where doubling the I/Os in flight stops buying more than √2 × the throughput: a hard
+    corner's saturation point, a smooth curve's bend. It never lies past the Maximum (a step
+    down in IOPS gains nothing) and points measured beyond it do not move it."""
+    knee = points[0]
+    for cur in points[1:]:
+        if not cur.iops / knee.iops > cur.latency_ms / knee.latency_ms:
+            break
+        knee = cur
+    return knee
 
 
 def analyse_curve(points: Sequence[CurvePoint]) -> CurveSummary:
     """Speed, Optimum and Maximum of one concurrency curve (points in any order).
 
-    Kneedle decides the Optimum (method ``kneedle``, see ``_kneedle``); when it finds no knee,
-    the gain-versus-latency rule does over the points up to the Maximum (``gain-vs-latency``).
-    A curve of fewer than 3 points has no knee at all: Optimum is None and the method ``none``.
+    The Optimum is the study's (``_study_knee``, method ``gain-vs-latency``). A curve of
+    fewer than 3 points has no knee: the first step alone tells no bend from a climb, so
+    the Optimum is None and the method ``none``.
     """
     curve = _sorted_points(points, positive_iops=True)
     if not curve:
@@ -121,16 +101,11 @@ def analyse_curve(points: Sequence[CurvePoint]) -> CurveSummary:
     if len(curve) < MIN_KNEE_POINTS:
         note = f"too few points to find a knee: {len(curve)} of the {MIN_KNEE_POINTS} it needs"
         return CurveSummary(speed, None, maximum, NO_KNEE, note, tuple(curve))
-    knee = _kneedle(curve)
-    if knee is not None:
-        note = "Kneedle on log2 IOPS (running maximum) vs log2 outstanding"
-        return CurveSummary(speed, knee, maximum, KNEEDLE, note, tuple(curve))
-    optimum = _gain_vs_latency(curve[: top + 1])
-    note = (
-        "Kneedle found no knee; last point up to the maximum where throughput grew faster"
-        " than latency"
-    )
-    return CurveSummary(speed, optimum, maximum, GAIN_VS_LATENCY, note, tuple(curve))
+    knee = _study_knee(curve)
+    note = KNEE_RULE
+    if knee is curve[-1]:
+        note += f"; every step measured still did: the knee is at {knee.outstanding} or beyond"
+    return CurveSummary(speed, knee, maximum, GAIN_VS_LATENCY, note, tuple(curve))
 
 
 def should_stop(
@@ -174,6 +149,7 @@ def should_stop(
 
 CURVE_COLUMNS = [
     "config_key",
+    "curve",
     "pattern",
     "block_size",
     "active_pct",
@@ -219,6 +195,24 @@ def curve_points(runs: pd.DataFrame) -> list[CurvePoint]:
     return points
 
 
+def _shared_points(runs: pd.DataFrame) -> str:
+    """Where cells of one curve have the same I/Os in flight (``qd16x1``, ``qd4x4`` and
+    ``qd1x16`` with an asynchronous engine), their mean is one point: said, naming them."""
+    said = []
+    frame = runs.assign(
+        outstanding=[
+            outstanding(d, j, e)
+            for d, j, e in zip(runs["iodepth"], runs["numjobs"], runs["engine"], strict=True)
+        ],
+        shape=runs["cell_key"].astype(str).str.split("/").str[2],
+    )
+    for n, grp in frame.groupby("outstanding", sort=True):
+        shapes = sorted(grp["shape"].unique())
+        if len(shapes) > 1:
+            said.append(f"{', '.join(shapes)} are one point ({n} in flight, their mean)")
+    return "; " + "; ".join(said) if said else ""
+
+
 def curves_table(
     runs: pd.DataFrame,
     latency_limit_ms: float | None = None,
@@ -238,13 +232,20 @@ def curves_table(
         runs = runs[runs["rate_pct"].isna()]  # a rate cell is an open loop: no curve point
         if runs.empty:
             return pd.DataFrame(columns=CURVE_COLUMNS)
-    for (config_key, pattern, bs, active), grp in runs.groupby(
-        ["config_key", "pattern", "block_size", "active_pct"], sort=True, dropna=False
-    ):
+    # A curve is the cells that differ only in I/Os in flight (``WorkloadCell.curve``: a
+    # sync mode, a distribution, a data profile or a working set makes another), as the
+    # sweep's stop rule reads it.
+    keys = runs["cell_key"].astype(str)
+    curve_of = {k: WorkloadCell.parse(k).curve for k in keys.unique()}
+    runs = runs.assign(curve=keys.map(curve_of))
+    for (config_key, curve), grp in runs.groupby(["config_key", "curve"], sort=True):
         points = curve_points(grp)
         if len(points) < 2:
             continue
         summary = analyse_curve(points)
+        first = grp.iloc[0]
+        pattern, bs, active = first["pattern"], first["block_size"], first["active_pct"]
+        note = summary.note + _shared_points(grp)
         stopped = None
         if stop_rule:
             for k in range(2, len(points) + 1):  # where a sweep with this rule stopped
@@ -254,6 +255,7 @@ def curves_table(
         rows.append(
             {
                 "config_key": config_key,
+                "curve": curve,
                 "pattern": pattern,
                 "block_size": int(bs),
                 "active_pct": None if pd.isna(active) else int(active),
@@ -262,7 +264,7 @@ def curves_table(
                 "optimum": summary.optimum,
                 "maximum": summary.maximum,
                 "method": summary.method,
-                "note": summary.note,
+                "note": note,
                 "stopped": stopped,
             }
         )

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from recommender.acceptance_io import markdown_lines, report_section
 from recommender.charts import curve_chart, heatmap, tradeoff_chart, tradeoff_points
 from recommender.classes import METRIC_UNITS
-from recommender.curves import sweep_curves
+from recommender.curves import KNEE_RULE, sweep_curves
 from recommender.data import load_recommendations
 from recommender.drift import drift_table
 from recommender.evidence import EVIDENCE_COLUMNS, SHARE_MEANING
@@ -223,12 +223,13 @@ def _curves(runs: pd.DataFrame, matrix: dict[str, Any]) -> dict[str, Any]:
     table = sweep_curves(runs, matrix)
     rows = [
         {
-            "curve": curve_name(r.config_key, r.pattern, r.block_size, r.active_pct),
+            "curve": curve_name(r.config_key, r.curve),
             "speed": r.speed,
             "optimum": r.optimum,
             "maximum": r.maximum,
             "method": r.method,
-            "note": r.note if r.optimum is None else "",  # why there is no Optimum
+            # why there is no Optimum, or what more there is to say of it
+            "note": r.note.removeprefix(KNEE_RULE).removeprefix("; "),
             # where a sweep of this curve would have stopped (else nothing: NaN in the frame)
             "stopped": r.stopped if isinstance(r.stopped, str) else None,
         }
@@ -250,6 +251,7 @@ def render_report(store: Any, record: dict[str, Any], ctx: dict[str, Any] | None
     ctx = dict(ctx or build_context(store, record))
     ctx["fmt"] = lambda v, spec=",.0f": figure(v, spec)  # REPORT.md's figures spelled alike
     ctx["interval"] = interval_text
+    ctx["knee_rule"] = KNEE_RULE
     ctx["point"] = curve_point_text  # a curve's point as the CLI and the app write it
     ctx["usable_tb"] = usable_tb_text  # usable capacity in TB, as every ranking gives it
     return template.render(**ctx)

@@ -12,7 +12,7 @@ import pytest
 
 from recommender.curves import (
     GAIN_VS_LATENCY,
-    KNEEDLE,
+    KNEE_RULE,
     NO_KNEE,
     CurvePoint,
     analyse_curve,
@@ -60,7 +60,7 @@ def mva(demand_ms: float, delay_ms: float, ns: Sequence[int] = GEOMETRIC) -> lis
 @pytest.mark.parametrize("saturation", [2, 4, 8, 32, 128, 256])
 def test_knee_is_the_saturation_point_of_a_hard_corner(saturation: int) -> None:
     summary = analyse_curve(saturating(capacity=saturation * 1000 / SERVICE_MS))
-    assert summary.method == KNEEDLE
+    assert summary.method == GAIN_VS_LATENCY
     assert summary.optimum is not None and summary.optimum.outstanding == saturation
     assert summary.speed == CurvePoint(1, 10_000.0, SERVICE_MS)
     # A plateau: the Maximum is its first point (fewest outstanding for the same IOPS).
@@ -71,7 +71,7 @@ def test_knee_is_the_saturation_point_of_a_hard_corner(saturation: int) -> None:
 def test_knee_lands_near_saturation_of_a_smooth_closed_queue(saturation: int) -> None:
     demand = 0.01
     summary = analyse_curve(mva(demand, delay_ms=demand * (saturation - 1)))
-    assert summary.method == KNEEDLE
+    assert summary.method == GAIN_VS_LATENCY
     assert summary.optimum is not None
     assert saturation <= summary.optimum.outstanding <= 2 * saturation
     assert summary.speed.outstanding == 1
@@ -99,7 +99,7 @@ def test_knee_on_a_noisy_curve() -> None:
         for p, f in zip(clean, rng.uniform(0.97, 1.03, len(clean)), strict=True)
     ]
     summary = analyse_curve(noisy)
-    assert summary.method == KNEEDLE
+    assert summary.method == GAIN_VS_LATENCY
     assert summary.optimum is not None and 16 <= summary.optimum.outstanding <= 64
     assert summary.maximum.iops == max(p.iops for p in noisy)
 
@@ -115,35 +115,62 @@ def test_speed_is_the_lowest_outstanding_even_when_not_one() -> None:
     assert summary.speed.outstanding == 4
 
 
-def test_no_saturation_falls_back_to_gain_versus_latency() -> None:
-    # Perfect scaling, latency constant: log–log is a straight line, Kneedle finds no knee, and
-    # every step gains 100 % throughput for 0 % latency.
+def test_no_saturation_puts_the_knee_at_the_last_point_and_says_so() -> None:
+    # Perfect scaling, latency constant: every step gains 100 % throughput for 0 % latency.
     points = [CurvePoint(n, 1000.0 * n, 1.0) for n in (1, 2, 4, 8, 16)]
     summary = analyse_curve(points)
-    assert summary.method == GAIN_VS_LATENCY and "Kneedle found no knee" in summary.note
+    assert summary.method == GAIN_VS_LATENCY and summary.note.startswith(KNEE_RULE)
+    assert "the knee is at 16 or beyond" in summary.note
     assert summary.optimum == points[-1] == summary.maximum
 
 
-def test_flat_curve_falls_back_to_the_first_point() -> None:
+def test_flat_curve_has_its_knee_at_the_first_point() -> None:
     # Saturated from one outstanding I/O: more only adds latency.
     points = [CurvePoint(n, 5000.0, n / 5.0) for n in (1, 2, 4, 8)]
     summary = analyse_curve(points)
-    assert summary.method == GAIN_VS_LATENCY
+    assert summary.method == GAIN_VS_LATENCY and summary.note == KNEE_RULE
     assert summary.optimum == points[0] == summary.maximum == summary.speed
 
 
 @pytest.mark.parametrize(
     ("iops", "latency", "optimum"),
     [
-        ([1000.0, 2000.0, 3000.0], [1.0, 1.0, 4 / 3], 4),  # +100 % vs +0 %, +50 % vs +33 %
-        ([1000.0, 1900.0, 2000.0], [1.0, 1.0, 2.0], 2),  # the last step: +5 % for +100 %
+        ([1000.0, 2000.0, 3000.0, 3100.0], [1.0, 1.0, 4 / 3, 2.6], 4),  # +50 % vs +33 %
+        ([1000.0, 1900.0, 2000.0, 4000.0], [1.0, 1.0, 2.0, 2.0], 2),  # +5 % for +100 %
+        # a step that still pays after one that did not comes too late: the knee was passed
+        ([1000.0, 1300.0, 2600.0, 2700.0], [1.0, 1.5, 1.5, 3.0], 1),
+        # a step down in IOPS gains nothing: never past the Maximum
+        ([1000.0, 2000.0, 1900.0, 1950.0], [1.0, 1.0, 1.0, 1.0], 2),
     ],
 )
 def test_gain_versus_latency_rule(iops: list[float], latency: list[float], optimum: int) -> None:
-    points = [CurvePoint(n, i, lat) for n, i, lat in zip((1, 2, 4), iops, latency, strict=True)]
+    """The study's Optimum: the last point reached by steps that each raised throughput
+    faster than latency (STUDIES.md §2), going up from the fewest I/Os in flight."""
+    points = [CurvePoint(n, i, lat) for n, i, lat in zip((1, 2, 4, 8), iops, latency, strict=True)]
     summary = analyse_curve(points)
-    assert summary.method == GAIN_VS_LATENCY  # three points: Kneedle finds no knee here
+    assert summary.method == GAIN_VS_LATENCY
     assert summary.optimum is not None and summary.optimum.outstanding == optimum
+
+
+def test_points_past_the_knee_do_not_move_it() -> None:
+    """More saturated points measured (a sweep without a stop rule against one that stopped
+    the curve early) leave the Optimum where it was."""
+    whole = mva(0.01, delay_ms=0.01 * 15)
+    knee = analyse_curve(whole).optimum
+    assert knee is not None
+    for last in range(GEOMETRIC.index(knee.outstanding) + 2, len(whole) + 1):
+        assert analyse_curve(whole[:last]).optimum == knee
+
+
+def test_each_step_to_the_knee_pays_and_the_next_does_not() -> None:
+    curve = mva(0.02, delay_ms=0.02 * 31)
+    knee = analyse_curve(curve).optimum
+    assert knee is not None
+    i = curve.index(knee)
+    for a, b in zip(curve[: i + 1], curve[1 : i + 1], strict=False):
+        assert b.iops / a.iops > b.latency_ms / a.latency_ms
+    after = curve[i + 1]
+    assert not after.iops / knee.iops > after.latency_ms / knee.latency_ms
 
 
 @pytest.mark.parametrize("n_points", [1, 2])
@@ -269,3 +296,65 @@ def test_a_sweep_without_a_stop_rule_stopped_no_curve(quick_store) -> None:
     assert curves_table(runs)["stopped"].notna().any()
     with_rule = {**record["spec"]["matrix"], "curve_stop": {"throughput_drop_pct": 5}}
     assert sweep_curves(runs, with_rule)["stopped"].notna().any()
+
+
+def _runs(cells: dict[str, float], engine: str = "psync") -> pd.DataFrame:
+    """One run per cell key: IOPS ``cells[key]`` per I/O in flight, read latency 1 ms."""
+    rows = []
+    for key, per_io in cells.items():
+        cell = WorkloadCell.parse(key)
+        c = cell.concurrency
+        n = c.numjobs * (1 if engine == "psync" else c.iodepth)
+        rows.append(
+            {
+                "config_key": "raid5/single_rank/wb-ra",
+                "cell_key": key,
+                "pattern": cell.pattern.name,
+                "block_size": cell.block_size,
+                "active_pct": cell.active_pct,
+                "iodepth": c.iodepth,
+                "numjobs": c.numjobs,
+                "engine": engine,
+                "read_iops": per_io * n,
+                "read_lat_mean_ms": 1.0,
+                "write_iops": None,
+                "write_lat_mean_ms": None,
+                "iops": per_io * n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def test_a_distribution_or_a_sync_mode_is_a_curve_of_its_own() -> None:
+    """Uniform and zipf reads of one block size are two curves, never averaged into one."""
+    runs = _runs(
+        {
+            "randread/8k/qd1x1": 500.0,
+            "randread/8k/qd1x4": 500.0,
+            "randread/8k/qd1x16": 400.0,
+            "randread/8k/qd1x1/zipf1.2": 3000.0,
+            "randread/8k/qd1x4/zipf1.2": 3000.0,
+            "randread/8k/qd1x16/zipf1.2": 2500.0,
+        }
+    )
+    table = curves_table(runs, stop_rule=False).set_index("curve")
+    assert list(table.index) == ["randread/8k", "randread/8k/zipf1.2"]
+    assert table.loc["randread/8k", "speed"].iops == 500.0
+    assert table.loc["randread/8k/zipf1.2", "speed"].iops == 3000.0
+    assert table.loc["randread/8k/zipf1.2", "maximum"].iops == 40_000.0
+
+
+def test_cells_with_the_same_ios_in_flight_are_one_point_and_said() -> None:
+    runs = _runs(
+        {
+            "randread/8k/qd1x1": 100.0,
+            "randread/8k/qd4x1": 100.0,
+            "randread/8k/qd1x4": 80.0,
+            "randread/8k/qd16x1": 50.0,
+        },
+        engine="libaio",
+    )
+    (row,) = curves_table(runs, stop_rule=False).itertuples()
+    assert [p.outstanding for p in row.points] == [1, 4, 16]
+    assert row.points[1].iops == pytest.approx(360.0)  # the mean of 400 and 320
+    assert "qd1x4, qd4x1 are one point (4 in flight, their mean)" in row.note

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from recommender.curves import CurvePoint, analyse_curve
 from sweeper.sim import ArrayState, Job, load_profile, predict
 from sweeper.sim.model import Prediction
 from sweeper.sim.profile import ArrayProfile
@@ -43,8 +44,13 @@ def test_random_reads_stay_flat_to_32_workers_per_vm_then_bend_and_saturate_grad
     at32 = WORKERS.index(32)
     # Speed: one worker per VM; latency flat while the controllers have headroom
     assert all(x < 1.1 * lat[0] for x in lat[: at32 + 1])
-    # Optimum (the knee): the last point where throughput rises faster than latency
-    knee = max(i for i in range(1, len(WORKERS)) if iops[i] / iops[i - 1] > lat[i] / lat[i - 1])
+    # Optimum (the knee): the last point where throughput rises faster than latency, as
+    # ``raidsweep curves`` finds it (each VM's workers stand for I/Os in flight: three VMs)
+    optimum = analyse_curve(
+        [CurvePoint(n, x, 1000 * r) for n, x, r in zip(WORKERS, iops, lat, strict=True)]
+    ).optimum
+    assert optimum is not None
+    knee = WORKERS.index(optimum.outstanding)
     assert 32 <= WORKERS[knee] <= 64
     # No hard wall at the knee: it carries less than 95% of the maximum, which comes later
     assert iops[knee] < 0.95 * max(iops)

@@ -101,10 +101,7 @@ def test_concurrency_and_curve_labels() -> None:
     ]
     assert views.run_concurrencies(RUNS) == ["qd1x1", "qd1x16", "qd4x4"]
     assert views.run_concurrencies(RUNS.iloc[:0]) == []
-    assert views.curve_label("randread", 8192, None) == "randread/8k"
-    assert views.curve_label("randread", 8192, math.nan) == "randread/8k"
-    assert views.curve_label("randread", 8192, 10.0) == "randread/8k/ws10"
-    assert views.curve_name("a", "write", 1048576, 100) == "a · write/1m/ws100"
+    assert views.curve_name("a", "write/1m/ws100") == "a · write/1m/ws100"
 
 
 # heatmaps ---------------------------------------------------------------------------------------
@@ -297,6 +294,7 @@ def _curve(active_pct: Any) -> dict[str, Any]:
     points = tuple(CurvePoint(n, 100.0 * n, 0.1 * n) for n in (1, 2, 4))
     return {
         "config_key": "a",
+        "curve": "randread/8k" + ("" if active_pct is None else f"/ws{int(active_pct)}"),
         "pattern": "randread",
         "block_size": 8192,
         "active_pct": active_pct,
@@ -304,7 +302,7 @@ def _curve(active_pct: Any) -> dict[str, Any]:
         "speed": points[0],
         "optimum": points[2],
         "maximum": points[2],
-        "method": "kneedle",
+        "method": "gain-vs-latency",
         "note": "how",
         "stopped": None,
     }

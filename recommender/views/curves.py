@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from recommender.views.labels import curve_label, curve_name
+from recommender.views.labels import curve_name
 
 #: more curves than this in one chart are a tangle nobody can read
 MAX_CURVES = 12
@@ -24,7 +24,7 @@ def curve_points(table: pd.DataFrame, *, one_role: bool = False) -> pd.DataFrame
     """
     rows = []
     for r in table.itertuples():
-        name = curve_name(r.config_key, r.pattern, r.block_size, r.active_pct)
+        name = curve_name(r.config_key, r.curve)
         roles: dict[int, list[str]] = {}
         roles.setdefault(r.speed.outstanding, []).append("Speed")
         if r.optimum is not None:
@@ -52,16 +52,16 @@ def curve_summary(table: pd.DataFrame, *, in_one_cell: bool = False) -> pd.DataF
     """Speed, Optimum and Maximum of each curve: I/Os in flight, IOPS and mean latency.
 
     ``in_one_cell``: every curve is of one pattern and block size, said once beside the table
-    (the Curves page's choice), so a curve is named by its configuration alone (and its
-    working set where it has one: ``raid6/single_rank/wb-ra · ws10``), not by them again.
+    (the Curves page's choice), so a curve is named by its configuration alone (and the rest
+    of its curve where it has more: ``raid6/single_rank/wb-ra · ws10/zipf1.2``), not by them
+    again.
     """
     rows = []
     for r in table.itertuples():
-        name = curve_name(r.config_key, r.pattern, r.block_size, r.active_pct)
+        name = curve_name(r.config_key, r.curve)
         if in_one_cell:
-            within = curve_label(r.pattern, r.block_size, r.active_pct)
-            ws = within.removeprefix(curve_label(r.pattern, r.block_size, None)).lstrip("/")
-            name = f"{r.config_key} · {ws}" if ws else str(r.config_key)
+            rest = "/".join(str(r.curve).split("/")[2:])  # past pattern and block size
+            name = f"{r.config_key} · {rest}" if rest else str(r.config_key)
         row: dict[str, Any] = {"curve": name}
         for label, point in (("Speed", r.speed), ("Optimum", r.optimum), ("Maximum", r.maximum)):
             row[f"{label} in flight"] = point.outstanding if point is not None else None

@@ -16,7 +16,7 @@ import pandas as pd
 
 from recommender.pareto import pareto_set
 from recommender.recommendations import ClassRecommendation
-from recommender.views.labels import RANK_CAPTION, curve_label, rank_label
+from recommender.views.labels import RANK_CAPTION, rank_label
 
 RECOMMEND_SCHEMA_ID = "raidsweep.recommend/1"
 STATUS_SCHEMA_ID = "raidsweep.status/1"
@@ -141,7 +141,7 @@ def curves_document(sweep_id: str, table: pd.DataFrame) -> dict[str, Any]:
         curves.append(
             {
                 "configuration": str(r.config_key),
-                "curve": curve_label(r.pattern, r.block_size, r.active_pct),
+                "curve": str(r.curve),
                 "pattern": str(r.pattern),
                 "block_size": int(r.block_size),
                 "active_pct": active,

@@ -8,11 +8,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import pandas as pd
-
 from recommender.classes import METRIC_UNITS
 from recommender.views.markdown import figure
-from sweeper.units import format_ms, format_size
+from sweeper.units import format_ms
 
 #: marks a configuration tied with the one its rank names (``=3``: tied with rank 3)
 TIE_MARK = "="
@@ -150,12 +148,7 @@ def concurrency_key(label: str) -> list[int]:
     return [int(x) for x in label[2:].split("x")] if re.fullmatch(r"qd\d+x\d+", label) else [0]
 
 
-def curve_label(pattern: str, block_size: int, active_pct: Any) -> str:
-    """A curve within its configuration: pattern, block size, working set (``randread/8k/ws10``)."""
-    ws = f"/ws{int(active_pct)}" if active_pct is not None and not pd.isna(active_pct) else ""
-    return f"{pattern}/{format_size(int(block_size))}{ws}"
-
-
-def curve_name(config_key: str, pattern: str, block_size: int, active_pct: Any) -> str:
-    """A curve among all: its configuration and ``curve_label``."""
-    return f"{config_key} · {curve_label(pattern, block_size, active_pct)}"
+def curve_name(config_key: str, curve: str) -> str:
+    """A curve among all: its configuration and its curve (``WorkloadCell.curve``: the cells'
+    key without the concurrency, ``randread/8k/ws10/zipf1.2``)."""
+    return f"{config_key} · {curve}"

@@ -18,7 +18,7 @@ def curves(
     as_json: Annotated[bool, json_flag("curves")] = False,
 ) -> None:
     """Concurrency curves: Speed, Optimum (the knee) and Maximum of each."""
-    from recommender.curves import sweep_curves
+    from recommender.curves import KNEE_RULE, sweep_curves
     from recommender.views import CONFIGURATION, curve_point_text
 
     results, record = open_sweep(store, sweep)
@@ -53,7 +53,7 @@ def curves(
         if r.optimum is None:
             optimum = f"– ({r.note})"  # why there is none
         else:
-            optimum = point(r.optimum) + ("" if r.method == "kneedle" else f" ({r.method})")
+            optimum = point(r.optimum)
         row = (str(len(r.points)), point(r.speed), optimum, point(r.maximum))
         table.add_row(r.config_key, _curve(r), *row)
         stacked += [
@@ -63,18 +63,19 @@ def curves(
             f"  Maximum {escape(row[3])}",
         ]
     console.print(fitted(table, ["[bold]IOPS @ mean latency, by I/Os in flight[/]", *stacked]))
+    for r in table_df.itertuples():
+        if r.optimum is not None and r.note != KNEE_RULE:
+            said = r.note.removeprefix(KNEE_RULE + "; ")
+            console.print(f"{escape(r.config_key)} {escape(_curve(r))}: {escape(said)}")
     for r in table_df[table_df["stopped"].notna()].itertuples():
         console.print(
             f"[yellow]{r.config_key} {_curve(r)}: stopped: {r.stopped}[/]", highlight=False
         )
     console.print(
-        "[dim]Optimum: Kneedle (Satopää et al. 2011) on log2 IOPS vs log2 I/Os in "
-        "flight; Speed: fewest I/Os in flight; Maximum: highest IOPS[/]"
+        f"[dim]Optimum: {KNEE_RULE}; Speed: fewest I/Os in flight; Maximum: highest IOPS[/]"
     )
 
 
 def _curve(r: Any) -> str:
-    """The curve's name: pattern, block size and working set, e.g. ``randread/8k/ws10``."""
-    from recommender.views import curve_label
-
-    return curve_label(r.pattern, r.block_size, r.active_pct)
+    """The curve's name: its cells' key without the concurrency, ``randread/8k/ws10``."""
+    return str(r.curve)

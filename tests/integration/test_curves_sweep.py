@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from recommender.curves import KNEEDLE, curves_table
+from recommender.curves import GAIN_VS_LATENCY, KNEE_RULE, curves_table
 from sweeper.spec import load_spec
 from sweeper.store.records import config_folder
 from tests.support.cli import cli as raidsweep
@@ -55,7 +55,7 @@ def test_whole_curve_has_speed_knee_and_maximum(tmp_path: Path) -> None:
     assert [p.outstanding for p in row.points] == WORKERS
     assert row.speed.outstanding == 1
     assert row.maximum.iops == max(p.iops for p in row.points)
-    assert row.method == KNEEDLE
+    assert row.method == GAIN_VS_LATENCY
     # The knee lies where latency has barely moved yet throughput has grown most of the way.
     assert 8 <= row.optimum.outstanding <= 256
     assert row.optimum.latency_ms < 2 * row.speed.latency_ms
@@ -81,7 +81,7 @@ def test_curve_stops_once_latency_passes_the_limit(tmp_path: Path) -> None:
         timeout=None,
         check=True,
     )
-    assert "stopped: latency" in cli.stdout and "Kneedle" in cli.stdout
+    assert "stopped: latency" in cli.stdout and KNEE_RULE in " ".join(cli.stdout.split())
     # Run again, the sweep finds the configuration complete: nothing past the stop is run.
     _, again = _sweep(_spec(tmp_path, curve_stop={"latency_limit": "200us"}), tmp_path / "s")
     assert again.runs_written == 0 and len(store.runs("curves")) == len(measured)
