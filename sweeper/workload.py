@@ -83,6 +83,10 @@ class Pattern:
         return 1.0 if self.reads else 0.0
 
 
+#: the most of iodepth, and of jobs, a cell can have
+MAX_JOBS = 4096
+
+
 @dataclass(frozen=True, order=True)
 class Concurrency:
     """Outstanding I/O as ``iodepth × numjobs`` (the reference study used 1 × 20 with sync I/O)."""
@@ -95,8 +99,8 @@ class Concurrency:
         what = "a concurrency (write iodepth x jobs, e.g. 1x20 or qd1x20)"
         m = _read(_CONCURRENCY_RE, text, what)
         iodepth, numjobs = int(m.group(1)), int(m.group(2))
-        if not (1 <= iodepth <= 4096 and 1 <= numjobs <= 4096):
-            raise ValueError(f"{text!r}: iodepth and jobs must be between 1 and 4096")
+        if not (1 <= iodepth <= MAX_JOBS and 1 <= numjobs <= MAX_JOBS):
+            raise ValueError(f"{text!r}: iodepth and jobs must be between 1 and {MAX_JOBS}")
         return cls(iodepth, numjobs)
 
     @property

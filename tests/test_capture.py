@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recommender.classes import WorkloadClass
@@ -14,7 +15,7 @@ from sweeper.capture.bins import concurrency_jobs, inferred_sequential, size_bin
 from sweeper.capture.characterize import Options, characterize
 from sweeper.capture.format import read_capture
 from sweeper.capture.phases import busy, phases
-from sweeper.capture.seconds import seconds
+from sweeper.capture.seconds import Second, seconds
 from sweeper.capture.trace import TraceTally, bucket_upper_ms, latency_bucket, parse_line
 from sweeper.errors import InputError
 from sweeper.workload import WorkloadCell
@@ -110,6 +111,40 @@ def test_the_phase_boundary_is_where_fio_changed(name: str) -> None:
     found = phases(active, 8)
     assert len(found) == 2
     assert abs(found[1].t_start - _run(name)["change_t"]) <= 2.0
+
+
+def _second(t: float, kind: str, rng: np.random.Generator) -> Second:
+    """One second of 4k random reads at 10,000/s (``A``) or 1 MiB writes at 500/s (``B``),
+    each rate with a few percent of noise."""
+    f = float(rng.uniform(0.95, 1.05))
+    if kind == "A":
+        n = int(10_000 * f)
+        return Second(t=t, dt=1.0, reads=n, read_bytes=4096 * n, read_ms=n // 2500)
+    n = int(500 * f)
+    return Second(t=t, dt=1.0, writes=n, write_bytes=2**20 * n, write_ms=8 * n)
+
+
+@pytest.mark.parametrize(
+    "lengths", [(300, 60, 900), (40, 31, 45), (900, 60, 300), (40, 40, 40), (500, 20, 20)]
+)
+def test_a_short_phase_inside_a_long_one_is_a_phase(lengths: tuple[int, int, int]) -> None:
+    """An hour's backup inside a day of OLTP, in small: A, then B, then A again. One split of
+    the whole leaves A's median on both sides; the local search finds B where it is."""
+    rng = np.random.default_rng(sum(lengths))
+    kinds = ["A"] * lengths[0] + ["B"] * lengths[1] + ["A"] * lengths[2]
+    series = [_second(float(i + 1), k, rng) for i, k in enumerate(kinds)]
+    found = phases(series, 20)
+    assert [(p.start, p.stop) for p in found] == [
+        (0, lengths[0]),
+        (lengths[0], lengths[0] + lengths[1]),
+        (lengths[0] + lengths[1], len(kinds)),
+    ]
+
+
+def test_steady_noise_is_one_phase() -> None:
+    rng = np.random.default_rng(3)
+    series = [_second(float(i + 1), "A", rng) for i in range(2000)]
+    assert len(phases(series, 20)) == 1
 
 
 def _classes(name: str) -> list:

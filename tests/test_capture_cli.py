@@ -119,3 +119,43 @@ def test_characterize_says_what_the_capture_noted(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     flat = " ".join(result.stdout.split())
     assert "the capture noted: device sdz went away after 12 s [bold]x[/bold]" in flat
+
+
+def test_capture_refuses_a_duration_shorter_than_its_interval(tmp_path: Path) -> None:
+    out = tmp_path / "c.jsonl"
+    _refused(
+        cli("capture", "-d", "nosuchdisk0", "-o", out, "--duration", "2s", "--interval", "60s"),
+        "--duration: 2s is shorter than --interval 60s",
+    )
+    assert not out.exists()
+
+
+def test_a_device_named_twice_is_counted_once(tmp_path: Path) -> None:
+    once = cli("characterize", CAPTURE, "-o", tmp_path / "a", "--min-phase", "8s", "-d", "loop0")
+    twice = cli(
+        "characterize",
+        CAPTURE,
+        "-o",
+        tmp_path / "b",
+        "--min-phase",
+        "8s",
+        "-d",
+        "loop0",
+        "-d",
+        "loop0",
+    )
+    assert once.returncode == 0 and twice.returncode == 0, once.stderr + twice.stderr
+    texts = [sorted(p.read_text() for p in (tmp_path / f).iterdir()) for f in "ab"]
+    assert texts[0] == texts[1]
+
+
+def test_no_share_floor_keeps_every_cell_with_a_weight(tmp_path: Path) -> None:
+    """``--min-share 0``: every cell kept, the smallest with a weight above zero (a weight
+    that rounded to 0.0 was refused by the class's own check: a traceback)."""
+    folder = tmp_path / "all"
+    result = cli("characterize", CAPTURE, "-o", folder, "--min-phase", "8s", "--min-share", "0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    for path in folder.iterdir():
+        weights = [c.weight for c in load_class(path).cells]
+        assert all(w > 0 for w in weights)

@@ -191,3 +191,48 @@ def test_every_option_that_changes_the_tracers_lines_is_pinned() -> None:
     assert {"blk_classic", "blk_cgroup", "context-info", "latency-format"} <= changing
     for name in changing:
         assert LINE_FORMAT.get(name) == baseline["options"][name], name
+
+
+def test_milliseconds_that_restart_while_requests_grow_are_no_wrap() -> None:
+    """A device re-created between two samples whose request counts had already passed the
+    old ones: its milliseconds restart from near zero, which is no 32-bit wrap (that would be
+    4.29e9 ms in an interval and millions of requests in flight): the interval is not its."""
+    capture = read_capture(HERE / "counters.jsonl")
+    name = capture.header.devices[0]
+    k = len(capture.samples) // 2
+    samples = []
+    for j, s in enumerate(capture.samples):
+        counters = list(s["diskstats"][name])
+        if j >= k:
+            for i, field in enumerate(FIELDS[: len(counters)]):
+                if field in WRAPPING:
+                    counters[i] = 5 + counters[i] - capture.samples[k]["diskstats"][name][i]
+        samples.append(s | {"diskstats": {name: counters}})
+    series = seconds(capture.model_copy(update={"samples": samples}))
+    assert series[k - 1].requests == 0 and series[k - 1].weighted_ms == 0
+    assert series[k:] == seconds(capture)[k:]
+    classes, _ = characterize(series, Options(name="restarted", min_phase_s=3))
+    for c in classes:
+        for cell, _ in c.kept:
+            WorkloadCell.parse(cell.key)  # a cell a spec takes
+
+
+def test_a_queue_deeper_than_a_cell_takes_is_the_most_jobs_and_said() -> None:
+    """Requests in flight above a cell's 4,096 jobs (64 jobs at QD128 over many devices, or
+    samples a moment apart): the class says qd1x4096 and how deep the queue was, never a
+    traceback for an invalid cell."""
+    capture = read_capture(HERE / "counters.jsonl")
+    name = capture.header.devices[0]
+    deeper = [FIELDS.index(f) for f in ("read_ms", "write_ms", "weighted_ms")]
+    samples = []
+    for s in capture.samples:
+        counters = list(s["diskstats"][name])
+        for at in deeper:  # every request waits 20,000 times as long: the queue as deep
+            counters[at] = (counters[at] * 20_000) % WRAP
+        samples.append(s | {"diskstats": {name: counters}})
+    deep = capture.model_copy(update={"samples": samples})
+    classes, _ = characterize(seconds(deep), Options(name="deep", min_phase_s=3))
+    kept = [cell for c in classes for cell, _ in c.kept]
+    assert kept and all(WorkloadCell.parse(c.key).concurrency.numjobs <= 4096 for c in kept)
+    deepest = max(kept, key=lambda c: c.in_flight)
+    assert deepest.key.endswith("/qd1x4096") and "more than a cell's 4096 jobs" in deepest.how

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from sweeper.workload import MAX_JOBS
+
 #: the smallest and largest block-size bins
 MIN_BIN = 512
 MAX_BIN = 16 * 1024**2
@@ -24,10 +26,11 @@ def size_bin(nbytes: float) -> int:
 
 
 def concurrency_jobs(in_flight: float) -> int:
-    """Mean requests in flight as a power of two of jobs, at least one (3 → 4, 5 → 4)."""
-    if in_flight <= 1.0:
+    """Mean requests in flight as a power of two of jobs, at least one (3 → 4, 5 → 4), at
+    most a cell's ``MAX_JOBS`` (a deeper queue is said beside the cell: ``cells._cell``)."""
+    if not in_flight > 1.0:
         return 1
-    return int(2 ** round(math.log2(in_flight)))
+    return int(min(MAX_JOBS, 2 ** round(math.log2(min(in_flight, 2.0 * MAX_JOBS)))))
 
 
 def inferred_sequential(requests: int, merges: int, mean_size: float) -> tuple[bool, str]:

@@ -14,6 +14,7 @@ from scipy.optimize import nnls
 from sweeper.capture.bins import concurrency_jobs, inferred_sequential, size_bin
 from sweeper.capture.seconds import Group, Second
 from sweeper.units import format_size
+from sweeper.workload import MAX_JOBS
 
 #: an interval's trace is taken as complete when it saw this share of the bytes diskstats
 #: counted in that direction
@@ -202,6 +203,8 @@ def _cell(
     requests = int(sum(t[0] for t in parts))
     in_flight = sum(t[2] for t in parts) / busy_s if busy_s > 0 else 1.0
     jobs = concurrency_jobs(in_flight)
+    if in_flight > MAX_JOBS:
+        how += f"; {in_flight:,.0f} requests in flight, more than a cell's {MAX_JOBS} jobs"
     return ObservedCell(
         key=f"{pattern}/{format_size(bin_)}/qd1x{jobs}",
         requests=requests,

@@ -138,7 +138,8 @@ def _phase_class(
             f"{c.bytes / total_bytes:.1%} of bytes; {c.how}, {c.in_flight:.1f} in flight"
         )
     for c, s in dropped:
-        lines.append(f"  dropped as noise: {c.key} ({s:.1%} of {basis} < {options.min_share:.0%})")
+        floor = f"{100 * options.min_share:g}%"
+        lines.append(f"  dropped as noise: {c.key} ({s:.1%} of {basis} < {floor})")
     lines += limit_notes
     document: dict[str, Any] = {
         "name": name,
@@ -153,7 +154,8 @@ def _phase_class(
 
 def _percentages(shares: list[float]) -> list[float]:
     """Shares as percentages with one decimal, summing to 100 (the largest takes the rest)."""
-    out = [round(100 * s, 1) for s in shares]
+    # a share under 0.1% keeps two significant digits: a weight of 0 is no weight
+    out = [round(100 * s, 1) if s >= 0.001 else float(f"{100 * s:.2g}") for s in shares]
     big = max(range(len(out)), key=out.__getitem__)
     out[big] = round(100 - sum(o for i, o in enumerate(out) if i != big), 1)
     return out

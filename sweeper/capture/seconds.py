@@ -114,10 +114,14 @@ def seconds(capture: Capture, devices: list[str] | None = None) -> list[Second]:
 def deltas(before: list[int], after: list[int]) -> list[int] | None:
     """A device's counter deltas between two samples: the 32-bit milliseconds modulo 2**32
     (a wrap is no reset), the in-flight count as it is after; None when a request or sector
-    count went backwards (the device was re-created: the interval is not its)."""
+    count went backwards, or a millisecond counter went back from below 2**31 (the device
+    was re-created: the interval is not its). A counter wraps only from high up: one that
+    restarted from zero has not run 4.29e9 ms in an interval."""
     out = []
     for i, (x, y) in enumerate(zip(before, after, strict=True)):
         if i in _WRAPS:
+            if y < x and x < WRAP // 2:
+                return None
             out.append((y - x) % WRAP)
         elif i in _GROWS and y < x:
             return None

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from sweeper.cli.common import (
     console,
+    err,
     fail,
     lock_folder_problem,
     output_problem,
     seconds_option,
 )
+from sweeper.untrusted import terminal_text
 
 
 class TraceMode(StrEnum):
@@ -60,6 +66,11 @@ def capture(
     problems: list[str] = []
     duration_s = seconds_option(duration, "--duration", problems, 2, None, 0.0)
     interval_s = seconds_option(interval, "--interval", problems, 0.1, 60, 1.0)
+    if duration_s and interval_s and duration_s < interval_s:
+        problems.append(
+            f"--duration: {duration} is shorter than --interval {interval}: a capture needs "
+            "two samples an interval apart (one interval at least)"
+        )
     with open(diskstats.DISKSTATS) as fh:
         known = diskstats.known_devices(fh.read())
     names: list[str] = []
@@ -130,10 +141,21 @@ def capture(
     locks = tracefs.tracer_lock() if use_trace else {}
     try:
         with hold(locks, lock_record(f"raidsweep capture --device {' --device '.join(names)}")):
-            end = record(output, header)
+            with _ended_by_signals():
+                end = record(output, header)
     except LockHeld as exc:  # another capture took the tracer since it was looked at
         fail(exc)
-    except OSError as exc:  # the kernel refused the tracer, or the file could not be made
+    except OSError as exc:
+        if output.exists():  # made and written to: the file system failed mid-capture
+            err.print(
+                f"[bold red]error:[/] the capture stopped: {escape(terminal_text(str(exc)))}; "
+                f"what it wrote until then is kept in {escape(terminal_text(str(output)))} "
+                "(characterize reads it)",
+                highlight=False,
+                soft_wrap=True,
+            )
+            raise typer.Exit(1) from None
+        # the kernel refused the tracer, or the file could not be made
         fail(InputError("raidsweep capture", [f"could not start: {exc}"]))
     for note in end["notes"]:
         console.print(f"note: {note}", highlight=False, markup=False)
@@ -143,6 +165,27 @@ def capture(
         f"used {end['cpu_s']:.2f} CPU s, {share:.2f}% of one core",
         highlight=False,
     )
+
+
+@contextmanager
+def _ended_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a ``kill``, a dropped ssh session) end the capture as Ctrl-C
+    does: the samples kept, the end written, the kernel's block tracer put back as it was
+    found (it is the machine's: left on, it would refuse the next capture). A second such
+    signal while it ends is ignored."""
+
+    def stop(signum: int, frame: object) -> None:
+        for sig in watched:
+            signal.signal(sig, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    watched = (signal.SIGTERM, signal.SIGHUP)
+    before = {sig: signal.signal(sig, stop) for sig in watched}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _tracer_held() -> str | None:

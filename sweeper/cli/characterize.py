@@ -101,7 +101,7 @@ def characterize(
                 ],
             )
         )
-    series = seconds(data, device or None)
+    series = seconds(data, list(dict.fromkeys(device or [])) or None)  # one named twice: once
     classes, notes = run(series, Options(class_name, min_phase_s, share, room))
     notes += _trace_losses(data.end or {})
     # what the capture itself noted (a device that went away, a setting not put back): the

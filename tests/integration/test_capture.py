@@ -345,3 +345,29 @@ def test_a_disk_and_its_partition_are_not_both_observed(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stdout + result.stderr
     finally:
         subprocess.run(["losetup", "-d", dev], check=False)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_kill_ends_a_traced_capture_as_ctrl_c_does(
+    tmp_path: Path, device: str, traceable: None, sig: signal.Signals
+) -> None:
+    """``kill`` (what the refusal of a second capture advises) or a dropped ssh session: the
+    samples kept with the end record, and the machine's block tracer put back as it was."""
+    root = tracefs()
+    assert root is not None
+    settings = ("current_tracer", "trace_clock", "buffer_size_kb")
+    before = {name: (root / name).read_text() for name in settings}
+    out = tmp_path / "c.jsonl"
+    proc = start("capture", "-d", device, "-o", out, "--duration", "60s", "--trace", "on")
+    deadline = time.monotonic() + 30
+    while not (out.exists() and len(out.read_text().splitlines()) >= 3):
+        assert time.monotonic() < deadline and proc.poll() is None, finish(proc)
+        time.sleep(0.1)
+    proc.send_signal(sig)
+    rc, said = finish(proc)
+    assert rc == 0, said
+    end = json.loads(out.read_text().splitlines()[-1])["end"]
+    assert end["stopped"] == "interrupted" and end["samples"] >= 2, end
+    assert {name: (root / name).read_text() for name in settings} == before
+    enable = Path("/sys/block") / Path(device).name / "trace" / "enable"
+    assert enable.read_text().strip() == "0"
