@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from recommender.classes import METRIC_UNITS, WorkloadClass
+from recommender.figures import figure as figure_text
 from recommender.sweepcompare import recommended
 from recommender.sweepstats import (
     Interval,
@@ -38,7 +39,7 @@ from recommender.sweepstats import (
 )
 from sweeper.errors import InputError
 from sweeper.spec.acceptance import BASELINE, Acceptance, Gate
-from sweeper.units import parse_latency_ms
+from sweeper.units import format_ms, parse_latency_ms
 
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 #: ``raidsweep accept``'s exit status per verdict (2 is bad input, 1 a crash)
@@ -66,6 +67,9 @@ class Check:
     unit: str
     verdict: str
     note: str = ""
+    #: the bound the figure is judged against (an absolute one's figure, a relative one's
+    #: ratio): the figures are written with the decimals that tell them from it
+    bound: float = math.nan
 
 
 @dataclass
@@ -143,7 +147,16 @@ class _Judge:
         self.problems: list[str] = []
         self.checks: list[Check] = []
 
-    def configuration(self, runs: SweepRuns, gate: Gate, i: int, fixed: str | None) -> str | None:
+    def configuration(
+        self,
+        runs: SweepRuns,
+        gate: Gate,
+        i: int,
+        fixed: str | None,
+        field: str = "acceptance.configuration",
+    ) -> str | None:
+        """The configuration the gate judges in ``runs``: ``fixed`` (the spec's ``field``),
+        else the gate's class's recommended one, else the sweep's only one."""
         keys = sorted(set(runs.runs["config_key"]))
         where = f"acceptance.gates[{i}]"
         if fixed is not None:
@@ -157,7 +170,7 @@ class _Judge:
             return keys[0]
         self.problems.append(
             f"{where}: sweep {runs.name} has {len(keys)} configurations; name "
-            "acceptance.configuration, or the gate's class (its recommended one is judged)"
+            f"{field}, or the gate's class (its recommended one is judged)"
         )
         return None
 
@@ -174,7 +187,8 @@ class _Judge:
             base_config = None
             if gate.relative and self.base is not None:
                 fixed = acc.baseline.configuration if acc.baseline else None
-                base_config = self.configuration(self.base, gate, i, fixed)
+                field = "acceptance.baseline.configuration"
+                base_config = self.configuration(self.base, gate, i, fixed, field)
             if config is not None and (base_config is not None or not gate.relative):
                 self.gate(i, gate, config, base_config)
         if self.problems:
@@ -195,32 +209,93 @@ class _Judge:
         return (default if own is None else own) / 100
 
     def values(
-        self, runs: SweepRuns, config: str, gate: Gate, column: str, cell: str | None
+        self,
+        runs: SweepRuns,
+        config: str,
+        gate: Gate,
+        column: str,
+        cell: str | None,
+        cells: list[str] | None = None,
     ) -> np.ndarray:
-        """Per repetition: the gate's class score (``cell`` None) or one cell's figure."""
+        """Per repetition: the gate's class score (``cell`` None: over ``cells``, by default
+        the class's that were measured) or one cell's figure."""
         wide = per_repetition(runs.runs, config, column)
         if cell is not None:
             return cell_values(wide, cell)
         wclass = self.classes[str(gate.class_name)]
-        return class_scores(wide, {c.cell: c.weight for c in wclass.cells if c.cell in wide})
+        keep = set(wide.columns) if cells is None else set(cells)
+        return class_scores(wide, {c.cell: c.weight for c in wclass.cells if c.cell in keep})
+
+    def class_cells(
+        self, gate: Gate, figure: str, config: str, base_config: str | None
+    ) -> tuple[list[str], str]:
+        """The class cells a class score gate scores (those measured; against a baseline,
+        those both sweeps measured, as ``compare`` scores them), and what is to be said of
+        the rest: a score over fewer cells is not the class's."""
+        wclass = self.classes[str(gate.class_name)]
+        cells = [c.cell for c in wclass.cells]
+        have = set(per_repetition(self.new.runs, config, figure).columns)
+        if base_config is not None and self.base is not None:
+            have &= set(per_repetition(self.base.runs, base_config, figure).columns)
+        scored = [c for c in cells if c in have]
+        missing = [c for c in cells if c not in have]
+        if not missing:
+            return scored, ""
+        weight = {c.cell: c.weight for c in wclass.cells}
+        lost = sum(weight[c] for c in missing)
+        where = "measured by both sweeps" if base_config is not None else "measured"
+        return scored, (
+            f"on {len(scored)} of the class's {len(cells)} cells {where}: "
+            f"{', '.join(missing)} (weight {lost:g} of {sum(weight.values()):g}) not"
+        )
 
     def minimum(
         self, i: int, gate: Gate, figure: str, bound: Bound, config: str, base_config: str | None
     ) -> None:
         unit = METRIC_UNITS[figure]
-        values = self.values(self.new, config, gate, figure, gate.cell)
+        cells: list[str] | None = None
+        partial = ""
+        if gate.cell is None:
+            against = base_config if bound == BASELINE else None
+            cells, partial = self.class_cells(gate, figure, config, against)
+        values = self.values(self.new, config, gate, figure, gate.cell, cells)
         criterion = f"min {unit}" if gate.cell else f"min {unit} (class score)"
         where = _Where(i, gate, None, config, base_config)
-        self.record(where, criterion, values, bound, figure, minimum=True)
+        self.record(
+            where, criterion, values, bound, figure, minimum=True, cells=cells, partial=partial
+        )
 
     def maximum(
         self, i: int, gate: Gate, metric: str, bound: Bound, config: str, base_config: str | None
     ) -> None:
         column = figure_column(metric)
         cells = [gate.cell] if gate.cell else self.classes[str(gate.class_name)].cell_keys
+        measured = set(per_repetition(self.new.runs, config, "iops").columns)
         judged = 0
         for cell in cells:
             values = self.values(self.new, config, gate, column, cell)
+            if gate.cell is None and cell not in measured:
+                # a class cell not measured at all: its bound is not shown to hold
+                judged += 1
+                where = _Where(i, gate, cell, config, base_config)
+                self.checks.append(
+                    Check(
+                        i,
+                        f"{gate.target} · cell {cell}",
+                        config,
+                        f"max {metric}",
+                        f"≤ {bound}",
+                        math.nan,
+                        math.nan,
+                        math.nan,
+                        0,
+                        bound == BASELINE,
+                        "ms",
+                        UNDECIDED,
+                        "not measured: the class's bound is not shown to hold there",
+                    )
+                )
+                continue
             if len(values):
                 judged += 1
                 where = _Where(i, gate, cell, config, base_config)
@@ -240,7 +315,11 @@ class _Judge:
         column: str,
         *,
         minimum: bool,
+        cells: list[str] | None = None,
+        partial: str = "",
     ) -> None:
+        """One check: ``values`` against ``bound``; a class score over ``cells`` (the
+        baseline's too), ``partial`` saying which of the class's cells it lacks."""
         level = self.acc.confidence
         i, gate, config, base_config = where.gate_index, where.gate, where.config, where.base_config
         cell = where.cell or gate.cell
@@ -251,7 +330,7 @@ class _Judge:
             return
         if bound == BASELINE:
             assert self.base is not None and base_config is not None
-            base = self.values(self.base, base_config, gate, column, cell)
+            base = self.values(self.base, base_config, gate, column, cell, cells)
             if not len(base):
                 self.problems.append(
                     f"acceptance.gates[{i}]: baseline {self.base.name} ({base_config}) has "
@@ -263,8 +342,8 @@ class _Judge:
             iv = ratio_interval(base, values, level)
             sign = "≥" if minimum else "≤"
             required = (
-                f"{sign} {limit:.0%} of baseline {base_config} "
-                f"({mean_interval(base, level).value:,.4g} {unit})"
+                f"{sign} {_percent(limit)} of baseline {base_config} "
+                f"({figure_text(mean_interval(base, level).value)} {unit})"
             )
             relative = True
         else:
@@ -273,9 +352,27 @@ class _Judge:
             required = f"≥ {limit:,.6g} {unit}" if minimum else f"≤ {bound}"
             relative = False
         verdict, note = _decide(iv, limit, minimum)
+        if partial:
+            if relative:  # compared on the cells both have, as compare does: said
+                note = "; ".join(filter(None, [f"{partial} compared", note]))
+            else:  # the class's score is not known without them
+                verdict = UNDECIDED
+                note = f"{partial} measured: the class's score is not known without them"
         figures = (iv.value, iv.lo, iv.hi, iv.n)
         self.checks.append(
-            Check(i, target, config, criterion, required, *figures, relative, unit, verdict, note)
+            Check(
+                i,
+                target,
+                config,
+                criterion,
+                required,
+                *figures,
+                relative,
+                unit,
+                verdict,
+                note,
+                limit,
+            )
         )
 
 
@@ -293,13 +390,39 @@ def judge(
     return _Judge(acceptance, new, classes, baseline).judge()
 
 
+def _percent(share: float) -> str:
+    """A tolerance's bound as a percentage with the decimals it has (97.5%, 95%)."""
+    return f"{100 * share:.6g}%"
+
+
+def _decimals_apart(check: Check) -> int:
+    """Decimals that tell the measured mean from the bound it is judged against (3,007.5
+    against 3,007.6, not 3,008 against 3,007.6), none where whole figures already do: at
+    most four more than the usual (none from 100 up; 0.1% for a share)."""
+    if math.isnan(check.bound) or math.isnan(check.measured) or check.measured == check.bound:
+        return 0
+    scale = 100.0 if check.relative else 1.0
+    x, b = scale * check.measured, scale * check.bound
+    usual = 1 if check.relative else 0
+    for d in range(usual, usual + 5):
+        if f"{x:.{d}f}" != f"{b:.{d}f}":
+            return d
+    return usual + 4
+
+
 def measured_text(check: Check) -> str:
     """The figure with its interval: ``12,345 (12,100–12,590) IOPS`` or ``97% (95–99%)``."""
+
+    decimals = _decimals_apart(check)
 
     def fmt(x: float) -> str:
         if math.isnan(x):
             return "–"
-        return f"{x:.1%}" if check.relative else f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+        if check.relative:
+            return f"{100 * x:.{max(1, decimals)}f}%"
+        if check.unit == "ms" and not decimals:
+            return format_ms(x)  # as every other surface writes a latency
+        return f"{x:,.{decimals}f}" if x >= 100 or decimals else f"{x:.3g}"
 
     unit = "of baseline" if check.relative else check.unit
     return f"{fmt(check.measured)} ({fmt(check.lo)} … {fmt(check.hi)}) {unit}"
