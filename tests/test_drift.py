@@ -86,3 +86,15 @@ def test_the_clock_is_the_arrays() -> None:
     assert array_hours(real).tolist() == pytest.approx([0, 1 / 6, 2 / 6, 3 / 6])
     simulated = _runs(np.full(4, 1_000.0), minutes=0.005 / 60).assign(array_time_s=60.0)
     assert array_hours(simulated).tolist() == pytest.approx([0, 1 / 60, 2 / 60, 3 / 60])
+
+
+def test_every_run_is_in_the_fit_the_first_too() -> None:
+    """A first run a clean cache made faster, then a flat series: the slope beside "10,692
+    → 6,795" must feel the first run (Cochrane–Orcutt alone dropped it: +0.1 %/h)."""
+    rng = np.random.default_rng(5)
+    iops = np.concatenate([[10_692.0], 6_800 + rng.normal(0, 80, 23)])
+    (row,) = drift_table(_runs(iops), CELL).itertuples()
+    assert row.runs == 24 and row.first_iops == 10_692.0
+    assert row.slope_pct_per_h < -2.0
+    without_first = drift_table(_runs(iops[1:]), CELL).iloc[0]
+    assert abs(without_first["slope_pct_per_h"]) < 1.0
