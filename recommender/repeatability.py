@@ -58,6 +58,8 @@ def repeatability_summary(
     """The few figures a reader checks first, and the cells that need a look."""
     if stats.empty:
         return {"cells": 0}
+    # a cell of one repetition has no spread to judge: counted apart, never a CV of 0 or NaN
+    spread = stats[stats["n"] >= 2]
     flagged = stats[
         (stats["cv_pct"] > cv_limit_pct)
         | stats["outlier_repetitions"].map(bool)
@@ -65,7 +67,8 @@ def repeatability_summary(
     ]
     return {
         "cells": int(len(stats)),
-        "median_cv_pct": round(float(stats["cv_pct"].median()), 2),
+        "cells_with_spread": int(len(spread)),
+        "median_cv_pct": (round(float(spread["cv_pct"].median()), 2) if len(spread) else None),
         "cv_limit_pct": cv_limit_pct,
         "cells_above_cv_limit": int((stats["cv_pct"] > cv_limit_pct).sum()),
         "cells_with_outliers": int(stats["outlier_repetitions"].map(bool).sum()),

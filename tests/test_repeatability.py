@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -41,3 +42,36 @@ def test_cv_and_interval_match_the_textbook() -> None:
     assert row["ci_hi"] == pytest.approx(12 * math.exp(log_half), rel=1e-6)
     assert row["ci_lo"] == pytest.approx(12 * math.exp(-log_half), rel=1e-6)
     assert repeatability_summary(cell_statistics(runs.iloc[:0]))["cells"] == 0
+
+
+def test_cells_of_one_repetition_have_no_spread_to_judge() -> None:
+    """A sweep of one repetition: no median CV (it was NaN, shown as "nan%"), and the cells
+    of one repetition are counted apart, not as agreeing."""
+    alone = _runs([("a", c, 1, 100.0, None) for c in ("randread/4k/qd1x1", "write/1m/qd1x1")])
+    summary = repeatability_summary(cell_statistics(alone))
+    assert summary["cells"] == 2 and summary["cells_with_spread"] == 0
+    assert summary["median_cv_pct"] is None
+    mixed = pd.concat(
+        [alone, _runs([("a", "read/1m/qd1x1", r, v, None) for r, v in ((1, 100.0), (2, 110.0))])]
+    )
+    summary = repeatability_summary(cell_statistics(mixed))
+    assert summary["cells"] == 3 and summary["cells_with_spread"] == 1
+    assert summary["median_cv_pct"] == pytest.approx(100 * math.sqrt(50) / 105, abs=0.01)
+
+
+def test_the_report_says_agreement_is_unknown_for_one_repetition(tmp_path) -> None:
+    """A real sweep of one repetition rendered: no "nan%", and no "0 above 3%" that would
+    read as cells agreeing."""
+    from recommender.report import render_report
+    from tests.support.specs import class_measuring, one_cell_sim, write_spec
+    from tests.support.sweeps import sweep
+
+    spec = one_cell_sim("once", ["raid10", "raid5"], repetitions=1)
+    spec["classes"] = [class_measuring(tmp_path, spec["matrix"])]
+    store, outcome = sweep(write_spec(tmp_path, spec, "once"), tmp_path / "store")
+    assert outcome.complete
+    record = store.get_sweep("once") or {}
+    text = " ".join(re.sub(r"<[^>]+>", " ", render_report(store, record)).split())
+    assert "nan" not in text and "0 above" not in text
+    assert "2 cells (2 of one repetition: no spread to judge)" in text
+    assert "no cell has two repetitions: their agreement is unknown" in text
