@@ -52,6 +52,8 @@ def interval_text(lo: Any, hi: Any, decimals: int | None = None) -> str:
     ends have that many, as the score beside them, and no zero is dropped; distinct ends
     that would read alike still get up to ``INTERVAL_EXTRA_DECIMALS`` more."""
     ends = [_finite(lo), _finite(hi)]
+    if ends[0] is None and ends[1] is None:
+        return "–"  # no interval (one repetition)
     if ends[0] is None or ends[1] is None:
         return f"{figure(lo)}–{figure(hi)}"
     a, b = ends
@@ -126,5 +128,7 @@ def score_spec(scores: Iterable[Any]) -> str:
 
 def score_text(score: Any, lo: Any, hi: Any, decimals: int) -> str:
     """A score with its 95% interval, as a ranking's line writes it:
-    ``3,423 (3,304–3,543)``, both with ``decimals`` (``score_decimals`` of the class)."""
-    return f"{figure(score, f',.{decimals}f')} ({interval_text(lo, hi, decimals)})"
+    ``3,423 (3,304–3,543)``, both with ``decimals`` (``score_decimals`` of the class);
+    ``43,086 (no interval)`` where there is none (one repetition)."""
+    interval = interval_text(lo, hi, decimals)
+    return f"{figure(score, f',.{decimals}f')} ({'no interval' if interval == '–' else interval})"

@@ -72,11 +72,10 @@ class ClassRecommendation:
         unit = METRIC_UNITS[self.wclass.metric]
         decimals = score_decimals(self.ranked["score"])
         spec = f",.{decimals}f"
-        text = (
-            f"{self.name}: {b['config_key']} — {figure(b['score'], spec)} {unit} "
-            f"(95% CI {interval_text(b['score_lo'], b['score_hi'], decimals)}, "
-            f"{int(b['repetitions'])} reps)"
-        )
+        interval = interval_text(b["score_lo"], b["score_hi"], decimals)
+        reps = int(b["repetitions"])
+        spread = f"95% CI {interval}, {reps} reps" if interval != "–" else "1 rep: no interval"
+        text = f"{self.name}: {b['config_key']} — {figure(b['score'], spec)} {unit} ({spread})"
         tied = self.tied_set
         if tied:
             named = ", ".join(tied[:3]) + (f" and {len(tied) - 3} more" if len(tied) > 3 else "")

@@ -167,10 +167,13 @@ def score_class(runs: pd.DataFrame, wclass: WorkloadClass) -> pd.DataFrame:
     n = out["repetitions"].to_numpy()
     score = out["score"].to_numpy(dtype=float)
     lo, hi = mean_bounds(score, sd.to_numpy(), n)
-    # one repetition (or no spread known): the interval is the score itself
-    out["score_lo"], out["score_hi"] = np.where(n > 1, lo, score), np.where(n > 1, hi, score)
+    # one repetition: no interval and no spread (NaN), never a point taken for certainty; a
+    # row without an interval overlaps none, so its rank is its mean's
+    out["score_lo"], out["score_hi"] = lo, hi
     out["cv_pct"] = np.where(
-        out["score"] != 0, 100 * sd / out["score"].where(out["score"] != 0, 1), 0.0
+        n > 1,
+        np.where(out["score"] != 0, 100 * sd / out["score"].where(out["score"] != 0, 1), 0.0),
+        np.nan,
     )
     out["cells_measured"] = measured.sum(axis=1).astype(int)
     out["cells_missing"] = _cells_missing(measured.to_numpy(), scored.cell_names, wclass)

@@ -44,8 +44,10 @@ class Pruner:
             scored = score_class(others, wclass)
             keepers = scored[scored["meets_limits"] & scored["cells_missing"].eq("")]
             if len(keepers):
-                best = keepers.loc[keepers["score_lo"].idxmax()]
-                self.bar[wclass.name] = (str(best["config_key"]), float(best["score_lo"]))
+                # a keeper of one repetition has no interval: its score is its bar
+                low = keepers["score_lo"].fillna(keepers["score"])
+                best = low.idxmax()
+                self.bar[wclass.name] = (str(keepers.loc[best, "config_key"]), float(low[best]))
             o = _cell_values(others, wclass.metric)
             means = o.groupby(["cell_key", "config_key"])["m"].mean()
             for cell, value in means.groupby(level=0).max().items():

@@ -181,7 +181,7 @@ def _figures(r: Any, prices: dict[str, Any] | None, decimals: int) -> dict[str, 
 
     out = {
         "score": score_text(r.score, r.score_lo, r.score_hi, decimals),
-        "CV": f"{r.cv_pct:.1f}%",
+        "CV": known(r.cv_pct, ".1f") + ("%" if r.cv_pct == r.cv_pct else ""),
         "n": str(r.repetitions),
         "usable": known(r.usable_share, ".0%"),
         "loss risk/yr": risk_text(r.loss_risk_per_year),
