@@ -197,3 +197,13 @@ def test_a_score_interval_is_positive_and_matches_the_log_t_interval() -> None:
         pytest.approx(math.exp(log_lo)),
         pytest.approx(math.exp(log_hi)),
     )
+
+
+def test_one_repetition_has_no_interval_and_no_spread() -> None:
+    """Never a zero-width interval and a CV of 0% taken for certainty: the figures say none."""
+    from recommender.figures import score_text
+
+    row = score_class(runs("a", [1000], [10]), CLS).iloc[0]
+    assert row.repetitions == 1
+    assert math.isnan(row.score_lo) and math.isnan(row.score_hi) and math.isnan(row.cv_pct)
+    assert score_text(row.score, row.score_lo, row.score_hi, 0) == f"{row.score:,.0f} (no interval)"
