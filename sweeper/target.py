@@ -22,6 +22,7 @@ import contextlib
 import errno
 import os
 import re
+import shutil
 import stat
 import subprocess
 import tempfile
@@ -106,20 +107,77 @@ def _partitions(name: str) -> list[str]:
     return []
 
 
+#: where blkid is looked for beside the PATH (cron's PATH has no sbin)
+_SBIN = ("/usr/sbin", "/sbin", "/usr/bin", "/bin")
+
+
+class UnknownSignature(Exception):
+    """Whether a device or file carries a signature cannot be told."""
+
+
 def _signature(device: str) -> str | None:
-    """The filesystem or partition-table type blkid finds on ``device`` (None: none)."""
+    """The filesystem or partition-table type blkid finds on ``device`` (None: none).
+
+    Fails closed: only blkid's "nothing found" (exit status 2) is no signature. Two or more
+    signatures (exit 8, nothing printed: a filesystem over a leftover one) are a signature;
+    blkid missing, timing out or failing otherwise raise ``UnknownSignature``."""
+    search = os.pathsep.join([os.environ.get("PATH", ""), *_SBIN])
+    blkid = shutil.which("blkid", path=search)
+    if blkid is None:
+        raise UnknownSignature("blkid (util-linux) is not installed")
     try:
         out = subprocess.run(
-            ["blkid", "-p", "-o", "export", "--", device],
+            [blkid, "-p", "-o", "export", "--", device],
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except subprocess.TimeoutExpired:
+        raise UnknownSignature("blkid took more than 30 s") from None
+    except OSError as exc:
+        raise UnknownSignature(f"blkid could not run: {exc.strerror}") from None
+    if out.returncode == 2:
         return None
+    if out.returncode == 8:
+        return "more than one (blkid: ambivalent probing result)"
     fields = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
-    return fields.get("TYPE") or fields.get("PTTYPE")
+    found = fields.get("TYPE") or fields.get("PTTYPE")
+    if out.returncode == 0 and found:
+        return found
+    if out.returncode == 0:
+        return "an unnamed one (blkid found a signature of no type)"
+    said = (out.stderr.strip() or out.stdout.strip())[-200:]
+    raise UnknownSignature(f"blkid exited {out.returncode}" + (f": {said}" if said else ""))
+
+
+def _claimed(node: str) -> bool:
+    """Whether the kernel refuses an exclusive open of the block device ``node`` (EBUSY):
+    mounted in any mount namespace, a member of a mounted multi-device filesystem, held by
+    md, device-mapper or a partition in use, or opened exclusively by a program (mkfs,
+    cryptsetup). What this mount table, /proc/swaps and the holders do not show."""
+    try:
+        fd = os.open(node, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC)
+    except OSError as exc:
+        return exc.errno == errno.EBUSY
+    os.close(fd)
+    return False
+
+
+def _sharing_storage(real: str) -> list[str]:
+    """The other loop devices over the same storage as the block device ``real``: over the
+    same backing file, over ``real`` itself, or beneath it (``real`` a loop over them), as
+    ``sweeper.target_identity`` chains a loop device to what backs it."""
+    mine = set(local_identity(real))
+    found = []
+    with contextlib.suppress(OSError):
+        for place in sorted(Path("/sys/class/block").iterdir(), key=lambda p: _natural(p.name)):
+            node = f"/dev/{place.name}"
+            if node == real or not (place / "loop").is_dir() or not os.path.exists(node):
+                continue
+            if mine & set(local_identity(node)):
+                found.append(node)
+    return found
 
 
 def scratch_mark(inode: int) -> bytes:
@@ -226,6 +284,8 @@ def _file_in_use(path: str, real: str) -> list[str]:
             held = sorted(p.name for p in (Path("/sys/class/block") / name / "holders").iterdir())
             if held:
                 uses.append(f"held by {', '.join(held)}")
+        if not uses and _claimed(node):
+            uses.append("in use: the kernel refuses to open it exclusively")
         how = f" ({'; '.join(uses)})" if uses else ""
         problems.append(
             f"{path} is the backing file of loop device {node}{how}; fio must not write "
@@ -356,17 +416,52 @@ def target_problems(
             if dev in mounted:
                 problems.append(("target", f"{dev} is mounted or used as swap"))
         holders = Path("/sys/class/block") / t.block_name / "holders"
+        held: list[str] = []
         with contextlib.suppress(OSError):
             held = sorted(p.name for p in holders.iterdir())
             if held:
                 problems.append(("target", f"{path} is held by {', '.join(held)}"))
+        if not held and not any(dev in mounted for dev in busy) and _claimed(t.realpath):
+            problems.append(
+                (
+                    "target",
+                    f"{path} is in use: the kernel refuses to open it exclusively (mounted, "
+                    "perhaps in another mount namespace or as a member of a multi-device "
+                    "filesystem, held by a partition in use, or opened exclusively by a "
+                    "program)",
+                )
+            )
+        for other in _sharing_storage(t.realpath):
+            uses = [f"mounted at {p}" for p in _mount_points().get(other, [])]
+            if not uses and _claimed(other):
+                uses.append("in use")
+            if uses:
+                problems.append(
+                    (
+                        "target",
+                        f"{path} shares its storage with {other} ({'; '.join(uses)}): fio "
+                        f"would write under it",
+                    )
+                )
         if t.size == 0:
             problems.append(("target", f"{path} has no capacity (size 0)"))
     else:
         # Allowed or raidsweep's own, a file is refused as a device is: while something uses
         # it as storage (a loop device, a mount, swap), or while it carries a filesystem.
         problems += [("target", msg) for msg in _file_in_use(path, t.realpath)]
-    sig = _signature(t.realpath)
+    try:
+        sig = _signature(t.realpath)
+    except UnknownSignature as exc:
+        sig = None
+        if not overwrite_signatures:
+            problems.append(
+                (
+                    "target",
+                    f"{path}: whether it carries a filesystem or partition table cannot be "
+                    f"told ({exc}); set overwrite_signatures: true to allow fio to destroy "
+                    "whatever it carries",
+                )
+            )
     if sig and not overwrite_signatures:
         problems.append(
             (
