@@ -45,6 +45,7 @@ class FioDriver(LoadDriver):
         self.transport = transport
         self._identity = identity or (lambda: transport.identity(load.target))
         self.working_set = 0
+        self._pinned: dict[str, Any] = {}
         self.fill_record: dict[str, Any] = {}
         self.purge_record: dict[str, Any] = {}
         self._preconditioned: set[str] = set()
@@ -68,12 +69,34 @@ class FioDriver(LoadDriver):
             )
         (self.state_dir / "jobs").mkdir(parents=True, exist_ok=True)
         self.transport.watched = self.load.target
+        # what the target is now, checked and locked: every fio start is to this one
+        self._pinned = self.transport.identity(self.load.target)
         if self.load.purge is not None:
             self.purge_record = self._purge(self.load.purge, size)
         if self.load.precondition is not None:
             self.fill_record = self._fill(self.load.precondition.passes, "128k")
         elif self.load.fill and any(p.reads for p in self.matrix.patterns):
             self.fill_record = self._fill()
+
+    def _same_target(self) -> None:
+        """Refuse to start fio where the target's name now leads elsewhere (a symlink or a
+        by-path link pointed at another device, a device renumbered, the file replaced):
+        that device was never allowed, checked nor locked."""
+        try:
+            now = self.transport.identity(self.load.target)
+        except OSError as exc:
+            raise RuntimeError(f"{self.load.target} cannot be looked at: {exc.strerror}") from None
+        if now != self._pinned:
+            raise RuntimeError(
+                f"{self.load.target} now leads to {now.get('target')}, not to the "
+                f"{self._pinned.get('target')} checked and locked when this configuration "
+                "began: fio is not started"
+            )
+
+    def _fio(self, job: Path, timeout_s: float, **options: Any) -> TransportRun:
+        """``transport.run``, once the target is still the one checked and locked."""
+        self._same_target()
+        return self.transport.run(job, timeout_s, **options)
 
     def cleanup(self) -> None:
         self.transport.stop()
@@ -83,13 +106,14 @@ class FioDriver(LoadDriver):
         can (discard, nvme format), else a zero fill with fio. A fill made before is void."""
         (self.state_dir / "filled.json").unlink(missing_ok=True)
         t0 = time.monotonic()
+        self._same_target()
         fallback = self.transport.purge(self.load.target, method) if method != "zero" else None
         record: dict[str, Any] = {"asked": method, "target": self.load.target}
         if method == "zero" or fallback is not None:
             covered = zero_size(size)
             path = self.state_dir / "jobs" / "purge.fio"
             path.write_text(zero_job(self.load.target, covered))
-            out = self.transport.run(path, 24 * 3600, fill=True).output
+            out = self._fio(path, 24 * 3600, fill=True).output
             if out.exit_code != 0:
                 raise RuntimeError(
                     f"purging {self.load.target} failed: {out.stderr.strip()[-500:]}"
@@ -129,7 +153,7 @@ class FioDriver(LoadDriver):
         path = self.state_dir / "jobs" / "fill.fio"
         path.write_text(job)
         t0 = time.monotonic()
-        out = self.transport.run(path, 24 * 3600, fill=True).output
+        out = self._fio(path, 24 * 3600, fill=True).output
         if out.exit_code != 0:
             raise RuntimeError(f"filling {self.load.target} failed: {out.stderr.strip()[-500:]}")
         record = {
@@ -163,7 +187,7 @@ class FioDriver(LoadDriver):
         )
         path = self.state_dir / "jobs" / f"{cell.key.replace('/', '_')}-precondition.fio"
         path.write_text(job_text)
-        out = self.transport.run(path, limit + self.load.hang_grace_s).output
+        out = self._fio(path, limit + self.load.hang_grace_s).output
         record: dict[str, Any] = {"seconds": out.wall_s, "limit_s": limit, "job_file": job_text}
         try:
             doc = json.loads(out.stdout[out.stdout.index("{") :])
@@ -225,7 +249,7 @@ class FioDriver(LoadDriver):
         path = self.state_dir / "jobs" / f"{stem}.fio"
         path.write_text(job_text)
         limit = m.ramp + m.runtime + self.load.hang_grace_s
-        return self.transport.run(path, limit, concurrent_groups=bool(cell.others)), job_text
+        return self._fio(path, limit, concurrent_groups=bool(cell.others)), job_text
 
     def run(self, cell: WorkloadCell, repetition: int) -> RunOutput:
         fio = self.transport.fio
