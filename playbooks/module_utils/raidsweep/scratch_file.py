@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 
 #: the extended attribute raidsweep puts on a scratch file it creates; its value names the
@@ -67,3 +68,34 @@ def create_scratch_file(path: str, size: int) -> None:
         os.fsync(dirfd)
     finally:
         os.close(dirfd)
+
+
+def remove_scratch_file(path: str) -> str | None:
+    """Remove ``path`` if it is raidsweep's scratch file (a regular file, not a link, whose
+    mark names its own inode): None when removed, else why it was left (a file that is not
+    raidsweep's is the user's, never removed). Nothing at ``path``: nothing to do (None)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{path} is a symbolic link: raidsweep made no link"
+        return f"{path} cannot be opened: {exc.strerror}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return f"{path} is not a regular file: raidsweep's scratch file is one"
+        try:
+            mark = os.getxattr(fd, SCRATCH_XATTR)
+        except OSError:
+            return f"{path} lacks raidsweep's {SCRATCH_XATTR} mark: it is not raidsweep's"
+        if mark != scratch_mark(st.st_ino):
+            return f"{path}'s {SCRATCH_XATTR} mark names another inode: a copy, not raidsweep's"
+    finally:
+        os.close(fd)
+    now = os.lstat(path)
+    if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+        return f"{path} was replaced while it was looked at: left as it is"
+    os.unlink(path)
+    return None

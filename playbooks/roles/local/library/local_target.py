@@ -30,6 +30,14 @@ options:
   file_size:
     description: Create the target as a sparse file of this many bytes when it does not exist.
     type: int
+  state:
+    description:
+      - C(present) checks, creates (with O(file_size)) and describes the target.
+      - C(absent) removes the target if it is raidsweep's scratch file (its mark names its
+        own inode) and leaves anything else, the user's, as it is (teardown).
+    type: str
+    choices: [present, absent]
+    default: present
 author: raidsweep
 """
 
@@ -39,6 +47,11 @@ EXAMPLES = r"""
     path: /var/tmp/raidsweep-target.img
     file_size: 1073741824
   register: local_found
+
+- name: Remove the scratch file raidsweep made (a user's file is left)
+  local_target:
+    path: /var/tmp/raidsweep-target.img
+    state: absent
 """
 
 RETURN = r"""
@@ -48,7 +61,11 @@ target:
       whose size lsblk gives), C(realpath), C(device) (lsblk's columns, block devices) and
       C(filesystem) (findmnt's columns, files).
   type: dict
-  returned: always
+  returned: when state is present
+left:
+  description: Why the target was left where C(state=absent) found it (it is not raidsweep's).
+  type: str
+  returned: when state is absent and something was left
 """
 
 import json
@@ -56,7 +73,12 @@ import os
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.raidsweep.scratch_file import create_scratch_file
+from ansible.module_utils.raidsweep.scratch_file import (
+    SCRATCH_XATTR,
+    create_scratch_file,
+    remove_scratch_file,
+    scratch_mark,
+)
 
 LSBLK_COLUMNS = (
     "NAME,KNAME,PATH,SIZE,TYPE,ROTA,MODEL,SERIAL,WWN,LOG-SEC,PHY-SEC,MIN-IO,OPT-IO,SCHED,RA,"
@@ -73,17 +95,46 @@ def first(module: AnsibleModule, argv: list[str], key: str) -> dict:
     return json.loads(out)[key][0]
 
 
+def absent(module: AnsibleModule, path: str) -> None:
+    """Teardown: the scratch file raidsweep made is removed; anything else is the user's."""
+    if not os.path.lexists(path):
+        module.exit_json(changed=False)
+    if module.check_mode:
+        left = _not_ours(path)
+        module.exit_json(changed=left is None, **({"left": left} if left else {}))
+    try:
+        left = remove_scratch_file(path)
+    except OSError as exc:
+        module.fail_json(msg=f"{path} could not be removed: {exc}")
+    module.exit_json(changed=left is None, **({"left": left} if left else {}))
+
+
+def _not_ours(path: str) -> str | None:
+    """Why ``path`` is not raidsweep's scratch file, without removing it (check mode)."""
+    try:
+        st = os.lstat(path)
+        mark = os.getxattr(path, SCRATCH_XATTR, follow_symlinks=False)
+    except OSError:
+        return f"{path} lacks raidsweep's mark: it is not raidsweep's"
+    if not stat.S_ISREG(st.st_mode) or mark != scratch_mark(st.st_ino):
+        return f"{path} is not the scratch file raidsweep made"
+    return None
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
             "path": {"type": "path", "required": True},
             "file_size": {"type": "int"},
+            "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
         },
         supports_check_mode=True,
     )
     path, size = module.params["path"], module.params["file_size"]
     if not os.path.isabs(path):
         module.fail_json(msg=f"local_target must be an absolute path, not {path}")
+    if module.params["state"] == "absent":
+        absent(module, path)
     changed = False
     if size is not None and not os.path.lexists(path):
         if size <= 0:
