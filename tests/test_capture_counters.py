@@ -6,6 +6,7 @@ is set aside."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -236,3 +237,14 @@ def test_a_queue_deeper_than_a_cell_takes_is_the_most_jobs_and_said() -> None:
     assert kept and all(WorkloadCell.parse(c.key).concurrency.numjobs <= 4096 for c in kept)
     deepest = max(kept, key=lambda c: c.in_flight)
     assert deepest.key.endswith("/qd1x4096") and "more than a cell's 4096 jobs" in deepest.how
+
+
+def test_a_counters_only_p99_is_a_queues_not_the_mean_wait() -> None:
+    """From counters alone each interval's waits are exponential about its mean wait: one
+    steady interval's p99 is ln 100 ≈ 4.6 × its mean; a mixture lies between its parts'."""
+    from sweeper.capture.characterize import _exponential_percentile
+
+    assert _exponential_percentile([(0.2, 1000)], 99) == pytest.approx(0.2 * math.log(100))
+    mixed = _exponential_percentile([(0.2, 1000), (2.0, 10)], 99)
+    assert mixed is not None and 0.2 * math.log(100) < mixed < 2.0 * math.log(100)
+    assert _exponential_percentile([(0.0, 5)], 99) is None
