@@ -80,6 +80,17 @@ def inspect_target(path: str) -> Target:
     return Target(path, real, "other", 0)
 
 
+def _dangling(path: str) -> bool:
+    """Whether the link ``path`` leads to nothing (a loop of links is unreachable, not this)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text().strip()
@@ -338,6 +349,11 @@ def target_problems(
     """Why fio must not write to ``path`` as asked: (option key, message) pairs."""
     if not isinstance(path, str) or not path.startswith("/"):
         return [("target", f"{path!r} is not an absolute path")]
+    if len(path) > 1 and path.endswith("/"):
+        return [("target", f"{path} ends with a slash: a device or a file has none")]
+    if os.path.islink(path) and _dangling(path):
+        dest = os.readlink(path)
+        return [("target", f"{path} is a link to {dest}, which does not exist")]
     t = inspect_target(path)
     allowed = {os.path.realpath(a) for a in allow if isinstance(a, str)}
     if t.kind == "missing":

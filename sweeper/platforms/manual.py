@@ -47,11 +47,15 @@ from sweeper.vocabulary import CACHE_POLICIES, LAYOUTS, RAID_LEVELS, STABLE_DEVI
 POLL_S = 0.5
 
 
+#: the longest note an operator may keep with a configuration (``--note``, a spec's ``note``)
+NOTE_MAX = 500
+
+
 class ManualOptions(FioTargetOptions):
     """``platform_options`` of the manual platform."""
 
     #: a line shown with every configuration (the array's name, who to call, a runbook)
-    note: str = Field(default="", max_length=500)
+    note: str = Field(default="", max_length=NOTE_MAX)
 
 
 def manual_options(options: dict[str, Any]) -> ManualOptions:
@@ -235,6 +239,9 @@ def answer_waiting_sweep(
     matrix's ``working_set``), from ``raidsweep ready`` or the app: checked now by the
     sweep's own rules and left for it; else (place, problem) pairs and nothing left. Returns
     what the sweep waited for."""
+    if len(note) > NOTE_MAX:
+        said = f"is {len(note):,} characters: at most {NOTE_MAX}, as a spec's note"
+        return None, [("note", said)]
     for place, text in (("note", note), ("target", target)):
         problem = control_problem(text)
         if problem:
