@@ -12,6 +12,7 @@ measured. The intervals and the verdict are ``recommender.sweepstats``'s.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -161,7 +162,8 @@ def compare_sweeps(
             seen.add((p.config_a, p.config_b))
             cell_rows += _cell_rows(figures_a, figures_b, p, level)
     if class_rows:
-        out.classes = pd.DataFrame(class_rows, columns=CLASS_COLUMNS)
+        # class_cells: how many cells the class has (``cells``: how many both measured)
+        out.classes = pd.DataFrame(class_rows, columns=[*CLASS_COLUMNS, "class_cells"])
     if cell_rows:
         out.cells = pd.DataFrame(cell_rows, columns=CELL_COLUMNS)
     return out
@@ -186,6 +188,7 @@ def _class_row(
         "config_a": p.config_a,
         "config_b": p.config_b,
         "cells": len(weights),
+        "class_cells": len(wclass.cells),
         "a": ia.value,
         "a_lo": ia.lo,
         "a_hi": ia.hi,
@@ -316,6 +319,15 @@ def _reasons(pairings: list[str]) -> str:
     return "; ".join(dict.fromkeys(pairings))
 
 
+def class_label(r: Any) -> str:
+    """A class row's class and unit, and where the score is over fewer of the class's cells
+    than it has (those both sweeps measured), how many: ``data_file (IOPS, on 2 of 3 cells)``
+    — not the score ``recommend`` gives for it."""
+    of = getattr(r, "class_cells", None)
+    part = f", on {r.cells} of {of} cells" if of is not None and r.cells < of else ""
+    return f"{r[1]} ({r.unit}{part})"
+
+
 def class_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per class and pair of configurations, as the CLI words it: the class, the pair (★
     before a sweep's recommendation), A and B, the change in % with its interval, the
@@ -331,7 +343,7 @@ def class_table(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         a, b, a_ci, b_ci = spell_scores((r.a, r.a_lo, r.a_hi), (r.b, r.b_lo, r.b_hi))
         rows[key] = {
-            "class": f"{r[1]} ({r.unit})",
+            "class": class_label(r),
             "configuration": pair_label(r.config_a, r.config_b),
             "A": a,
             "B": b,

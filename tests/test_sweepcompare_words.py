@@ -66,3 +66,18 @@ def test_class_and_cell_tables_are_worded_as_the_cli_prints_them() -> None:
     cell = cell_table(cells).iloc[0]
     assert (cell["figure"], cell["A"], cell["B"]) == ("MB/s", "35.3", "35.3")
     assert cell["change % (95% CI)"] == "+0.0 (no interval)"
+
+
+def test_a_score_over_fewer_cells_than_the_class_has_says_so() -> None:
+    """Compared on the cells both sweeps measured: the class's score there is not the one
+    ``recommend`` gives, and the row says over how many of its cells it is."""
+    from recommender.sweepcompare import class_label
+
+    named = pd.DataFrame(
+        [{"class": "data_file", "unit": "IOPS", "cells": 2, "class_cells": 3}]
+    ).itertuples()
+    assert class_label(next(named)) == "data_file (IOPS, on 2 of 3 cells)"
+    whole = pd.DataFrame(
+        [{"class": "data_file", "unit": "IOPS", "cells": 3, "class_cells": 3}]
+    ).itertuples()
+    assert class_label(next(whole)) == "data_file (IOPS)"

@@ -143,7 +143,7 @@ def _table(*headings: str) -> Table:
 
 def _print_classes(frame: pd.DataFrame) -> None:
     """Per pairing, each class's score in A and B and the change."""
-    from recommender.sweepcompare import spell_change, spell_scores
+    from recommender.sweepcompare import class_label, spell_change, spell_scores
 
     console.print("[bold underline]per class (score)[/]")
     for (a, b, why), part in frame.groupby(["config_a", "config_b", "pairing"], sort=False):
@@ -153,7 +153,7 @@ def _print_classes(frame: pd.DataFrame) -> None:
         for r in part.itertuples():
             *_, a, b = spell_scores((r.a, r.a_lo, r.a_hi), (r.b, r.b_lo, r.b_hi))
             row = (
-                escape(f"{r[1]} ({r.unit})"),
+                escape(class_label(r)),
                 a,
                 b,
                 spell_change(r.change_pct, r.change_lo_pct, r.change_hi_pct),
