@@ -161,7 +161,29 @@ def _below(names: set[str]) -> set[str]:
         slaves = os.path.join(place, "slaves")
         if os.path.isdir(slaves):
             todo += [os.path.realpath(os.path.join(slaves, s)) for s in os.listdir(slaves)]
+        todo += [os.path.realpath(SYS_BLOCK / n) for n in _backing(place, found)]
     return found
+
+
+def _backing(place: str, seen: set[str]) -> set[str]:
+    """The devices beneath a loop device's backing file: the one it is (a loop over a
+    device), or those its file system is written to (a loop over a file)."""
+    try:
+        with open(os.path.join(place, "loop", "backing_file")) as fh:
+            backing = fh.read().strip()
+    except OSError:
+        return set()  # not a loop device, or one with no file
+    try:
+        st = os.stat(backing)
+    except OSError:
+        return set()
+    if stat.S_ISBLK(st.st_mode):
+        name = _sysfs_name(f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}")
+        return {name} - seen if name else set()
+    try:
+        return devices_beneath(os.path.dirname(backing) or "/") - seen
+    except (Unresolved, OSError):
+        return set()
 
 
 def inside(name: str) -> set[str]:
