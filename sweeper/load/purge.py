@@ -69,7 +69,25 @@ def nvme_format_problem(target: str) -> str | None:
             f"purge: nvme-format needs an NVMe namespace (/dev/nvmeXnY); {target} is {name}: "
             "use purge: discard or zero"
         )
+    others = sibling_namespaces(name, os.listdir("/sys/class/block"))
+    if others:
+        return (
+            f"purge: nvme-format of {name} may erase {', '.join(others)} too (a controller "
+            "whose Format NVM Attributes say so formats or erases all its namespaces "
+            "together); use purge: discard or zero"
+        )
     return None
+
+
+def sibling_namespaces(name: str, devices: list[str]) -> list[str]:
+    """The other namespaces of ``name``'s NVMe subsystem among ``devices`` (block device
+    names: ``nvme0n2`` beside ``nvme0n1``; partitions and other subsystems left out)."""
+    prefix = name[: name.rindex("n")]
+    return sorted(
+        d
+        for d in devices
+        if d != name and NVME_NAMESPACE_RE.fullmatch(d) and d[: d.rindex("n")] == prefix
+    )
 
 
 def zero_job(target: str, size: int) -> str:
