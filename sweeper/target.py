@@ -175,22 +175,6 @@ def _claimed(node: str) -> bool:
     return False
 
 
-def _sharing_storage(real: str) -> list[str]:
-    """The other loop devices over the same storage as the block device ``real``: over the
-    same backing file, over ``real`` itself, or beneath it (``real`` a loop over them), as
-    ``sweeper.target_identity`` chains a loop device to what backs it."""
-    mine = set(local_identity(real))
-    found = []
-    with contextlib.suppress(OSError):
-        for place in sorted(Path("/sys/class/block").iterdir(), key=lambda p: _natural(p.name)):
-            node = f"/dev/{place.name}"
-            if node == real or not (place / "loop").is_dir() or not os.path.exists(node):
-                continue
-            if mine & set(local_identity(node)):
-                found.append(node)
-    return found
-
-
 def scratch_mark(inode: int) -> bytes:
     """The value of :data:`SCRATCH_XATTR` on the scratch file whose inode is ``inode``."""
     return f"{_MARK}{inode}".encode()
@@ -248,11 +232,24 @@ def _loop_devices_of(real: str) -> list[str]:
     """The loop devices whose backing file is the file ``real``, known by its device and
     inode (any name of it: a hard link, another path) as :mod:`sweeper.target_identity`
     reads a loop device's backing file."""
+    own = {k for k in local_identity(real) if k.startswith(("local:inode:", "local:path:"))}
+    return _loops_meeting(real, own)
+
+
+def _sharing_storage(real: str) -> list[str]:
+    """The other loop devices over the same storage as the block device ``real``: over the
+    same backing file, over ``real`` itself, or beneath it (``real`` a loop over them), as
+    ``sweeper.target_identity`` chains a loop device to what backs it."""
+    return [node for node in _loops_meeting(real, set(local_identity(real))) if node != real]
+
+
+def _loops_meeting(real: str, own: set[str]) -> list[str]:
+    """The loop devices whose chain of identities (``local_identity``) meets ``own``, the
+    identities of ``real``."""
     try:
         st = os.stat(real)
     except OSError:
         return []
-    own = {k for k in local_identity(real) if k.startswith(("local:inode:", "local:path:"))}
     found = []
     with contextlib.suppress(OSError):
         for place in sorted(Path("/sys/class/block").iterdir(), key=lambda p: _natural(p.name)):
@@ -278,25 +275,33 @@ def _natural(name: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
+def _uses(node: str, points: dict[str, list[str]]) -> list[str]:
+    """What uses the loop device ``node``: where it or a partition of it is mounted or used
+    as swap (``points``: ``_mount_points``), what holds it, else whether the kernel refuses
+    to open it exclusively."""
+    name = os.path.basename(node)
+    uses = []
+    for dev in [node] + [f"/dev/{p}" for p in sorted(_partitions(name))]:
+        for point in points.get(dev, []):
+            which = "" if dev == node else f"{dev} "
+            swap = point == "swap"
+            uses.append(f"{dev} used as swap" if swap else f"{which}mounted at {point}")
+    with contextlib.suppress(OSError):
+        held = sorted(p.name for p in (Path("/sys/class/block") / name / "holders").iterdir())
+        if held:
+            uses.append(f"held by {', '.join(held)}")
+    if not uses and _claimed(node):
+        uses.append("in use: the kernel refuses to open it exclusively")
+    return uses
+
+
 def _file_in_use(path: str, real: str) -> list[str]:
     """What holds the existing file ``real`` (``path`` as the spec names it): loop devices
     it backs (with where they are mounted and what holds them), its own mounts or swap."""
     problems = []
     points = _mount_points()
     for node in _loop_devices_of(real):
-        name = os.path.basename(node)
-        uses = []
-        for dev in [node] + [f"/dev/{p}" for p in sorted(_partitions(name))]:
-            for point in points.get(dev, []):
-                which = "" if dev == node else f"{dev} "
-                swap = point == "swap"
-                uses.append(f"{dev} used as swap" if swap else f"{which}mounted at {point}")
-        with contextlib.suppress(OSError):
-            held = sorted(p.name for p in (Path("/sys/class/block") / name / "holders").iterdir())
-            if held:
-                uses.append(f"held by {', '.join(held)}")
-        if not uses and _claimed(node):
-            uses.append("in use: the kernel refuses to open it exclusively")
+        uses = _uses(node, points)
         how = f" ({'; '.join(uses)})" if uses else ""
         problems.append(
             f"{path} is the backing file of loop device {node}{how}; fio must not write "
@@ -447,10 +452,9 @@ def target_problems(
                     "program)",
                 )
             )
+        points = _mount_points()
         for other in _sharing_storage(t.realpath):
-            uses = [f"mounted at {p}" for p in _mount_points().get(other, [])]
-            if not uses and _claimed(other):
-                uses.append("in use")
+            uses = _uses(other, points)
             if uses:
                 problems.append(
                     (
