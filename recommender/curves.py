@@ -168,6 +168,16 @@ def outstanding(iodepth: int, numjobs: int, engine: str) -> int:
     return (1 if engine in SYNC_ENGINES else int(iodepth)) * int(numjobs)
 
 
+def _in_flight(runs: pd.DataFrame) -> pd.DataFrame:
+    """``runs`` with each run's I/Os in flight (``outstanding``)."""
+    return runs.assign(
+        outstanding=[
+            outstanding(d, j, e)
+            for d, j, e in zip(runs["iodepth"], runs["numjobs"], runs["engine"], strict=True)
+        ]
+    )
+
+
 def curve_points(runs: pd.DataFrame) -> list[CurvePoint]:
     """One point per concurrency of the runs of one configuration, pattern and block size.
 
@@ -175,13 +185,7 @@ def curve_points(runs: pd.DataFrame) -> list[CurvePoint]:
     writes weighted by their IOPS.
     """
     points = []
-    frame = runs.assign(
-        outstanding=[
-            outstanding(d, j, e)
-            for d, j, e in zip(runs["iodepth"], runs["numjobs"], runs["engine"], strict=True)
-        ]
-    )
-    for n, grp in frame.groupby("outstanding", sort=True):
+    for n, grp in _in_flight(runs).groupby("outstanding", sort=True):
         weighted = 0.0
         total = 0.0
         for d in ("read", "write"):
@@ -199,13 +203,7 @@ def _shared_points(runs: pd.DataFrame) -> str:
     """Where cells of one curve have the same I/Os in flight (``qd16x1``, ``qd4x4`` and
     ``qd1x16`` with an asynchronous engine), their mean is one point: said, naming them."""
     said = []
-    frame = runs.assign(
-        outstanding=[
-            outstanding(d, j, e)
-            for d, j, e in zip(runs["iodepth"], runs["numjobs"], runs["engine"], strict=True)
-        ],
-        shape=runs["cell_key"].astype(str).str.split("/").str[2],
-    )
+    frame = _in_flight(runs).assign(shape=runs["cell_key"].astype(str).str.split("/").str[2])
     for n, grp in frame.groupby("outstanding", sort=True):
         shapes = sorted(grp["shape"].unique())
         if len(shapes) > 1:
